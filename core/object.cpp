@@ -1,0 +1,62 @@
+#include "core/object.h"
+
+#include <mutex>
+#include <unordered_map>
+
+namespace kiln {
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::unordered_map<std::string, NodeFactory> factories;
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+}  // namespace
+
+void register_node_factory(std::string_view type_key, NodeFactory f) {
+  auto& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto [it, inserted] = r.factories.emplace(std::string(type_key), f);
+  KILN_ICHECK(inserted || it->second == f) << "two node types share the key " << type_key;
+}
+
+NodeFactory find_node_factory(std::string_view type_key) {
+  auto& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.factories.find(std::string(type_key));
+  return it == r.factories.end() ? nullptr : it->second;
+}
+
+ObjectPtr rebuild_node(const Object& node, std::span<const FieldValue> fields) {
+  NodeFactory f = find_node_factory(node.type_key());
+  KILN_ICHECK(f) << "node type " << node.type_key() << " is not registered";
+  return f(fields);
+}
+
+namespace detail {
+
+void field_type_mismatch(std::string_view expected) {
+  KILN_USER_ERROR() << "malformed node: expected " << expected;
+}
+
+std::vector<std::string_view> split_field_names(std::string_view list) {
+  std::vector<std::string_view> out;
+  while (!list.empty()) {
+    size_t comma = list.find(',');
+    std::string_view name = list.substr(0, comma);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    out.push_back(name);
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+}  // namespace detail
+}  // namespace kiln

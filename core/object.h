@@ -1,0 +1,250 @@
+// The object system. Every IR node is an immutable, reference-counted Object.
+//
+// Each node declares its fields exactly once, with KILN_NODE(Type, field...).
+// From that one declaration come structural equality and hashing
+// (core/structural.h), JSON (core/json.h) and the generic child rewriting that
+// mutators fall back on: a new node kind never needs three hand-synced lists.
+//
+//   struct AddNode : ExprNode {
+//     Expr a, b;
+//     KILN_NODE(AddNode, "Add", dtype, a, b)
+//   };
+//
+// Fields travel as FieldValue, a small variant (object, integer, float, bool,
+// string, data type, array). A node is built from its field values by its
+// registered factory, so JSON reading and generic rewriting share one path.
+//
+// Nodes with identity (Var, Buffer) say so with has_identity(): structural
+// equality maps them one-to-one instead of comparing names, so renaming a
+// variable never makes two programs different, and substitution never captures.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/error.h"
+
+namespace kiln {
+
+class Object;
+struct FieldValue;
+using ObjectPtr = std::shared_ptr<const Object>;
+
+class Object {
+ public:
+  virtual ~Object() = default;
+  virtual std::string_view type_key() const = 0;
+  // Appends one FieldValue per declared field, in declaration order.
+  virtual void write_fields(std::vector<FieldValue>& out) const = 0;
+  // Names of the declared fields, in the same order.
+  virtual std::span<const std::string_view> field_names() const = 0;
+  // True for nodes compared by identity (Var, Buffer): see the header comment.
+  virtual bool has_identity() const { return false; }
+  // Checks a node's invariants after it is built from field values (JSON,
+  // generic rewriting); throws kiln::Error naming what is wrong.
+  virtual void validate() const {}
+};
+
+// A nullable handle to an immutable node. Typed handles (Expr, Stmt, Var...)
+// derive from it and add accessors; they never expose a mutable node.
+class ObjectRef {
+ public:
+  ObjectRef() = default;
+  explicit ObjectRef(ObjectPtr p) : ptr_(std::move(p)) {}
+
+  const Object* get() const { return ptr_.get(); }
+  const ObjectPtr& ptr() const { return ptr_; }
+  bool defined() const { return ptr_ != nullptr; }
+  explicit operator bool() const { return defined(); }
+  // Identity, not structure: see structural_equal for the latter.
+  bool same_as(const ObjectRef& o) const { return ptr_ == o.ptr_; }
+
+  template <typename T>
+  const T* as() const {
+    return dynamic_cast<const T*>(ptr_.get());
+  }
+
+ protected:
+  ObjectPtr ptr_;
+};
+
+// One field's value. Arrays hold their elements; maps are arrays of
+// [key, value] pairs; enums travel as integers.
+struct FieldValue {
+  using Array = std::vector<FieldValue>;
+  std::variant<ObjectRef, int64_t, double, bool, std::string, DataType, Array> v;
+
+  FieldValue() = default;
+  template <typename T>
+  FieldValue(T&& x) : v(std::forward<T>(x)) {}
+};
+
+// Builds a node from its field values. One per type key, see KILN_REGISTER_NODE.
+using NodeFactory = ObjectPtr (*)(std::span<const FieldValue>);
+void register_node_factory(std::string_view type_key, NodeFactory f);
+NodeFactory find_node_factory(std::string_view type_key);  // nullptr if unknown
+
+// Rebuilds `node` with new field values (same type). Used by generic mutators.
+ObjectPtr rebuild_node(const Object& node, std::span<const FieldValue> fields);
+
+// ---------------------------------------------------------------------------
+// Field conversion: C++ field type <-> FieldValue.
+namespace detail {
+
+template <typename T>
+struct is_vector : std::false_type {};
+template <typename T, typename A>
+struct is_vector<std::vector<T, A>> : std::true_type {};
+template <typename T>
+struct is_map : std::false_type {};
+template <typename K, typename V>
+struct is_map<std::map<K, V>> : std::true_type {};
+
+[[noreturn]] void field_type_mismatch(std::string_view expected);
+
+template <typename T>
+FieldValue to_field(const T& x) {
+  if constexpr (std::is_base_of_v<ObjectRef, T>) {
+    return FieldValue(ObjectRef(x.ptr()));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return FieldValue(x);
+  } else if constexpr (std::is_enum_v<T> || std::is_integral_v<T>) {
+    return FieldValue(static_cast<int64_t>(x));
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return FieldValue(static_cast<double>(x));
+  } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, DataType>) {
+    return FieldValue(x);
+  } else if constexpr (is_vector<T>::value) {
+    FieldValue::Array a;
+    a.reserve(x.size());
+    for (const auto& e : x) a.push_back(to_field(e));
+    return FieldValue(std::move(a));
+  } else if constexpr (is_map<T>::value) {
+    FieldValue::Array a;
+    for (const auto& [k, val] : x) a.push_back(FieldValue(FieldValue::Array{to_field(k), to_field(val)}));
+    return FieldValue(std::move(a));
+  } else {
+    static_assert(sizeof(T) == 0, "unsupported field type");
+  }
+}
+
+template <typename T>
+void from_field(const FieldValue& f, T& out) {
+  if constexpr (std::is_base_of_v<ObjectRef, T>) {
+    const auto* r = std::get_if<ObjectRef>(&f.v);
+    if (!r) field_type_mismatch("object");
+    if (r->defined() && !r->as<typename T::ContainerType>()) field_type_mismatch(T::kRefName);
+    out = T(r->ptr());
+  } else if constexpr (std::is_same_v<T, bool>) {
+    const auto* b = std::get_if<bool>(&f.v);
+    if (!b) field_type_mismatch("bool");
+    out = *b;
+  } else if constexpr (std::is_enum_v<T> || std::is_integral_v<T>) {
+    const auto* i = std::get_if<int64_t>(&f.v);
+    if (!i) field_type_mismatch("integer");
+    out = static_cast<T>(*i);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (const auto* d = std::get_if<double>(&f.v)) {
+      out = static_cast<T>(*d);
+    } else if (const auto* i = std::get_if<int64_t>(&f.v)) {
+      out = static_cast<T>(*i);
+    } else {
+      field_type_mismatch("number");
+    }
+  } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, DataType>) {
+    const auto* s = std::get_if<T>(&f.v);
+    if (!s) field_type_mismatch(std::is_same_v<T, DataType> ? "data type" : "string");
+    out = *s;
+  } else if constexpr (is_vector<T>::value) {
+    const auto* a = std::get_if<FieldValue::Array>(&f.v);
+    if (!a) field_type_mismatch("array");
+    out.clear();
+    out.resize(a->size());
+    for (size_t i = 0; i < a->size(); ++i) from_field((*a)[i], out[i]);
+  } else if constexpr (is_map<T>::value) {
+    const auto* a = std::get_if<FieldValue::Array>(&f.v);
+    if (!a) field_type_mismatch("map");
+    out.clear();
+    for (const auto& kv : *a) {
+      const auto* pair = std::get_if<FieldValue::Array>(&kv.v);
+      if (!pair || pair->size() != 2) field_type_mismatch("map entry");
+      typename T::key_type k;
+      typename T::mapped_type val;
+      from_field((*pair)[0], k);
+      from_field((*pair)[1], val);
+      out.emplace(std::move(k), std::move(val));
+    }
+  } else {
+    static_assert(sizeof(T) == 0, "unsupported field type");
+  }
+}
+
+// Splits "a, b, c" (the stringised field list) into names, once per type.
+std::vector<std::string_view> split_field_names(std::string_view list);
+
+template <typename Node>
+ObjectPtr make_node_from_fields(std::span<const FieldValue> fields) {
+  auto node = std::make_shared<Node>();
+  auto tie = node->tie_fields();
+  constexpr size_t n = std::tuple_size_v<decltype(tie)>;
+  if (fields.size() != n) field_type_mismatch(std::to_string(n) + " fields");
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    (from_field(fields[I], std::get<I>(tie)), ...);
+  }(std::make_index_sequence<n>{});
+  node->validate();
+  return node;
+}
+
+struct NodeRegistrar {
+  NodeRegistrar(std::string_view key, NodeFactory f) { register_node_factory(key, f); }
+};
+
+}  // namespace detail
+}  // namespace kiln
+
+// Declares a node's type key and fields (see the header comment). The node
+// type must be default-constructible; validate() (optional, public) checks
+// invariants after a node is built from fields.
+#define KILN_NODE(Type, Key, ...)                                                        \
+ public:                                                                                 \
+  static constexpr std::string_view kTypeKey = Key;                                      \
+  std::string_view type_key() const override { return kTypeKey; }                        \
+  auto tie_fields() const { return std::tie(__VA_ARGS__); }                              \
+  auto tie_fields() { return std::tie(__VA_ARGS__); }                                    \
+  void write_fields(std::vector<::kiln::FieldValue>& out) const override {               \
+    std::apply([&](const auto&... f) { (out.push_back(::kiln::detail::to_field(f)), ...); }, \
+               tie_fields());                                                            \
+  }                                                                                      \
+  std::span<const std::string_view> field_names() const override {                       \
+    static const std::vector<std::string_view> names = ::kiln::detail::split_field_names(#__VA_ARGS__); \
+    return names;                                                                        \
+  }
+
+// After the node's class, in its header: makes the type constructible from its
+// fields (JSON, generic rewriting). An inline variable, so it is registered in
+// every program that includes the header, even from a static library.
+#define KILN_REGISTER_NODE(Type)                          \
+  inline const ::kiln::detail::NodeRegistrar kiln_reg_##Type { \
+    Type::kTypeKey, &::kiln::detail::make_node_from_fields<Type> \
+  }
+
+// Declares the usual members of a typed handle `Ref` over node type `Node`.
+#define KILN_REF(Ref, Base, Node)                                               \
+ public:                                                                        \
+  using ContainerType = Node;                                                   \
+  static constexpr const char* kRefName = #Ref;                                 \
+  Ref() = default;                                                              \
+  explicit Ref(::kiln::ObjectPtr p) : Base(std::move(p)) {}                     \
+  const Node* operator->() const { return static_cast<const Node*>(get()); }    \
+  const Node& operator*() const { return *static_cast<const Node*>(get()); }

@@ -1,0 +1,99 @@
+#include "tir/functor.h"
+
+namespace kiln {
+
+void StmtVisitor::visit(const Stmt& s) {
+  switch (s.kind()) {
+#define X(Name)                                                 \
+  case StmtKind::Name:                                          \
+    visit_##Name(static_cast<const Name##Node*>(s.get()), s);   \
+    break;
+    KILN_FOR_EACH_STMT(X)
+#undef X
+  }
+}
+
+#define X(Name) \
+  void StmtVisitor::visit_##Name(const Name##Node* op, const Stmt&) { visit_children(*op); }
+KILN_FOR_EACH_STMT(X)
+#undef X
+
+void StmtVisitor::visit_other(const ObjectRef& o) {
+  if (o.as<StmtNode>()) {
+    visit(Stmt(o.ptr()));
+  } else {
+    visit_children(*o.get());
+  }
+}
+
+Stmt StmtMutator::mutate(const Stmt& s) {
+  switch (s.kind()) {
+#define X(Name) \
+  case StmtKind::Name: return visit_##Name(static_cast<const Name##Node*>(s.get()), s);
+    KILN_FOR_EACH_STMT(X)
+#undef X
+  }
+  return s;
+}
+
+#define X(Name) \
+  Stmt StmtMutator::visit_##Name(const Name##Node*, const Stmt& s) { return Stmt(mutate_children(s).ptr()); }
+KILN_FOR_EACH_STMT(X)
+#undef X
+
+ObjectRef StmtMutator::mutate_other(const ObjectRef& o) {
+  if (o.as<StmtNode>()) return mutate(Stmt(o.ptr()));
+  return mutate_children(o);
+}
+
+namespace {
+
+class StmtSubstituter : public StmtMutator {
+ public:
+  explicit StmtSubstituter(const std::function<Expr(const Var&)>& fn) : fn_(fn) {}
+  Expr visit_Var(const VarNode*, const Expr& e) override {
+    Expr r = fn_(Var(e.ptr()));
+    return r.defined() ? r : e;
+  }
+
+ private:
+  const std::function<Expr(const Var&)>& fn_;
+};
+
+class StmtPostOrder : public StmtVisitor {
+ public:
+  StmtPostOrder(const std::function<void(const Stmt&)>* sf, const std::function<void(const Expr&)>* ef)
+      : sf_(sf), ef_(ef) {}
+  using StmtVisitor::visit;
+  void visit(const Stmt& s) override {
+    StmtVisitor::visit(s);
+    if (sf_) (*sf_)(s);
+  }
+  void visit(const Expr& e) override {
+    StmtVisitor::visit(e);
+    if (ef_) (*ef_)(e);
+  }
+
+ private:
+  const std::function<void(const Stmt&)>* sf_;
+  const std::function<void(const Expr&)>* ef_;
+};
+
+}  // namespace
+
+Stmt substitute(const Stmt& s, const std::function<Expr(const Var&)>& fn) { return StmtSubstituter(fn).mutate(s); }
+
+Stmt substitute(const Stmt& s, const std::vector<std::pair<Var, Expr>>& map) {
+  if (map.empty()) return s;
+  return substitute(s, [&](const Var& v) -> Expr {
+    for (const auto& [k, val] : map)
+      if (k.same_as(v)) return val;
+    return Expr();
+  });
+}
+
+void post_order_visit(const Stmt& s, const std::function<void(const Stmt&)>& fn) { StmtPostOrder(&fn, nullptr).visit(s); }
+
+void visit_exprs(const Stmt& s, const std::function<void(const Expr&)>& fn) { StmtPostOrder(nullptr, &fn).visit(s); }
+
+}  // namespace kiln
