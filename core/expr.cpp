@@ -36,7 +36,10 @@ Range::Range(Expr min, Expr extent) {
   ptr_ = std::move(n);
 }
 
-Range Range::from_extent(Expr extent) { return Range(make_zero(extent.dtype()), std::move(extent)); }
+Range Range::from_extent(Expr extent) {
+  Expr zero = make_zero(extent.dtype());
+  return Range(std::move(zero), std::move(extent));
+}
 
 void BufferNode::validate() const {
   if (name.empty()) KILN_USER_ERROR() << "buffer without a name";

@@ -391,7 +391,10 @@ inline Expr operator>=(Expr a, Expr b) { return ge(std::move(a), std::move(b)); 
 inline Expr operator&&(Expr a, Expr b) { return logical_and(std::move(a), std::move(b)); }
 inline Expr operator||(Expr a, Expr b) { return logical_or(std::move(a), std::move(b)); }
 inline Expr operator!(Expr a) { return logical_not(std::move(a)); }
-inline Expr operator-(Expr a) { return sub(make_zero(a.dtype()), std::move(a)); }
+inline Expr operator-(Expr a) {
+  Expr zero = make_zero(a.dtype());
+  return sub(std::move(zero), std::move(a));
+}
 
 // Constant queries.
 const int64_t* as_const_int(const Expr& e);  // scalar IntImm, else nullptr

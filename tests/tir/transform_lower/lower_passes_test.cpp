@@ -1,0 +1,144 @@
+// Before/after tests of the lowering passes in tir/transform/, one behaviour
+// each. Expected programs are built with the same constructors and compared
+// structurally (variable names do not matter).
+#include <gtest/gtest.h>
+
+#include "core/structural.h"
+#include "tir/functor.h"
+#include "tir/transform/flatten_buffer.h"
+#include "tir/transform/legalize_parallel.h"
+#include "tir/transform/lower_blocks.h"
+#include "tir/transform/unroll_loop.h"
+#include "tir/transform/vectorize_loop.h"
+
+namespace kiln {
+namespace {
+
+const DataType f32 = DataType::Float32();
+const DataType i32 = DataType::Int32();
+
+Expr c(int64_t v) { return int_imm(i32, v); }
+Expr fc(double v) { return float_imm(f32, v); }
+Stmt loop(const Var& v, int64_t extent, Stmt body, ForKind kind = ForKind::kSerial) {
+  return for_loop(v, c(0), c(extent), kind, std::move(body));
+}
+
+// for i, k: block C(vi = i, vk = k): init C[vi] = 0; C[vi] += A[vi, vk]
+TEST(LowerBlocks, InitBecomesGuardOnReduceStart) {
+  Buffer A("A", f32, {c(4), c(8)}), C("C", f32, {c(4)});
+  Var i("i"), k("k"), vi("vi"), vk("vk");
+  Stmt blk = block({.name = "C",
+                    .iter_vars = {IterVar(vi, Range(c(0), c(4)), IterType::kSpatial),
+                                  IterVar(vk, Range(c(0), c(8)), IterType::kReduce)},
+                    .reads = {BufferRegion::full(A)},
+                    .writes = {BufferRegion::full(C)},
+                    .init = buffer_store(C, fc(0), {vi}),
+                    .body = buffer_store(C, buffer_load(C, {vi}) + buffer_load(A, {vi, vk}), {vi})});
+  PrimFunc f("f", {A, C}, loop(i, 4, loop(k, 8, block_realize({i, k}, Expr(), blk))));
+
+  Stmt expected = loop(i, 4, loop(k, 8, seq({if_then_else(eq(k, c(0)), buffer_store(C, fc(0), {i})),
+                                             buffer_store(C, buffer_load(C, {i}) + buffer_load(A, {i, k}), {i})})));
+  EXPECT_TRUE(structural_equal(lower_blocks(f).body(), expected));
+}
+
+TEST(LowerBlocks, PredicateGuardsAndAllocBuffersBecomeAllocate) {
+  Buffer B("B", f32, {c(10)}), T("T", f32, {c(16)});
+  Var i("i"), vi("vi");
+  Stmt blk = block({.name = "B",
+                    .iter_vars = {IterVar(vi, Range(c(0), c(10)), IterType::kSpatial)},
+                    .body = buffer_store(B, fc(1), {vi})});
+  Stmt root = block({.name = "root",
+                     .body = loop(i, 16, block_realize({i}, lt(i, c(10)), blk)),
+                     .alloc_buffers = {T}});
+  PrimFunc f("f", {B}, block_realize({}, Expr(), root));
+  Stmt expected = allocate(T, loop(i, 16, if_then_else(lt(i, c(10)), buffer_store(B, fc(1), {i}))));
+  EXPECT_TRUE(structural_equal(lower_blocks(f).body(), expected));
+}
+
+TEST(FlattenBuffers, RowMajorWithStorageAlign) {
+  Buffer A("A", f32, {c(4), c(30)});
+  auto aligned = std::make_shared<BufferNode>(*A);
+  aligned->align_factor = 16;
+  Buffer P{ObjectPtr(aligned)};
+  Var i("i"), j("j");
+  PrimFunc f("f", {P}, loop(i, 4, loop(j, 30, buffer_store(P, fc(0), {i, j}))));
+  PrimFunc g = flatten_buffers(f);
+  ASSERT_EQ(g.params().size(), 1u);
+  const Buffer& flat = g.params()[0];
+  ASSERT_EQ(flat.ndim(), 1);
+  EXPECT_TRUE(is_const_int(flat.shape()[0], 4 * 32));
+  Stmt expected = loop(i, 4, loop(j, 30, buffer_store(flat, fc(0), {i * c(32) + j})));
+  EXPECT_TRUE(structural_equal(g.body(), expected));
+}
+
+TEST(FlattenBuffers, StridesOfDenseBuffer) {
+  Buffer A("A", f32, {c(2), c(3), c(5)});
+  EXPECT_EQ(buffer_strides(A), (std::vector<int64_t>{15, 5, 1}));
+  EXPECT_EQ(buffer_flat_size(A), 30);
+}
+
+TEST(VectorizeLoops, WholeExtentWithinLanes) {
+  Buffer A("A", f32, {c(8)}), B("B", f32, {c(8)});
+  Var j("j");
+  PrimFunc f("f", {A, B}, loop(j, 8, buffer_store(B, buffer_load(A, {j}) + fc(1), {j}), ForKind::kVectorized));
+  Expr r = ramp(c(0), c(1), 8);
+  Stmt expected = buffer_store(B, buffer_load(A, {r}) + broadcast(fc(1), 8), {r});
+  EXPECT_TRUE(structural_equal(vectorize_loops(f, 16).body(), expected));
+}
+
+TEST(VectorizeLoops, ChunksAndNarrowerTail) {
+  Buffer A("A", f32, {c(20)});
+  Var j("j"), jo("jo");
+  PrimFunc f("f", {A}, loop(j, 20, buffer_store(A, fc(2), {j}), ForKind::kVectorized));
+  // 20 = 2 chunks of 8 lanes + a 4-lane tail.
+  Stmt expected = seq({loop(jo, 2, buffer_store(A, broadcast(fc(2), 8), {ramp(c(0) + jo * c(8), c(1), 8)})),
+                       buffer_store(A, broadcast(fc(2), 4), {ramp(c(16), c(1), 4)})});
+  EXPECT_TRUE(structural_equal(vectorize_loops(f, 8).body(), expected));
+}
+
+TEST(VectorizeLoops, StoreToLoopInvariantIndexStaysSerial) {
+  Buffer A("A", f32, {c(8)}), S("S", f32, {c(1)});
+  Var j("j");
+  Stmt body = buffer_store(S, buffer_load(S, {c(0)}) + buffer_load(A, {j}), {c(0)});
+  PrimFunc f("f", {A, S}, loop(j, 8, body, ForKind::kVectorized));
+  EXPECT_TRUE(structural_equal(vectorize_loops(f, 16).body(), loop(j, 8, body)));
+}
+
+TEST(VectorizeLoops, ConditionOnLoopVarStaysSerial) {
+  Buffer A("A", f32, {c(8)});
+  Var j("j");
+  Stmt body = if_then_else(lt(j, c(3)), buffer_store(A, fc(0), {j}));
+  PrimFunc f("f", {A}, loop(j, 8, body, ForKind::kVectorized));
+  EXPECT_TRUE(structural_equal(vectorize_loops(f, 16).body(), loop(j, 8, body)));
+}
+
+TEST(UnrollLoops, ConstantExtentExpands) {
+  Buffer A("A", f32, {c(3)});
+  Var j("j");
+  PrimFunc f("f", {A}, loop(j, 3, buffer_store(A, fc(0), {j}), ForKind::kUnrolled));
+  Stmt expected = seq({buffer_store(A, fc(0), {c(0)}), buffer_store(A, fc(0), {c(1)}), buffer_store(A, fc(0), {c(2)})});
+  EXPECT_TRUE(structural_equal(unroll_loops(f).body(), expected));
+  // Above the limit it stays a loop.
+  EXPECT_TRUE(structural_equal(unroll_loops(f, 2).body(), f.body()));
+}
+
+TEST(SerializeNestedParallel, InnerParallelBecomesSerial) {
+  Buffer A("A", f32, {c(4), c(4)});
+  Var i("i"), j("j");
+  Stmt store = buffer_store(A, fc(0), {i, j});
+  PrimFunc f("f", {A}, loop(i, 4, loop(j, 4, store, ForKind::kParallel), ForKind::kParallel));
+  Stmt expected = loop(i, 4, loop(j, 4, store), ForKind::kParallel);
+  EXPECT_TRUE(structural_equal(serialize_nested_parallel(f).body(), expected));
+}
+
+TEST(Passes, ReturnSameFunctionWhenNothingToDo) {
+  Buffer A("A", f32, {c(4)});
+  Var i("i");
+  PrimFunc f("f", {A}, loop(i, 4, buffer_store(A, fc(0), {i})));
+  EXPECT_TRUE(vectorize_loops(f, 16).same_as(f));
+  EXPECT_TRUE(unroll_loops(f).same_as(f));
+  EXPECT_TRUE(serialize_nested_parallel(f).same_as(f));
+}
+
+}  // namespace
+}  // namespace kiln

@@ -1,0 +1,28 @@
+// The lowering pipeline: block-form PrimFunc -> the lowered form that code
+// generators take (docs/lowered_ir.md). One function, read top to bottom; each
+// step is a pass declared in its own header in this folder.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "tir/stmt.h"
+
+namespace kiln {
+
+struct LowerOptions {
+  // Widest vector the target has, in lanes of 32-bit elements (16 with
+  // AVX-512, 8 with AVX2).
+  int max_lanes = 16;
+  // Unroll loops of kind unroll up to this constant extent.
+  int64_t max_unroll_extent = 64;
+  // Check the input and the result (tir/analysis/verify.h).
+  bool verify = true;
+  // Called with the pass name and the function after each step (for
+  // `kiln print --lowered --print-after-all`).
+  std::function<void(const std::string& pass, const PrimFunc& f)> after_pass;
+};
+
+PrimFunc lower(const PrimFunc& f, const LowerOptions& options = {});
+
+}  // namespace kiln

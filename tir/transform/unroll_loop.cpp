@@ -1,0 +1,38 @@
+#include "tir/transform/unroll_loop.h"
+
+#include "tir/functor.h"
+
+namespace kiln {
+namespace {
+
+class Unroller : public StmtMutator {
+ public:
+  explicit Unroller(int64_t max_extent) : max_extent_(max_extent) {}
+  using StmtMutator::mutate;
+
+  Stmt visit_For(const ForNode* op, const Stmt& s) override {
+    Stmt body = mutate(op->body);
+    const int64_t* mn = as_const_int(op->min);
+    const int64_t* ext = as_const_int(op->extent);
+    if (op->for_kind != ForKind::kUnrolled || !mn || !ext || *ext > max_extent_) {
+      if (body.same_as(op->body)) return s;
+      return for_loop(op->loop_var, op->min, op->extent, op->for_kind, body, op->thread_tag, op->annotations);
+    }
+    std::vector<Stmt> copies;
+    for (int64_t i = 0; i < *ext; ++i)
+      copies.push_back(substitute(body, {{op->loop_var, int_imm(op->loop_var.dtype(), *mn + i)}}));
+    return seq(std::move(copies));
+  }
+
+ private:
+  int64_t max_extent_;
+};
+
+}  // namespace
+
+PrimFunc unroll_loops(const PrimFunc& f, int64_t max_extent) {
+  Stmt body = Unroller(max_extent).mutate(f.body());
+  return body.same_as(f.body()) ? f : f.with_body(body);
+}
+
+}  // namespace kiln
