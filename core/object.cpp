@@ -9,6 +9,7 @@ namespace {
 struct Registry {
   std::mutex mu;
   std::unordered_map<std::string, NodeFactory> factories;
+  std::unordered_map<std::string, FieldNamesFn> field_names;
 };
 
 Registry& registry() {
@@ -32,6 +33,19 @@ NodeFactory find_node_factory(std::string_view type_key) {
   return it == r.factories.end() ? nullptr : it->second;
 }
 
+void register_node_field_names(std::string_view type_key, FieldNamesFn f) {
+  auto& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.field_names.emplace(std::string(type_key), f);
+}
+
+FieldNamesFn find_node_field_names(std::string_view type_key) {
+  auto& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto it = r.field_names.find(std::string(type_key));
+  return it == r.field_names.end() ? nullptr : it->second;
+}
+
 ObjectPtr rebuild_node(const Object& node, std::span<const FieldValue> fields) {
   NodeFactory f = find_node_factory(node.type_key());
   KILN_ICHECK(f) << "node type " << node.type_key() << " is not registered";
@@ -41,7 +55,7 @@ ObjectPtr rebuild_node(const Object& node, std::span<const FieldValue> fields) {
 namespace detail {
 
 void field_type_mismatch(std::string_view expected) {
-  KILN_USER_ERROR() << "malformed node: expected " << expected;
+  KILN_USER_ERROR() << "expected " << expected;
 }
 
 std::vector<std::string_view> split_field_names(std::string_view list) {

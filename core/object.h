@@ -95,6 +95,13 @@ using NodeFactory = ObjectPtr (*)(std::span<const FieldValue>);
 void register_node_factory(std::string_view type_key, NodeFactory f);
 NodeFactory find_node_factory(std::string_view type_key);  // nullptr if unknown
 
+// The declared field names of a type, in declaration order, without an
+// instance at hand: readers of named fields (JSON) need them to order values
+// for the factory. Registered by KILN_REGISTER_NODE next to the factory.
+using FieldNamesFn = std::span<const std::string_view> (*)();
+void register_node_field_names(std::string_view type_key, FieldNamesFn f);
+FieldNamesFn find_node_field_names(std::string_view type_key);  // nullptr if unknown
+
 // Rebuilds `node` with new field values (same type). Used by generic mutators.
 ObjectPtr rebuild_node(const Object& node, std::span<const FieldValue> fields);
 
@@ -193,21 +200,43 @@ void from_field(const FieldValue& f, T& out) {
 // Splits "a, b, c" (the stringised field list) into names, once per type.
 std::vector<std::string_view> split_field_names(std::string_view list);
 
+// Converts one field, naming it in the error when its value has the wrong kind.
+template <typename T>
+void from_named_field(const FieldValue& f, T& out, std::string_view name) {
+  try {
+    from_field(f, out);
+  } catch (const Error& e) {
+    KILN_USER_ERROR() << "field '" << name << "': " << e.what();
+  }
+}
+
 template <typename Node>
 ObjectPtr make_node_from_fields(std::span<const FieldValue> fields) {
   auto node = std::make_shared<Node>();
   auto tie = node->tie_fields();
   constexpr size_t n = std::tuple_size_v<decltype(tie)>;
-  if (fields.size() != n) field_type_mismatch(std::to_string(n) + " fields");
+  if (fields.size() != n) field_type_mismatch(std::to_string(n) + " fields, not " + std::to_string(fields.size()));
+  auto names = node->field_names();
   [&]<size_t... I>(std::index_sequence<I...>) {
-    (from_field(fields[I], std::get<I>(tie)), ...);
+    (from_named_field(fields[I], std::get<I>(tie), names[I]), ...);
   }(std::make_index_sequence<n>{});
   node->validate();
   return node;
 }
 
+// The names live in a function-local static of field_names(), so the span
+// outlives the temporary node.
+template <typename Node>
+std::span<const std::string_view> node_field_names() {
+  return Node().field_names();
+}
+
 struct NodeRegistrar {
   NodeRegistrar(std::string_view key, NodeFactory f) { register_node_factory(key, f); }
+  NodeRegistrar(std::string_view key, NodeFactory f, FieldNamesFn names) {
+    register_node_factory(key, f);
+    register_node_field_names(key, names);
+  }
 };
 
 }  // namespace detail
@@ -234,9 +263,10 @@ struct NodeRegistrar {
 // After the node's class, in its header: makes the type constructible from its
 // fields (JSON, generic rewriting). An inline variable, so it is registered in
 // every program that includes the header, even from a static library.
-#define KILN_REGISTER_NODE(Type)                          \
-  inline const ::kiln::detail::NodeRegistrar kiln_reg_##Type { \
-    Type::kTypeKey, &::kiln::detail::make_node_from_fields<Type> \
+#define KILN_REGISTER_NODE(Type)                                                 \
+  inline const ::kiln::detail::NodeRegistrar kiln_reg_##Type {                        \
+    Type::kTypeKey, &::kiln::detail::make_node_from_fields<Type>,                     \
+        &::kiln::detail::node_field_names<Type>                                       \
   }
 
 // Declares the usual members of a typed handle `Ref` over node type `Node`.

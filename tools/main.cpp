@@ -1,1 +1,29 @@
-int main() { return 0; }
+// kiln: the command line. See docs/cli.md.
+#include <iostream>
+
+#include "core/error.h"
+#include "tools/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"kiln: an auto-tuning tensor compiler"};
+  app.require_subcommand(1);
+  kiln::cli::add_bench_op(app);
+  kiln::cli::add_print(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "kiln: error: " << e.what() << "\n";
+    return 2;
+  } catch (const kiln::Error& e) {
+    std::cerr << "kiln: error: " << e.what() << "\n";
+    return 2;
+  } catch (const kiln::InternalError& e) {
+    std::cerr << "kiln: " << e.what() << "\n";
+    return 3;
+  }
+  return 0;
+}

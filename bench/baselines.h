@@ -1,0 +1,31 @@
+// What users would pick instead of kiln, measured in the same process on the
+// same data: OpenBLAS sgemm and oneDNN (matmul, direct convolution on plain
+// NCHW). Each returns the per-run times in milliseconds and writes its output
+// so that the caller can check it against kiln's.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace kiln::bench {
+
+struct ConvShape {
+  int64_t N, C, H, W, K, R, S, stride, pad;
+  int64_t P() const { return (H + 2 * pad - R) / stride + 1; }
+  int64_t Q() const { return (W + 2 * pad - S) / stride + 1; }
+};
+
+// C[M,N] = A[M,K] * B[K,N], row-major, float32.
+std::vector<double> openblas_sgemm(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_t K,
+                                   int threads, int repeat);
+std::vector<double> onednn_matmul(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_t K,
+                                  int threads, int repeat);
+// out[N,K,P,Q] = conv(in[N,C,H,W], weight[K,C,R,S]), plain nchw/oihw layouts,
+// algorithm convolution_direct.
+std::vector<double> onednn_conv2d_nchw(const float* in, const float* weight, float* out, const ConvShape& s,
+                                       int threads, int repeat);
+
+// Which OpenBLAS kernel runs (OPENBLAS_CORETYPE decides; see bench/run).
+const char* openblas_core_name();
+
+}  // namespace kiln::bench

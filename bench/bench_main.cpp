@@ -1,0 +1,140 @@
+// kiln_bench: kiln's kernels next to the libraries users would pick instead,
+// measured in one process on the same data, with ratios. Run through
+// bench/run, which sets up OpenBLAS for this CPU.
+//
+//   kiln_bench [--workload W]... [--threads 1,2] [--repeat R] [--out results.json]
+//
+// For every workload and thread count: kiln's default program, then each
+// baseline that computes the same thing (matmul: OpenBLAS sgemm, oneDNN
+// matmul; conv2d_nchw: oneDNN direct convolution on plain NCHW). Each
+// baseline's output is compared with kiln's, so a ratio is never between two
+// different computations.
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <nlohmann/json.hpp>
+
+#include "bench/baselines.h"
+#include "core/error.h"
+#include "tools/op_session.h"
+
+namespace kiln::bench {
+namespace {
+
+struct Measured {
+  std::string name;
+  std::vector<double> times_ms;
+  double max_rel_err_vs_kiln = 0;
+};
+
+std::vector<Measured> run_baselines(const ops::Workload& w, std::vector<NDArray>& args, int threads, int repeat) {
+  std::vector<Measured> out;
+  const NDArray& kiln_out = args.back();
+  NDArray result = kiln_out.copy();
+  auto check = [&](const std::string& name, std::vector<double> times) {
+    out.push_back({name, std::move(times), max_relative_error(result, kiln_out)});
+  };
+  if (w.op == "matmul" && w.dtype == DataType::Float32()) {
+    int64_t M = w.params.at("M"), N = w.params.at("N"), K = w.params.at("K");
+    const float* A = args[0].data_as<float>();
+    const float* B = args[1].data_as<float>();
+    check("openblas_sgemm", openblas_sgemm(A, B, result.data_as<float>(), M, N, K, threads, repeat));
+    check("onednn_matmul", onednn_matmul(A, B, result.data_as<float>(), M, N, K, threads, repeat));
+  } else if (w.op == "conv2d_nchw" && w.dtype == DataType::Float32() && w.params.at("groups") == 1 &&
+             w.params.at("dilation") == 1) {
+    ConvShape s{w.params.at("N"), w.params.at("C"), w.params.at("H"), w.params.at("W"),      w.params.at("K"),
+                w.params.at("R"), w.params.at("S"), w.params.at("stride"), w.params.at("pad")};
+    check("onednn_conv2d_nchw_direct",
+          onednn_conv2d_nchw(args[0].data_as<float>(), args[1].data_as<float>(), result.data_as<float>(), s, threads,
+                             repeat));
+  }
+  return out;
+}
+
+std::vector<int> parse_threads(const std::string& s) {
+  std::vector<int> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    int n = 0;
+    try {
+      n = std::stoi(item);
+    } catch (...) {
+    }
+    if (n <= 0) KILN_USER_ERROR() << "bad thread count '" << item << "' in --threads";
+    out.push_back(n);
+  }
+  return out;
+}
+
+int run(int argc, char** argv) {
+  std::vector<std::string> workloads;
+  std::string threads_list = "1,2";
+  std::string target_str = "llvm";
+  std::string out_path;
+  int repeat = 5;
+  CLI::App app{"kiln_bench: kiln next to vendor libraries"};
+  app.add_option("--workload", workloads, "workloads (default: matmul 1024^3 and a ResNet conv2d)");
+  app.add_option("--threads", threads_list, "comma-separated thread counts");
+  app.add_option("--target", target_str, "kiln's target");
+  app.add_option("--repeat", repeat, "timed runs per measurement")->check(CLI::PositiveNumber);
+  app.add_option("--out", out_path, "write the results as JSON here");
+  CLI11_PARSE(app, argc, argv);
+  if (workloads.empty())
+    workloads = {"matmul:M=1024,N=1024,K=1024", "conv2d_nchw:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"};
+
+  Target target = Target::parse(target_str);
+  nlohmann::json results = nlohmann::json::array();
+  std::cout << "openblas core: " << openblas_core_name() << "\n";
+  for (const std::string& wstr : workloads) {
+    OpProgram p = prepare_op(wstr, target);
+    auto kernel = build_llvm(p.lowered, target);
+    double flops = ops::workload_flops(p.workload);
+    for (int threads : parse_threads(threads_list)) {
+      ThreadPool pool(threads);
+      std::vector<NDArray> args = make_arguments(p.func, 7);
+      std::vector<double> kt = time_kernel(*kernel, args, pool, repeat);
+      double kiln_gflops = flops / (median(kt) * 1e-3) / 1e9;
+      nlohmann::json row = {{"workload", p.workload.str()}, {"threads", threads}, {"target", target.str()},
+                            {"kiln", {{"schedule", "default"}, {"median_ms", median(kt)}, {"gflops", kiln_gflops},
+                                      {"times_ms", kt}}}};
+      std::cout << std::left << std::setw(64) << p.workload.str() << " threads=" << threads << "\n"
+                << "  " << std::setw(30) << "kiln (default schedule)" << std::right << std::fixed
+                << std::setprecision(3) << std::setw(10) << median(kt) << " ms " << std::setprecision(1)
+                << std::setw(8) << kiln_gflops << " GFLOP/s\n";
+      nlohmann::json base = nlohmann::json::array();
+      for (const Measured& m : run_baselines(p.workload, args, threads, repeat)) {
+        double g = flops / (median(m.times_ms) * 1e-3) / 1e9;
+        base.push_back({{"name", m.name}, {"median_ms", median(m.times_ms)}, {"gflops", g},
+                        {"times_ms", m.times_ms}, {"max_rel_err_vs_kiln", m.max_rel_err_vs_kiln},
+                        {"kiln_ratio", kiln_gflops / g}});
+        std::cout << "  " << std::left << std::setw(30) << m.name << std::right << std::setprecision(3)
+                  << std::setw(10) << median(m.times_ms) << " ms " << std::setprecision(1) << std::setw(8) << g
+                  << " GFLOP/s   kiln/this = " << std::setprecision(3) << kiln_gflops / g
+                  << "   max rel err vs kiln " << std::scientific << std::setprecision(1) << m.max_rel_err_vs_kiln
+                  << std::fixed << "\n";
+      }
+      row["baselines"] = base;
+      results.push_back(row);
+    }
+  }
+  if (!out_path.empty()) {
+    std::ofstream(out_path) << results.dump(2) << "\n";
+    std::cout << "wrote " << out_path << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace kiln::bench
+
+int main(int argc, char** argv) {
+  try {
+    return kiln::bench::run(argc, argv);
+  } catch (const kiln::Error& e) {
+    std::cerr << "kiln_bench: error: " << e.what() << "\n";
+    return 2;
+  }
+}

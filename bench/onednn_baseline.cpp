@@ -1,0 +1,61 @@
+#include <omp.h>
+
+#include <chrono>
+#include <cstring>
+#include <dnnl.hpp>
+#include <unordered_map>
+
+#include "bench/baselines.h"
+
+namespace kiln::bench {
+namespace {
+
+using tag = dnnl::memory::format_tag;
+using dt = dnnl::memory::data_type;
+
+// Runs a primitive (warm-up + timed repeats) on a fresh stream.
+std::vector<double> time_primitive(dnnl::engine& eng, dnnl::primitive& p,
+                                   const std::unordered_map<int, dnnl::memory>& args, int repeat) {
+  dnnl::stream s(eng);
+  p.execute(s, args);
+  s.wait();
+  std::vector<double> times;
+  for (int r = 0; r < repeat; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    p.execute(s, args);
+    s.wait();
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return times;
+}
+
+}  // namespace
+
+std::vector<double> onednn_matmul(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_t K,
+                                  int threads, int repeat) {
+  omp_set_num_threads(threads);
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::memory::desc a_md({M, K}, dt::f32, tag::ab), b_md({K, N}, dt::f32, tag::ab), c_md({M, N}, dt::f32, tag::ab);
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), eng);
+  dnnl::matmul prim(pd);
+  dnnl::memory a(a_md, eng, const_cast<float*>(A)), b(b_md, eng, const_cast<float*>(B)), c(c_md, eng, C);
+  return time_primitive(eng, prim, {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}}, repeat);
+}
+
+std::vector<double> onednn_conv2d_nchw(const float* in, const float* weight, float* out, const ConvShape& s,
+                                       int threads, int repeat) {
+  omp_set_num_threads(threads);
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::memory::desc src_md({s.N, s.C, s.H, s.W}, dt::f32, tag::nchw);
+  dnnl::memory::desc w_md({s.K, s.C, s.R, s.S}, dt::f32, tag::oihw);
+  dnnl::memory::desc dst_md({s.N, s.K, s.P(), s.Q()}, dt::f32, tag::nchw);
+  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                       src_md, w_md, dst_md, {s.stride, s.stride}, {s.pad, s.pad}, {s.pad, s.pad});
+  dnnl::convolution_forward::primitive_desc pd(desc, eng);
+  dnnl::convolution_forward prim(pd);
+  dnnl::memory src(src_md, eng, const_cast<float*>(in)), w(w_md, eng, const_cast<float*>(weight)),
+      dst(dst_md, eng, out);
+  return time_primitive(eng, prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}}, repeat);
+}
+
+}  // namespace kiln::bench

@@ -1,0 +1,30 @@
+// Matrix products: matmul, batch_matmul and dense (a fully connected layer).
+//
+// Each is one reduction stage over the shared axis; dense adds its bias and
+// activation as separate elementwise stages, which schedules inline (the
+// usual epilogue fusion) or keep. Accumulation happens in the inputs' type:
+// an int8 matmul accumulates in int8 and wraps. Callers wanting a wider
+// accumulator cast the inputs first.
+#pragma once
+
+#include <string>
+
+#include "tir/te/tensor.h"
+
+namespace kiln::ops {
+
+enum class Activation { kNone, kRelu };
+
+// C[i, j] = sum_k A[i, k] * B[k, j];  A: [M, K], B: [K, N].
+te::Tensor matmul(const te::Tensor& A, const te::Tensor& B, const std::string& name = "C");
+
+// C[b, i, j] = sum_k A[b, i, k] * B[b, k, j];  A: [B, M, K], B: [B, K, N].
+te::Tensor batch_matmul(const te::Tensor& A, const te::Tensor& B, const std::string& name = "C");
+
+// Y[i, j] = act(sum_k X[i, k] * W[j, k] + bias[j]);  X: [M, K], W: [N, K],
+// bias: [N] or undefined. Stages: "dense", then "bias_add" with a bias, then
+// "relu" with that activation; the last one is the result.
+te::Tensor dense(const te::Tensor& X, const te::Tensor& W, const te::Tensor& bias = te::Tensor(),
+                 Activation act = Activation::kNone);
+
+}  // namespace kiln::ops

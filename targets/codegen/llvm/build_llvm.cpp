@@ -1,0 +1,102 @@
+#include "targets/codegen/llvm/build_llvm.h"
+
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "targets/codegen/llvm/codegen.h"
+#include "targets/codegen/llvm/cpu_info.h"
+#include "targets/codegen/llvm/jit_session.h"
+#include "targets/codegen/llvm/linker.h"
+#include "targets/codegen/llvm/optimize.h"
+#include "targets/codegen/llvm/target_machine.h"
+
+namespace kiln {
+namespace {
+
+// Exported kernels are C functions: their names must be C identifiers.
+void check_kernel_name(const PrimFunc& f) {
+  const std::string& n = f->name;
+  bool ok = !n.empty() && !std::isdigit(static_cast<unsigned char>(n[0]));
+  for (char c : n) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (!ok) KILN_USER_ERROR() << "kernel name '" << n << "' is not a C identifier";
+}
+
+struct CompiledModule {
+  std::unique_ptr<llvm::LLVMContext> ctx;  // declared first: outlives the module
+  std::unique_ptr<llvm::TargetMachine> tm;
+  std::unique_ptr<llvm::Module> module;
+};
+
+CompiledModule compile(const PrimFunc& f, const Target& t, const std::string& symbol, bool optimize) {
+  check_kernel_name(f);
+  CompiledModule c;
+  c.ctx = std::make_unique<llvm::LLVMContext>();
+  c.tm = llvm_backend::create_target_machine(t);
+  c.module = llvm_backend::generate_module(f, t, *c.tm, *c.ctx, symbol);
+  llvm_backend::verify_module(*c.module, f->name);
+  if (optimize) llvm_backend::optimize_module(*c.module, *c.tm);
+  return c;
+}
+
+std::string emit_file(CompiledModule& c, llvm::CodeGenFileType type, const std::string& name) {
+  llvm::SmallVector<char, 0> buf;
+  llvm::raw_svector_ostream os(buf);
+  llvm::legacy::PassManager pm;
+  if (c.tm->addPassesToEmitFile(pm, os, nullptr, type))
+    throw InternalError("llvm cannot emit code for '" + name + "' on this target");
+  pm.run(*c.module);
+  return std::string(buf.begin(), buf.end());
+}
+
+}  // namespace
+
+std::unique_ptr<CompiledKernel> build_llvm(const PrimFunc& lowered, const Target& target) {
+  auto session = llvm_backend::JitSession::for_target(target);
+  std::string symbol = session->unique_symbol(lowered->name);
+  CompiledModule c = compile(lowered, target, symbol, true);
+  return session->add(std::move(c.module), std::move(c.ctx), symbol, lowered->name,
+                      CompiledKernel::parse_signature(llvm_backend::kernel_signature(lowered)));
+}
+
+void export_shared_library(const PrimFunc& lowered, const Target& target, const std::string& path) {
+  if (!target.is_cpu()) KILN_USER_ERROR() << "the llvm back end cannot compile for target kind " << target.kind();
+  if (target.mtriple() != llvm_backend::process_triple())
+    KILN_USER_ERROR() << "cannot link a shared library for " << target.mtriple() << " on this "
+                      << llvm_backend::process_triple() << " machine";
+  CompiledModule c = compile(lowered, target, lowered->name, true);
+  std::string object = emit_file(c, llvm::CodeGenFileType::ObjectFile, lowered->name);
+
+  std::string obj_path = path + ".kiln-tmp.o";
+  {
+    std::ofstream out(obj_path, std::ios::binary);
+    out.write(object.data(), static_cast<std::streamsize>(object.size()));
+    if (!out) KILN_USER_ERROR() << "cannot write " << obj_path;
+  }
+  struct Remove {
+    std::string p;
+    ~Remove() { std::filesystem::remove(p); }
+  } remove_obj{obj_path};
+  llvm_backend::link_shared_library(obj_path, path);
+}
+
+std::string emit_llvm_ir(const PrimFunc& lowered, const Target& target, bool optimize) {
+  CompiledModule c = compile(lowered, target, lowered->name, optimize);
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  c.module->print(os, nullptr);
+  os.flush();
+  return s;
+}
+
+std::string emit_assembly(const PrimFunc& lowered, const Target& target) {
+  CompiledModule c = compile(lowered, target, lowered->name, true);
+  return emit_file(c, llvm::CodeGenFileType::AssemblyFile, lowered->name);
+}
+
+}  // namespace kiln

@@ -1,0 +1,138 @@
+// Buffer accesses and intermediate storage.
+//
+// Index forms (docs/lowered_ir.md): a scalar index is a scalar access,
+// Ramp(base, 1, n) a contiguous vector access aligned to the element, a
+// Broadcast a single element, anything else a masked gather/scatter (which
+// LLVM scalarises where the target has none).
+//
+// Allocate: small constant-size buffers go on the stack (in the function's
+// entry block, so a loop does not grow the stack); the rest come from the
+// runtime's alloc_scratch and are freed when the Allocate's body ends.
+#include "targets/codegen/llvm/codegen_impl.h"
+#include "targets/runtime/kernel_abi.h"
+
+namespace kiln::llvm_backend {
+namespace {
+
+// Buffers up to this size (bytes) with a constant size live on the stack.
+constexpr int64_t kMaxStackBytes = 32 * 1024;
+constexpr uint64_t kAllocAlign = 64;
+
+const Expr& single_index(const std::vector<Expr>& indices, const Buffer& b, const std::string& symbol) {
+  KILN_ICHECK(indices.size() == 1) << "access to " << b.name() << " with " << indices.size()
+                                   << " indices (buffers must be flat) in " << symbol;
+  return indices[0];
+}
+
+}  // namespace
+
+llvm::Value* CodeGen::emit_index(const Expr& index) {
+  const bool saved = in_index_;
+  in_index_ = true;
+  llvm::Value* v = emit(index);
+  in_index_ = saved;
+  return v;
+}
+
+llvm::Value* CodeGen::buffer_ptr(const Buffer& b) {
+  auto it = buffers_.find(&*b);
+  KILN_ICHECK(it != buffers_.end()) << "buffer '" << b.name() << "' is neither a parameter nor allocated in "
+                                    << symbol_;
+  return it->second;
+}
+
+llvm::Value* CodeGen::emit_load(const BufferLoadNode* op) {
+  const Expr& index = single_index(op->indices, op->buffer, symbol_);
+  DataType elem = op->buffer->dtype;
+  llvm::Type* mt = mem_type(elem);
+  llvm::Align align(elem.bytes());
+  llvm::Value* base = buffer_ptr(op->buffer);
+  const int lanes = index.dtype().lanes();
+
+  if (lanes == 1) {
+    llvm::Value* p = b_.CreateInBoundsGEP(mt, base, emit_index(index));
+    return from_memory(b_.CreateAlignedLoad(mt, p, align, op->buffer->name), elem);
+  }
+  llvm::Type* vt = llvm::FixedVectorType::get(mt, lanes);
+  if (const auto* r = index.as<RampNode>(); r && is_const_int(r->stride, 1)) {
+    llvm::Value* p = b_.CreateInBoundsGEP(mt, base, emit_index(r->base));
+    return from_memory(b_.CreateAlignedLoad(vt, p, align, op->buffer->name), elem);
+  }
+  if (const auto* bc = index.as<BroadcastNode>()) {
+    llvm::Value* p = b_.CreateInBoundsGEP(mt, base, emit_index(bc->value));
+    llvm::Value* v = from_memory(b_.CreateAlignedLoad(mt, p, align, op->buffer->name), elem);
+    return b_.CreateVectorSplat(lanes, v);
+  }
+  llvm::Value* ptrs = b_.CreateInBoundsGEP(mt, base, emit_index(index));
+  return from_memory(b_.CreateMaskedGather(vt, ptrs, align, nullptr, nullptr, op->buffer->name), elem);
+}
+
+void CodeGen::emit_store(const BufferStoreNode* op) {
+  const Expr& index = single_index(op->indices, op->buffer, symbol_);
+  DataType elem = op->buffer->dtype;
+  llvm::Type* mt = mem_type(elem);
+  llvm::Align align(elem.bytes());
+  llvm::Value* base = buffer_ptr(op->buffer);
+  const int lanes = index.dtype().lanes();
+  KILN_ICHECK(op->value.dtype().lanes() == lanes)
+      << "store of " << op->value.dtype().str() << " at a " << lanes << "-lane index of " << op->buffer->name
+      << " in " << symbol_;
+  llvm::Value* value = to_memory(emit(op->value), elem);
+
+  if (lanes == 1) {
+    b_.CreateAlignedStore(value, b_.CreateInBoundsGEP(mt, base, emit_index(index)), align);
+    return;
+  }
+  if (const auto* r = index.as<RampNode>(); r && is_const_int(r->stride, 1)) {
+    b_.CreateAlignedStore(value, b_.CreateInBoundsGEP(mt, base, emit_index(r->base)), align);
+    return;
+  }
+  if (const auto* bc = index.as<BroadcastNode>()) {
+    // Every lane writes the same element: the last one wins, as in a loop.
+    llvm::Value* last = b_.CreateExtractElement(value, static_cast<uint64_t>(lanes - 1));
+    b_.CreateAlignedStore(last, b_.CreateInBoundsGEP(mt, base, emit_index(bc->value)), align);
+    return;
+  }
+  b_.CreateMaskedScatter(value, b_.CreateInBoundsGEP(mt, base, emit_index(index)), align);
+}
+
+void CodeGen::emit_allocate(const AllocateNode* op) {
+  const Buffer& buf = op->buffer;
+  KILN_ICHECK(buf->shape.size() == 1) << "allocation of " << buf->name << " is not flat in " << symbol_;
+  DataType elem = buf->dtype;
+  llvm::Type* mt = mem_type(elem);
+  const int64_t elem_bytes = static_cast<int64_t>(module_.getDataLayout().getTypeAllocSize(mt));
+  std::optional<int64_t> n = const_int(buf->shape[0]);
+
+  llvm::Value* ptr;
+  bool on_heap = false;
+  if (n && *n >= 0 && *n * elem_bytes <= kMaxStackBytes) {
+    ptr = entry_alloca(mt, static_cast<uint64_t>(std::max<int64_t>(*n, 1)), kAllocAlign, buf->name);
+  } else {
+    llvm::Value* count = b_.CreateSExtOrTrunc(emit(buf->shape[0]), b_.getInt64Ty());
+    llvm::Value* bytes = b_.CreateMul(count, b_.getInt64(static_cast<uint64_t>(elem_bytes)));
+    llvm::FunctionType* alloc_ty =
+        llvm::FunctionType::get(b_.getPtrTy(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
+    llvm::CallInst* call = b_.CreateCall(alloc_ty, runtime_field(kRtAllocScratch), {runtime_field(kRtPool), bytes, b_.getInt64(kAllocAlign)},
+                                         buf->name);
+    call->addRetAttr(llvm::Attribute::NoAlias);
+    ptr = call;
+    llvm::Value* failed = b_.CreateICmpEQ(ptr, llvm::ConstantPointerNull::get(b_.getPtrTy()));
+    emit_status_check(b_.CreateSelect(failed, b_.getInt32(KILN_STATUS_ALLOC_FAILED), b_.getInt32(KILN_STATUS_OK)));
+    fs_.live_scratch.push_back(ptr);
+    on_heap = true;
+  }
+
+  auto [it, inserted] = buffers_.emplace(&*buf, ptr);
+  KILN_ICHECK(inserted) << "buffer " << buf->name << " allocated twice in " << symbol_;
+  emit(op->body);
+  buffers_.erase(&*buf);
+
+  if (on_heap) {
+    fs_.live_scratch.pop_back();
+    llvm::FunctionType* free_ty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy()}, false);
+    b_.CreateCall(free_ty, runtime_field(kRtFreeScratch), {runtime_field(kRtPool), ptr});
+  }
+}
+
+}  // namespace kiln::llvm_backend

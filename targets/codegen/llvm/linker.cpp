@@ -1,0 +1,70 @@
+#include "targets/codegen/llvm/linker.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "core/error.h"
+
+extern char** environ;
+
+namespace kiln::llvm_backend {
+namespace {
+
+// A temporary file removed when the object dies.
+struct TempFile {
+  std::string path;
+  TempFile() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "kiln-link-XXXXXX.log").string();
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    int fd = mkstemps(buf.data(), 4);
+    if (fd < 0) KILN_USER_ERROR() << "cannot create a temporary file: " << std::strerror(errno);
+    close(fd);
+    path = buf.data();
+  }
+  ~TempFile() { std::remove(path.c_str()); }
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+}  // namespace
+
+void link_shared_library(const std::string& object_path, const std::string& out_path) {
+  TempFile log;
+  std::vector<std::string> argv_s = {"cc", "-shared", "-o", out_path, object_path, "-lm", "-Wl,-z,defs"};
+  std::vector<char*> argv;
+  for (std::string& s : argv_s) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.path.c_str(), O_WRONLY | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, "cc", &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) KILN_USER_ERROR() << "cannot run cc to link " << out_path << ": " << std::strerror(rc);
+
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) KILN_USER_ERROR() << "waiting for cc to link " << out_path << ": " << std::strerror(errno);
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    KILN_USER_ERROR() << "linking " << out_path << " failed: " << read_file(log.path);
+}
+
+}  // namespace kiln::llvm_backend

@@ -1,0 +1,144 @@
+#include "targets/runtime/thread_pool.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "core/error.h"
+
+namespace kiln {
+namespace {
+
+thread_local int tls_region_depth = 0;
+
+// Marks the current thread as inside a task for the lifetime of the scope.
+struct RegionScope {
+  RegionScope() { ++tls_region_depth; }
+  ~RegionScope() { --tls_region_depth; }
+};
+
+}  // namespace
+
+ThreadPool::ThreadPool(int num_threads) : num_threads_(num_threads) {
+  if (num_threads < 1) KILN_USER_ERROR() << "thread pool needs at least 1 thread, not " << num_threads;
+  workers_.reserve(num_threads - 1);
+  for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  start_cv_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+bool ThreadPool::in_parallel_region() { return tls_region_depth > 0; }
+
+void ThreadPool::run_chunk(int participant) {
+  const int64_t p = num_threads_;
+  const int64_t begin = job_n_ * participant / p;
+  const int64_t end = job_n_ * (participant + 1) / p;
+  RegionScope scope;
+  for (int64_t t = begin; t < end; ++t) {
+    try {
+      (*job_)(t);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mu_);
+      if (!error_) error_ = std::current_exception();
+    }
+  }
+}
+
+void ThreadPool::worker_loop(int index) {
+  uint64_t seen = 0;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      start_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+    }
+    run_chunk(index);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (--pending_ == 0) done_cv_.notify_one();
+    }
+  }
+}
+
+void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t)>& fn) {
+  if (n <= 0) return;
+  if (in_parallel_region() || num_threads_ == 1 || n == 1) {
+    RegionScope scope;
+    std::exception_ptr first;
+    for (int64_t t = 0; t < n; ++t) {
+      try {
+        fn(t);
+      } catch (...) {
+        if (!first) first = std::current_exception();
+      }
+    }
+    if (first) std::rethrow_exception(first);
+    return;
+  }
+  std::lock_guard<std::mutex> call_lock(call_mu_);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    job_ = &fn;
+    job_n_ = n;
+    error_ = nullptr;
+    pending_ = static_cast<int>(workers_.size());
+    ++generation_;
+  }
+  start_cv_.notify_all();
+  run_chunk(0);
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    done_cv_.wait(lock, [&] { return pending_ == 0; });
+    job_ = nullptr;
+  }
+  if (error_) std::rethrow_exception(error_);
+}
+
+int32_t ThreadPool::launch(KilnTaskFn fn, void* closure, int64_t max_tasks) {
+  if (max_tasks <= 0) return KILN_STATUS_OK;
+  const int64_t n = in_parallel_region() ? 1 : std::min<int64_t>(max_tasks, num_threads_);
+  std::vector<int32_t> status(static_cast<size_t>(n), KILN_STATUS_OK);
+  parallel_for(n, [&](int64_t task) { status[static_cast<size_t>(task)] = fn(task, n, closure); });
+  for (int32_t s : status)
+    if (s != KILN_STATUS_OK) return s;
+  return KILN_STATUS_OK;
+}
+
+namespace {
+
+int32_t api_parallel_launch(void* pool, KilnTaskFn fn, void* closure, int64_t max_tasks) {
+  try {
+    return static_cast<ThreadPool*>(pool)->launch(fn, closure, max_tasks);
+  } catch (...) {
+    return KILN_STATUS_TASK_FAILED;
+  }
+}
+
+void* api_alloc_scratch(void*, uint64_t nbytes, uint64_t alignment) {
+  if (alignment < sizeof(void*)) alignment = sizeof(void*);
+  uint64_t size = (std::max<uint64_t>(nbytes, 1) + alignment - 1) / alignment * alignment;
+  return std::aligned_alloc(alignment, size);
+}
+
+void api_free_scratch(void*, void* ptr) { std::free(ptr); }
+
+}  // namespace
+
+KilnRuntimeApi runtime_api_for(ThreadPool& pool) {
+  KilnRuntimeApi api{};
+  api.version = KILN_RUNTIME_API_VERSION;
+  api.pool = &pool;
+  api.parallel_launch = &api_parallel_launch;
+  api.alloc_scratch = &api_alloc_scratch;
+  api.free_scratch = &api_free_scratch;
+  return api;
+}
+
+}  // namespace kiln

@@ -1,0 +1,69 @@
+// A fixed pool of persistent worker threads for parallel loops.
+//
+// Kernels are measured one at a time on a machine whose cores we own, so the
+// pool is built for predictability rather than load balancing: N threads in
+// all (N - 1 workers plus the caller, who always takes part), tasks split
+// into N static contiguous chunks, no work stealing. A parallel_for issued
+// from inside a task runs serially on that thread, so nested parallelism
+// never oversubscribes; two outside threads using one pool take turns.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "targets/runtime/kernel_abi.h"
+
+namespace kiln {
+
+class ThreadPool {
+ public:
+  // num_threads >= 1 counts the calling thread; 1 means no workers at all.
+  explicit ThreadPool(int num_threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int num_threads() const { return num_threads_; }
+
+  // Runs fn(task) for every task in [0, n), each exactly once; participant p
+  // of P takes tasks [p*n/P, (p+1)*n/P). Returns when all are done. The first
+  // exception thrown by a task is rethrown here (the other tasks still run).
+  void parallel_for(int64_t n, const std::function<void(int64_t task)>& fn);
+
+  // The runtime API's parallel_launch (kernel_abi.h) on this pool.
+  int32_t launch(KilnTaskFn fn, void* closure, int64_t max_tasks);
+
+  // True on a thread that is running a task of any pool.
+  static bool in_parallel_region();
+
+ private:
+  void worker_loop(int index);
+  void run_chunk(int participant);
+
+  const int num_threads_;
+  std::vector<std::thread> workers_;
+
+  std::mutex call_mu_;  // one parallel_for at a time
+
+  std::mutex mu_;
+  std::condition_variable start_cv_, done_cv_;
+  uint64_t generation_ = 0;  // bumped per parallel_for; workers wait for a change
+  int pending_ = 0;          // workers still running the current generation
+  bool stop_ = false;
+
+  // The current job, valid while pending_ > 0.
+  const std::function<void(int64_t)>* job_ = nullptr;
+  int64_t job_n_ = 0;
+  std::exception_ptr error_;
+  std::mutex error_mu_;
+};
+
+// The KilnRuntimeApi table for calls that use `pool`.
+KilnRuntimeApi runtime_api_for(ThreadPool& pool);
+
+}  // namespace kiln

@@ -1,0 +1,190 @@
+#include "targets/target.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "core/error.h"
+#include "targets/codegen/llvm/cpu_info.h"
+
+namespace kiln {
+
+struct Target::Data {
+  std::string kind;
+  std::string mtriple, mcpu;
+  std::vector<std::string> mattr;
+  int num_cores = 1;
+  bool fp_contract = true;
+  std::string arch;
+  std::vector<std::string> features;  // llvm: every enabled feature, sorted
+  std::string canonical;
+};
+
+namespace {
+
+// "-key=value" options after the kind, in the order given, each at most once.
+std::map<std::string, std::string> parse_options(const std::vector<std::string>& tokens) {
+  std::map<std::string, std::string> opts;
+  for (size_t i = 1; i < tokens.size(); ++i) {
+    const std::string& tok = tokens[i];
+    size_t eq = tok.find('=');
+    if (tok.size() < 2 || tok[0] != '-' || eq == std::string::npos || eq == 1)
+      KILN_USER_ERROR() << "malformed target option '" << tok << "': expected -name=value";
+    std::string key = tok.substr(1, eq - 1);
+    std::string value = tok.substr(eq + 1);
+    if (value.empty()) KILN_USER_ERROR() << "target option -" << key << " has an empty value";
+    if (!opts.emplace(key, value).second) KILN_USER_ERROR() << "target option -" << key << " given twice";
+  }
+  return opts;
+}
+
+void check_allowed(const std::string& kind, const std::map<std::string, std::string>& opts,
+                   std::initializer_list<const char*> allowed) {
+  for (const auto& [key, value] : opts) {
+    if (std::find_if(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; }) == allowed.end())
+      KILN_USER_ERROR() << "unknown option -" << key << " for target kind " << kind;
+  }
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    size_t end = s.find(sep, start);
+    out.push_back(s.substr(start, end - start));
+    if (end == std::string::npos) return out;
+    start = end + 1;
+  }
+}
+
+int parse_num_cores(const std::string& s) {
+  int n = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (ec != std::errc() || ptr != s.data() + s.size() || n <= 0)
+    KILN_USER_ERROR() << "-num-cores must be a positive integer, not '" << s << "'";
+  return n;
+}
+
+void parse_llvm(Target::Data& d, std::map<std::string, std::string> opts) {
+  check_allowed(d.kind, opts, {"mtriple", "mcpu", "mattr", "num-cores", "fp-contract"});
+  const std::string host_triple = llvm_backend::process_triple();
+  d.mtriple = opts.count("mtriple") ? llvm_backend::checked_triple(opts["mtriple"]) : host_triple;
+  const bool foreign = d.mtriple != host_triple;
+
+  std::string cpu = opts.count("mcpu") ? opts["mcpu"] : "native";
+  std::vector<std::string> user_attrs;
+  if (opts.count("mattr")) {
+    user_attrs = split(opts["mattr"], ',');
+    llvm_backend::check_features(d.mtriple, user_attrs);
+  }
+  if (cpu == "native") {
+    if (foreign && opts.count("mcpu")) KILN_USER_ERROR() << "-mcpu=native with foreign triple " << d.mtriple;
+    if (foreign) {
+      d.mcpu = "generic";
+    } else {
+      d.mcpu = llvm_backend::host_cpu_name();
+      d.mattr = llvm_backend::host_feature_delta(d.mtriple, d.mcpu);
+    }
+  } else {
+    llvm_backend::check_cpu(d.mtriple, cpu);
+    d.mcpu = cpu;
+  }
+  d.mattr.insert(d.mattr.end(), user_attrs.begin(), user_attrs.end());
+  d.features = llvm_backend::enabled_features(d.mtriple, d.mcpu, d.mattr);
+
+  unsigned hw = std::thread::hardware_concurrency();
+  d.num_cores = opts.count("num-cores") ? parse_num_cores(opts["num-cores"]) : static_cast<int>(std::max(1u, hw));
+
+  if (opts.count("fp-contract")) {
+    const std::string& v = opts["fp-contract"];
+    if (v != "on" && v != "off") KILN_USER_ERROR() << "-fp-contract must be on or off, not '" << v << "'";
+    d.fp_contract = v == "on";
+  }
+
+  std::ostringstream os;
+  os << "llvm";
+  if (foreign) os << " -mtriple=" << d.mtriple;
+  os << " -mcpu=" << d.mcpu;
+  if (!d.mattr.empty()) {
+    os << " -mattr=";
+    for (size_t i = 0; i < d.mattr.size(); ++i) os << (i ? "," : "") << d.mattr[i];
+  }
+  os << " -num-cores=" << d.num_cores;
+  if (!d.fp_contract) os << " -fp-contract=off";
+  d.canonical = os.str();
+}
+
+void parse_cuda(Target::Data& d, std::map<std::string, std::string> opts) {
+  check_allowed(d.kind, opts, {"arch"});
+  d.canonical = "cuda";
+  if (opts.count("arch")) {
+    const std::string& a = opts["arch"];
+    bool ok = a.size() > 3 && a.compare(0, 3, "sm_") == 0 && std::isdigit(static_cast<unsigned char>(a[3]));
+    for (size_t i = 3; ok && i < a.size(); ++i)
+      ok = std::isdigit(static_cast<unsigned char>(a[i])) || (i + 1 == a.size() && a[i] == 'a');
+    if (!ok) KILN_USER_ERROR() << "-arch must look like sm_90, not '" << a << "'";
+    d.arch = a;
+    d.canonical += " -arch=" + a;
+  }
+}
+
+}  // namespace
+
+Target Target::parse(const std::string& s) {
+  std::istringstream is(s);
+  std::vector<std::string> tokens;
+  for (std::string tok; is >> tok;) tokens.push_back(tok);
+  if (tokens.empty()) KILN_USER_ERROR() << "empty target string";
+
+  auto d = std::make_shared<Data>();
+  d->kind = tokens[0];
+  auto opts = parse_options(tokens);
+  if (d->kind == "llvm") {
+    parse_llvm(*d, std::move(opts));
+  } else if (d->kind == "cuda") {
+    parse_cuda(*d, std::move(opts));
+  } else if (d->kind == "opencl") {
+    check_allowed(d->kind, opts, {});
+    d->canonical = "opencl";
+  } else {
+    KILN_USER_ERROR() << "unknown target kind '" << d->kind << "' (expected llvm, cuda or opencl)";
+  }
+  return Target(std::move(d));
+}
+
+Target Target::host() { return parse("llvm"); }
+
+const std::string& Target::kind() const { return d_->kind; }
+const std::string& Target::mtriple() const { return d_->mtriple; }
+const std::string& Target::mcpu() const { return d_->mcpu; }
+const std::vector<std::string>& Target::mattr() const { return d_->mattr; }
+int Target::num_cores() const { return d_->num_cores; }
+bool Target::fp_contract() const { return d_->fp_contract; }
+const std::string& Target::arch() const { return d_->arch; }
+std::string Target::str() const { return d_->canonical; }
+
+bool Target::has_feature(const std::string& name) const {
+  return std::binary_search(d_->features.begin(), d_->features.end(), name);
+}
+
+int Target::vector_width_bits(DataType t) const {
+  if (!is_cpu()) return t.bits();
+  const bool small_int = !t.is_float() && t.bits() < 32;
+  if (has_feature("avx512f") && (!small_int || has_feature("avx512bw"))) return 512;
+  if (has_feature("avx2") || (has_feature("avx") && t.is_float())) return 256;
+  if (has_feature("sse2") || has_feature("neon")) return 128;
+  return std::max(64, t.bits());
+}
+
+int Target::vector_lanes(DataType t) const { return std::max(1, vector_width_bits(t) / std::max(1, t.bits())); }
+
+std::string Target::llvm_features() const {
+  std::string s;
+  for (const std::string& f : d_->mattr) s += (s.empty() ? "" : ",") + f;
+  return s;
+}
+
+}  // namespace kiln

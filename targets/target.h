@@ -1,0 +1,86 @@
+// Target: the machine a kernel is compiled for, parsed from a string.
+//
+//   llvm                                   the host CPU, all its features
+//   llvm -mcpu=skylake-avx512 -num-cores=2 a named CPU with its default features
+//   llvm -mcpu=native -mattr=-avx512f      the host, one feature taken away
+//   llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-v1
+//   llvm -fp-contract=off                  no FMA fusion: bit-exact float arithmetic
+//   cuda -arch=sm_90
+//   opencl
+//
+// The tuning database keys records by target string, so str() is canonical:
+// it names the resolved CPU (never "native"), the feature changes relative to
+// that CPU's defaults, and the core count, and parse(t.str()) == t. For the
+// host that makes "llvm" on a Sapphire Rapids VM print as
+// "llvm -mcpu=sapphirerapids -mattr=-enqcmd,... -num-cores=2": the same
+// machine gives the same key, a different one does not.
+//
+// Only kind "llvm" compiles today; "cuda" and "opencl" parse so that records
+// and command lines can name them.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+
+namespace kiln {
+
+class Target {
+ public:
+  // Throws kiln::Error naming the bad part: unknown kind, unknown option,
+  // unknown CPU for the triple, malformed or unknown -mattr entry, a
+  // num-cores that is not a positive integer.
+  static Target parse(const std::string& s);
+  // parse("llvm").
+  static Target host();
+
+  // "llvm", "cuda" or "opencl".
+  const std::string& kind() const;
+  bool is_cpu() const { return kind() == "llvm"; }
+
+  // llvm: the target triple (the process triple unless -mtriple is given).
+  const std::string& mtriple() const;
+  // llvm: the CPU name as LLVM knows it; "native" is resolved to the host's.
+  const std::string& mcpu() const;
+  // llvm: feature changes relative to mcpu's defaults, "+name" or "-name",
+  // in the order LLVM applies them.
+  const std::vector<std::string>& mattr() const;
+  // llvm: threads for parallel loops; defaults to the hardware threads.
+  int num_cores() const;
+  // llvm: whether a float multiply and add may fuse into one FMA (one
+  // rounding instead of two). On by default (-fp-contract=on), as in C
+  // compilers; -fp-contract=off makes float results bit-identical to the
+  // reference interpreter's for +, -, *, /.
+  bool fp_contract() const;
+  // cuda: "sm_90" and the like; empty elsewhere.
+  const std::string& arch() const;
+
+  // llvm: whether the CPU with mattr applied has the LLVM feature `name`
+  // (e.g. "avx512f"), implied features included.
+  bool has_feature(const std::string& name) const;
+  // Width in bits of the widest vector register worth using for values of
+  // type t: 512 with AVX-512, 256 with AVX2 (AVX for floats), 128 with SSE or
+  // NEON. On GPU kinds, t's own width: vectors there are threads.
+  int vector_width_bits(DataType t) const;
+  // vector_width_bits(t) / t.bits(), at least 1.
+  int vector_lanes(DataType t) const;
+
+  // The LLVM feature string for code generation ("+a,-b"), mattr joined.
+  std::string llvm_features() const;
+
+  // Canonical form; see the header comment.
+  std::string str() const;
+
+  bool operator==(const Target& o) const { return str() == o.str(); }
+  bool operator!=(const Target& o) const { return !(*this == o); }
+
+  struct Data;
+
+ private:
+  explicit Target(std::shared_ptr<const Data> d) : d_(std::move(d)) {}
+  std::shared_ptr<const Data> d_;
+};
+
+}  // namespace kiln

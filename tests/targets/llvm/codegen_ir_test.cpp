@@ -1,0 +1,145 @@
+// The generated IR and assembly themselves, on explicit CPUs so the checks
+// do not depend on the host; and the internal errors for IR outside the
+// lowered contract.
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include "core/error.h"
+#include "targets/codegen/llvm/optimize.h"
+#include "tests/targets/llvm/kernel_util.h"
+
+namespace kiln {
+namespace {
+
+using namespace kiln::test;
+
+PrimFunc vector_copy(int lanes, int n = 256) {
+  Buffer A = flat("A", DataType::Float32(), n), C = flat("C", DataType::Float32(), n);
+  Var io("io");
+  Expr idx = vec(io * lanes, lanes);
+  return PrimFunc("vcopy", {A, C}, loop(io, n / lanes, st(C, ld(A, idx) + broadcast(f32(1.0f), lanes), idx)));
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+TEST(CodegenIr, SixteenLaneRampIsOneVectorLoadOnAvx512) {
+  Target t = Target::parse("llvm -mcpu=skylake-avx512");
+  std::string ir = emit_llvm_ir(vector_copy(16), t);
+  EXPECT_TRUE(contains(ir, "load <16 x float>")) << ir;
+  EXPECT_TRUE(contains(ir, "store <16 x float>")) << ir;
+  EXPECT_TRUE(contains(ir, "\"prefer-vector-width\"=\"512\"")) << ir;
+  EXPECT_TRUE(contains(ir, "\"target-cpu\"=\"skylake-avx512\"")) << ir;
+  EXPECT_TRUE(contains(ir, "i32 @vcopy(ptr")) << ir;
+  std::string asm_text = emit_assembly(vector_copy(16), t);
+  EXPECT_TRUE(contains(asm_text, "zmm")) << asm_text;
+}
+
+TEST(CodegenIr, NoWideVectorPreferenceWithoutAvx512) {
+  std::string ir = emit_llvm_ir(vector_copy(8), Target::parse("llvm -mcpu=haswell"));
+  EXPECT_TRUE(contains(ir, "load <8 x float>")) << ir;
+  EXPECT_FALSE(contains(ir, "prefer-vector-width")) << ir;
+}
+
+TEST(CodegenIr, BuffersAreNoaliasAndAlignedToTheirElement) {
+  std::string ir = emit_llvm_ir(vector_copy(16), Target::parse("llvm -mcpu=skylake-avx512"), /*optimize=*/false);
+  EXPECT_TRUE(contains(ir, "ptr noalias nocapture %A")) << ir;
+  EXPECT_TRUE(contains(ir, "ptr noalias nocapture %C")) << ir;
+  EXPECT_TRUE(contains(ir, "load <16 x float>, ptr %")) << ir;
+  EXPECT_TRUE(contains(ir, "align 4")) << ir;
+  EXPECT_TRUE(contains(ir, "@vcopy__kiln_signature = constant")) << ir;
+  EXPECT_TRUE(contains(ir, "c\"A:float32:256;C:float32:256\\00\"")) << ir;
+}
+
+TEST(CodegenIr, GathersUseMaskedIntrinsics) {
+  const int n = 64;
+  Buffer A = flat("A", DataType::Float32(), 2 * n), C = flat("C", DataType::Float32(), n);
+  Var io("io");
+  PrimFunc f("strided", {A, C}, loop(io, n / 8, st(C, ld(A, ramp(io * 16, Expr(2), 8)), vec(io * 8, 8))));
+  std::string ir = emit_llvm_ir(f, Target::parse("llvm -mcpu=skylake-avx512"), /*optimize=*/false);
+  EXPECT_TRUE(contains(ir, "@llvm.masked.gather.v8f32")) << ir;
+}
+
+TEST(CodegenIr, ParallelLoopsAreOutlined) {
+  Buffer C = flat("C", DataType::Int32(), 16);
+  Var i("i");
+  PrimFunc f("par", {C}, loop(i, 16, st(C, i, i), ForKind::kParallel));
+  std::string ir = emit_llvm_ir(f, Target::parse("llvm -mcpu=haswell"), /*optimize=*/false);
+  EXPECT_TRUE(contains(ir, "define internal i32 @par.par0.task(i64 %task, i64 %num_tasks, ptr %closure)")) << ir;
+  EXPECT_TRUE(contains(ir, "define internal i32 @par.par0(ptr %rt")) << ir;
+}
+
+TEST(CodegenIr, MultiplyAddFusesUnlessFpContractIsOff) {
+  const int n = 64;
+  Buffer A = flat("A", DataType::Float32(), n), B = flat("B", DataType::Float32(), n), C = flat("C", DataType::Float32(), n);
+  Var io("io");
+  Expr idx = vec(io * 8, 8);
+  PrimFunc f("muladd", {A, B, C}, loop(io, n / 8, st(C, ld(A, idx) * ld(B, idx) + ld(C, idx), idx)));
+  Target fused = Target::parse("llvm -mcpu=haswell");
+  EXPECT_TRUE(fused.fp_contract());
+  EXPECT_TRUE(contains(emit_llvm_ir(f, fused), "fmul contract <8 x float>"));
+  EXPECT_TRUE(contains(emit_assembly(f, fused), "vfmadd"));
+  Target exact = Target::parse("llvm -mcpu=haswell -fp-contract=off");
+  EXPECT_FALSE(contains(emit_llvm_ir(f, exact), "contract"));
+  EXPECT_FALSE(contains(emit_assembly(f, exact), "vfmadd"));
+}
+
+TEST(CodegenIr, CrossCompilesAssembly) {
+  std::string asm_text = emit_assembly(vector_copy(4), Target::parse("llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-v1"));
+  EXPECT_TRUE(contains(asm_text, "vcopy:")) << asm_text;
+  EXPECT_TRUE(contains(asm_text, "ret")) << asm_text;
+  // ... but it cannot run here.
+  EXPECT_THROW(build_llvm(vector_copy(4), Target::parse("llvm -mtriple=aarch64-linux-gnu")), Error);
+}
+
+std::string internal_error_of(const PrimFunc& f) {
+  try {
+    emit_llvm_ir(f, Target::parse("llvm -mcpu=haswell"));
+  } catch (const InternalError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CodegenIr, IrOutsideTheLoweredContractIsAnInternalError) {
+  Buffer C = flat("C", DataType::Int32(), 16);
+  Var i("i");
+  std::string e = internal_error_of(
+      PrimFunc("bound", {C}, for_loop(i, Expr(0), Expr(16), ForKind::kThreadBinding, st(C, i, i), "threadIdx.x")));
+  EXPECT_TRUE(contains(e, "threadIdx.x") && contains(e, "bound")) << e;
+  e = internal_error_of(PrimFunc("vectorized", {C}, loop(i, 16, st(C, i, i), ForKind::kVectorized)));
+  EXPECT_TRUE(contains(e, "vectorized loop 'i'")) << e;
+  Var free_var("n");
+  e = internal_error_of(PrimFunc("unbound", {C}, st(C, free_var, Expr(0))));
+  EXPECT_TRUE(contains(e, "unbound variable 'n' in unbound")) << e;
+  Buffer Other = flat("Other", DataType::Int32(), 16);
+  e = internal_error_of(PrimFunc("stray", {C}, st(Other, Expr(1), Expr(0))));
+  EXPECT_TRUE(contains(e, "buffer 'Other'")) << e;
+  Stmt blk = block({.name = "b", .body = st(C, Expr(1), Expr(0))});
+  e = internal_error_of(PrimFunc("blocky", {C}, block_realize({}, Expr(), blk)));
+  EXPECT_TRUE(contains(e, "not lowered")) << e;
+}
+
+TEST(CodegenIr, UserErrors) {
+  Buffer C = flat("C", DataType::Int32(), 16);
+  EXPECT_THROW(emit_llvm_ir(PrimFunc("my-kernel", {C}, st(C, Expr(1), Expr(0))), Target::host()), Error);
+  EXPECT_THROW(emit_llvm_ir(PrimFunc("k", {C, C}, st(C, Expr(1), Expr(0))), Target::host()), Error);
+  EXPECT_THROW(build_llvm(PrimFunc("k", {C}, st(C, Expr(1), Expr(0))), Target::parse("cuda -arch=sm_90")), Error);
+}
+
+TEST(CodegenIr, VerifierFailuresNameTheFunction) {
+  llvm::LLVMContext ctx;
+  llvm::Module m("broken", ctx);
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx), false),
+                                    llvm::Function::ExternalLinkage, "broken", m);
+  llvm::BasicBlock::Create(ctx, "entry", fn);  // no terminator
+  try {
+    llvm_backend::verify_module(m, "my_kernel");
+    FAIL() << "verifier accepted a block without terminator";
+  } catch (const InternalError& e) {
+    EXPECT_TRUE(contains(e.what(), "'my_kernel'")) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace kiln

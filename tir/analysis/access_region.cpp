@@ -1,0 +1,466 @@
+#include "tir/analysis/access_region.h"
+
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "tir/functor.h"
+
+namespace kiln {
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Equality with variables and buffers compared by identity. (Structural
+// equality matches variables up to renaming, which would make A[vi] and A[vj]
+// the same access.)
+
+bool same_expr(const ObjectRef& a, const ObjectRef& b);
+
+bool same_field(const FieldValue& a, const FieldValue& b) {
+  if (a.v.index() != b.v.index()) return false;
+  return std::visit(
+      [&](const auto& x) -> bool {
+        using T = std::decay_t<decltype(x)>;
+        const T& y = std::get<T>(b.v);
+        if constexpr (std::is_same_v<T, ObjectRef>) {
+          return same_expr(x, y);
+        } else if constexpr (std::is_same_v<T, FieldValue::Array>) {
+          if (x.size() != y.size()) return false;
+          for (size_t i = 0; i < x.size(); ++i)
+            if (!same_field(x[i], y[i])) return false;
+          return true;
+        } else {
+          return x == y;
+        }
+      },
+      a.v);
+}
+
+bool same_expr(const ObjectRef& a, const ObjectRef& b) {
+  if (a.same_as(b)) return true;
+  if (!a.defined() || !b.defined()) return false;
+  if (a.get()->has_identity() || b.get()->has_identity()) return false;
+  if (a.get()->type_key() != b.get()->type_key()) return false;
+  std::vector<FieldValue> fa, fb;
+  a.get()->write_fields(fa);
+  b.get()->write_fields(fb);
+  if (fa.size() != fb.size()) return false;
+  for (size_t i = 0; i < fa.size(); ++i)
+    if (!same_field(fa[i], fb[i])) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Affine forms: sum of coeff * atom, plus a constant. An atom is a variable or
+// a subexpression that the analysis holds fixed; atoms are kept in order of
+// first appearance so that rebuilt expressions are the same in every run.
+
+struct Affine {
+  std::vector<std::pair<Expr, int64_t>> terms;
+  int64_t c = 0;
+
+  static Affine constant(int64_t v) { return Affine{{}, v}; }
+  static Affine atom(const Expr& e) { return Affine{{{e, 1}}, 0}; }
+  bool is_const() const { return terms.empty(); }
+
+  void add_term(const Expr& atom, int64_t k) {
+    for (size_t i = 0; i < terms.size(); ++i) {
+      if (same_expr(terms[i].first, atom)) {
+        terms[i].second += k;
+        if (terms[i].second == 0) terms.erase(terms.begin() + static_cast<std::ptrdiff_t>(i));
+        return;
+      }
+    }
+    if (k != 0) terms.emplace_back(atom, k);
+  }
+};
+
+Affine add_scaled(Affine a, const Affine& b, int64_t k) {
+  for (const auto& [atom, coeff] : b.terms) a.add_term(atom, coeff * k);
+  a.c += b.c * k;
+  return a;
+}
+Affine scale(const Affine& a, int64_t k) { return add_scaled(Affine::constant(0), a, k); }
+
+// a - b when it is a constant.
+std::optional<int64_t> const_diff(const Affine& a, const Affine& b) {
+  Affine d = add_scaled(a, b, -1);
+  if (!d.is_const()) return std::nullopt;
+  return d.c;
+}
+
+Expr to_expr(const Affine& a, DataType t) {
+  Expr r;
+  for (const auto& [atom, k] : a.terms) {
+    Expr x = atom.dtype() == t ? atom : cast(t, atom);
+    int64_t mag = k < 0 ? -k : k;
+    Expr term = mag == 1 ? x : mul(x, int_imm(t, mag));
+    if (!r.defined()) r = k > 0 ? term : mul(x, int_imm(t, k));
+    else r = k > 0 ? add(r, term) : sub(r, term);
+  }
+  if (!r.defined()) return int_imm(t, a.c);
+  if (a.c > 0) return add(r, int_imm(t, a.c));
+  if (a.c < 0) return sub(r, int_imm(t, -a.c));
+  return r;
+}
+
+// Inclusive bounds [lo, hi].
+struct Bound {
+  Affine lo, hi;
+  static Bound point(const Affine& a) { return Bound{a, a}; }
+};
+
+std::optional<Affine> pick(const Affine& a, const Affine& b, bool want_min) {
+  std::optional<int64_t> d = const_diff(a, b);
+  if (!d) return std::nullopt;
+  return (want_min ? *d <= 0 : *d >= 0) ? a : b;
+}
+
+std::optional<Bound> hull(const Bound& a, const Bound& b) {
+  std::optional<Affine> lo = pick(a.lo, b.lo, true);
+  std::optional<Affine> hi = pick(a.hi, b.hi, false);
+  if (!lo || !hi) return std::nullopt;
+  return Bound{*lo, *hi};
+}
+
+int64_t floordiv_i(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+// ---------------------------------------------------------------------------
+// Interval arithmetic over affine forms. Variables in `vars` range over their
+// bound (nullopt: unknown); every other variable is fixed.
+
+class BoundEvaluator {
+ public:
+  std::unordered_map<const Object*, std::optional<Bound>> vars;
+
+  bool varies(const Expr& e) const {
+    return uses_var(e, [&](const VarNode* v) { return vars.count(v) > 0; });
+  }
+
+  // The bound of a domain [min, min + extent).
+  std::optional<Bound> range_bound(const Expr& min, const Expr& extent) {
+    std::optional<Bound> lo = eval(min);
+    std::optional<Bound> last = eval(add(min, sub(extent, make_const(extent.dtype(), 1))));
+    if (!lo || !last) return std::nullopt;
+    return Bound{lo->lo, last->hi};
+  }
+
+  std::optional<Bound> eval(const Expr& e) {
+    switch (e.kind()) {
+      case ExprKind::IntImm:
+        return Bound::point(Affine::constant(e.as<IntImmNode>()->value));
+      case ExprKind::Var: {
+        auto it = vars.find(e.as<VarNode>());
+        if (it != vars.end()) return it->second;
+        return Bound::point(Affine::atom(e));
+      }
+      case ExprKind::Add: {
+        const auto* op = e.as<AddNode>();
+        std::optional<Bound> a = eval(op->a), b = eval(op->b);
+        if (!a || !b) return std::nullopt;
+        return Bound{add_scaled(a->lo, b->lo, 1), add_scaled(a->hi, b->hi, 1)};
+      }
+      case ExprKind::Sub: {
+        const auto* op = e.as<SubNode>();
+        std::optional<Bound> a = eval(op->a), b = eval(op->b);
+        if (!a || !b) return std::nullopt;
+        return Bound{add_scaled(a->lo, b->hi, -1), add_scaled(a->hi, b->lo, -1)};
+      }
+      case ExprKind::Mul: return eval_mul(e);
+      case ExprKind::Cast: {
+        const auto* op = e.as<CastNode>();
+        if (e.dtype().is_integral() && op->value.dtype().is_integral()) return eval(op->value);
+        return fixed_or_fail(e);
+      }
+      case ExprKind::FloorDiv:
+      case ExprKind::Div:
+      case ExprKind::FloorMod:
+      case ExprKind::Mod: return eval_div_mod(e);
+      case ExprKind::Min: return eval_min_max(e, e.as<MinNode>()->a, e.as<MinNode>()->b, true);
+      case ExprKind::Max: return eval_min_max(e, e.as<MaxNode>()->a, e.as<MaxNode>()->b, false);
+      case ExprKind::Select: {
+        if (!varies(e)) return fixed(e);
+        const auto* op = e.as<SelectNode>();
+        std::optional<Bound> a = eval(op->true_value), b = eval(op->false_value);
+        if (!a || !b) return std::nullopt;
+        return hull(*a, *b);
+      }
+      case ExprKind::Ramp: {
+        const auto* op = e.as<RampNode>();
+        std::optional<Bound> base = eval(op->base);
+        const int64_t* stride = as_const_int(op->stride);
+        if (!base || !stride) return std::nullopt;
+        int64_t span = *stride * (op->lanes - 1);
+        if (span >= 0) base->hi.c += span;
+        else base->lo.c += span;
+        return base;
+      }
+      case ExprKind::Broadcast: return eval(e.as<BroadcastNode>()->value);
+      default: return fixed_or_fail(e);
+    }
+  }
+
+ private:
+  // A subexpression that does not vary is one atom, whatever its operators.
+  std::optional<Bound> fixed(const Expr& e) { return Bound::point(Affine::atom(e)); }
+  std::optional<Bound> fixed_or_fail(const Expr& e) {
+    if (varies(e)) return std::nullopt;
+    return fixed(e);
+  }
+
+  std::optional<Bound> eval_mul(const Expr& e) {
+    const auto* op = e.as<MulNode>();
+    std::optional<Bound> a = eval(op->a), b = eval(op->b);
+    if (!a || !b) return std::nullopt;
+    auto as_const = [](const Bound& x) -> std::optional<int64_t> {
+      if (x.lo.is_const() && x.hi.is_const() && x.lo.c == x.hi.c) return x.lo.c;
+      return std::nullopt;
+    };
+    const Bound* other = nullptr;
+    std::optional<int64_t> k;
+    if ((k = as_const(*b))) other = &*a;
+    else if ((k = as_const(*a))) other = &*b;
+    if (!other) return fixed_or_fail(e);
+    if (*k >= 0) return Bound{scale(other->lo, *k), scale(other->hi, *k)};
+    return Bound{scale(other->hi, *k), scale(other->lo, *k)};
+  }
+
+  std::optional<Bound> eval_div_mod(const Expr& e) {
+    if (!varies(e)) return fixed(e);
+    Expr x, y;
+    if (const auto* op = e.as<FloorDivNode>()) x = op->a, y = op->b;
+    if (const auto* op = e.as<DivNode>()) x = op->a, y = op->b;
+    if (const auto* op = e.as<FloorModNode>()) x = op->a, y = op->b;
+    if (const auto* op = e.as<ModNode>()) x = op->a, y = op->b;
+    const int64_t* d = as_const_int(y);
+    if (!d || *d <= 0) return std::nullopt;
+    std::optional<Bound> b = eval(x);
+    bool is_mod = e.kind() == ExprKind::FloorMod || e.kind() == ExprKind::Mod;
+    if (!b || !b->lo.is_const() || !b->hi.is_const()) {
+      // Only the remainder is bounded without knowing the dividend.
+      if (e.kind() == ExprKind::FloorMod) return Bound{Affine::constant(0), Affine::constant(*d - 1)};
+      return std::nullopt;
+    }
+    int64_t lo = b->lo.c, hi = b->hi.c;
+    bool truncating = e.kind() == ExprKind::Div || e.kind() == ExprKind::Mod;
+    if (truncating && lo < 0) {
+      // Truncating division is monotonic; truncating remainder takes the sign of the dividend.
+      if (!is_mod) return Bound{Affine::constant(lo / *d), Affine::constant(hi / *d)};
+      return Bound{Affine::constant(-(*d - 1)), Affine::constant(hi < 0 ? 0 : *d - 1)};
+    }
+    if (!is_mod) return Bound{Affine::constant(floordiv_i(lo, *d)), Affine::constant(floordiv_i(hi, *d))};
+    if (floordiv_i(lo, *d) == floordiv_i(hi, *d))
+      return Bound{Affine::constant(lo - floordiv_i(lo, *d) * *d), Affine::constant(hi - floordiv_i(hi, *d) * *d)};
+    return Bound{Affine::constant(0), Affine::constant(*d - 1)};
+  }
+
+  std::optional<Bound> eval_min_max(const Expr& e, const Expr& a_e, const Expr& b_e, bool is_min) {
+    if (!varies(e)) return fixed(e);
+    std::optional<Bound> a = eval(a_e), b = eval(b_e);
+    if (!a || !b) return std::nullopt;
+    // min(a, b) lies in [min(a.lo, b.lo), min(a.hi, b.hi)]; either upper bound
+    // alone is still an upper bound, so only the lower one must be ordered.
+    // max is the mirror image.
+    std::optional<Affine> lo, hi;
+    if (is_min) {
+      lo = pick(a->lo, b->lo, true);
+      hi = pick(a->hi, b->hi, true);
+      if (!hi) hi = a->hi;
+    } else {
+      lo = pick(a->lo, b->lo, false);
+      hi = pick(a->hi, b->hi, false);
+      if (!lo) lo = a->lo;
+    }
+    if (!lo || !hi) return std::nullopt;
+    return Bound{*lo, *hi};
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Collecting accesses.
+
+// One access's view of one dimension: its bound, and the index itself when it
+// names a single element that does not vary.
+struct DimAccess {
+  Expr point;
+  std::optional<Bound> bound;
+  DataType dtype;
+};
+
+struct BufferAccesses {
+  Buffer buffer;
+  std::vector<std::vector<DimAccess>> accesses;
+};
+
+class AccessCollector : public StmtVisitor {
+ public:
+  BoundEvaluator ev;
+  std::vector<BufferAccesses> reads, writes;
+  std::unordered_set<const Object*> local_buffers;
+
+  void visit_BufferLoad(const BufferLoadNode* op, const Expr&) override {
+    record(reads, op->buffer, index_accesses(op->indices));
+    for (const Expr& i : op->indices) visit(i);
+  }
+
+  void visit_BufferStore(const BufferStoreNode* op, const Stmt&) override {
+    record(writes, op->buffer, index_accesses(op->indices));
+    visit(op->value);
+    for (const Expr& i : op->indices) visit(i);
+  }
+
+  void visit_For(const ForNode* op, const Stmt&) override {
+    visit(op->min);
+    visit(op->extent);
+    ev.vars[op->loop_var.get()] = ev.range_bound(op->min, op->extent);
+    visit(op->body);
+  }
+
+  void visit_LetStmt(const LetStmtNode* op, const Stmt&) override {
+    visit(op->value);
+    ev.vars[op->var.get()] = ev.eval(op->value);
+    visit(op->body);
+  }
+
+  void visit_Let(const LetNode* op, const Expr&) override {
+    visit(op->value);
+    ev.vars[op->var.get()] = ev.eval(op->value);
+    visit(op->body);
+  }
+
+  void visit_Block(const BlockNode* op, const Stmt&) override {
+    for (const Buffer& b : op->alloc_buffers) local_buffers.insert(b.get());
+    if (op->init.defined()) visit(op->init);
+    visit(op->body);
+  }
+
+  // A nested block is known by its recorded regions.
+  void visit_BlockRealize(const BlockRealizeNode* op, const Stmt&) override {
+    for (const Expr& v : op->iter_values) visit(v);
+    visit(op->predicate);
+    const auto* blk = op->block.as<BlockNode>();
+    std::vector<std::pair<Var, Expr>> bind;
+    for (size_t i = 0; i < blk->iter_vars.size(); ++i) bind.emplace_back(blk->iter_vars[i].var(), op->iter_values[i]);
+    std::unordered_set<const Object*> inner_local;
+    for (const Buffer& b : blk->alloc_buffers) inner_local.insert(b.get());
+    auto add_regions = [&](std::vector<BufferAccesses>& out, const std::vector<BufferRegion>& regions) {
+      for (const BufferRegion& r : regions) {
+        if (inner_local.count(r.buffer().get())) continue;
+        std::vector<DimAccess> dims;
+        for (const Range& rg : r->region) dims.push_back(region_access(rg, bind));
+        record(out, r.buffer(), std::move(dims));
+      }
+    };
+    add_regions(reads, blk->reads);
+    add_regions(writes, blk->writes);
+  }
+
+ private:
+  std::vector<DimAccess> index_accesses(const std::vector<Expr>& indices) {
+    std::vector<DimAccess> dims;
+    for (const Expr& i : indices) {
+      DimAccess d;
+      d.dtype = i.dtype().element_of();
+      d.bound = ev.eval(i);
+      if (i.dtype().is_scalar() && !ev.varies(i)) d.point = i;
+      dims.push_back(std::move(d));
+    }
+    return dims;
+  }
+
+  DimAccess region_access(const Range& r, const std::vector<std::pair<Var, Expr>>& bind) {
+    Expr min = substitute(r->min, bind);
+    Expr extent = substitute(r->extent, bind);
+    DimAccess d;
+    d.dtype = min.dtype();
+    d.bound = ev.range_bound(min, extent);
+    if (is_one(extent) && !ev.varies(min)) d.point = min;
+    return d;
+  }
+
+  static void record(std::vector<BufferAccesses>& list, const Buffer& buffer, std::vector<DimAccess> dims) {
+    for (BufferAccesses& a : list) {
+      if (a.buffer.same_as(buffer)) {
+        a.accesses.push_back(std::move(dims));
+        return;
+      }
+    }
+    list.push_back(BufferAccesses{buffer, {std::move(dims)}});
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Turning accesses into regions.
+
+Range whole_dimension(const Buffer& b, size_t d) { return Range::from_extent(b.shape()[d]); }
+
+Range merge_dimension(const BufferAccesses& acc, size_t d) {
+  const DimAccess& first = acc.accesses[0][d];
+  bool same_point = first.point.defined();
+  for (const auto& a : acc.accesses) same_point = same_point && a[d].point.defined() && same_expr(a[d].point, first.point);
+  if (same_point) return Range(first.point, make_const(first.point.dtype(), 1));
+
+  std::optional<Bound> hull_bound = first.bound;
+  for (const auto& a : acc.accesses) {
+    if (!hull_bound || !a[d].bound) return whole_dimension(acc.buffer, d);
+    hull_bound = hull(*hull_bound, *a[d].bound);
+  }
+  if (!hull_bound) return whole_dimension(acc.buffer, d);
+  Affine extent = add_scaled(hull_bound->hi, hull_bound->lo, -1);
+  extent.c += 1;
+  return Range(to_expr(hull_bound->lo, first.dtype), to_expr(extent, first.dtype));
+}
+
+std::vector<BufferRegion> to_regions(const std::vector<BufferAccesses>& list,
+                                     const std::unordered_set<const Object*>& skip) {
+  std::vector<BufferRegion> out;
+  for (const BufferAccesses& acc : list) {
+    if (skip.count(acc.buffer.get())) continue;
+    std::vector<Range> region;
+    size_t ndim = acc.accesses[0].size();
+    bool consistent = ndim == static_cast<size_t>(acc.buffer.ndim());
+    for (const auto& a : acc.accesses) consistent = consistent && a.size() == ndim;
+    if (!consistent) {
+      // A flattened access to a multi-dimensional buffer: say "all of it".
+      out.push_back(BufferRegion::full(acc.buffer));
+      continue;
+    }
+    for (size_t d = 0; d < ndim; ++d) region.push_back(merge_dimension(acc, d));
+    out.push_back(BufferRegion(acc.buffer, std::move(region)));
+  }
+  return out;
+}
+
+void relax(AccessCollector& c, const std::vector<IterVar>& relaxed) {
+  // Domains first, then bind: a domain may not refer to a variable relaxed with it.
+  std::vector<std::optional<Bound>> bounds;
+  for (const IterVar& iv : relaxed) bounds.push_back(c.ev.range_bound(iv.dom()->min, iv.dom()->extent));
+  for (size_t i = 0; i < relaxed.size(); ++i) c.ev.vars[relaxed[i].var().get()] = bounds[i];
+}
+
+}  // namespace
+
+AccessRegions detect_access_regions(const Stmt& stmt, const std::vector<IterVar>& relaxed) {
+  AccessCollector c;
+  relax(c, relaxed);
+  c.visit(stmt);
+  return {to_regions(c.reads, c.local_buffers), to_regions(c.writes, c.local_buffers)};
+}
+
+AccessRegions block_access_regions(const Stmt& block) {
+  const auto* blk = block.as<BlockNode>();
+  KILN_ICHECK(blk) << "block_access_regions of a " << (block.defined() ? stmt_kind_name(block.kind()) : "null");
+  AccessCollector c;
+  c.visit(block);
+  std::unordered_set<const Object*> skip_reads = c.local_buffers;
+  if (blk->init.defined()) {
+    for (const BufferAccesses& w : c.writes) skip_reads.insert(w.buffer.get());
+  }
+  return {to_regions(c.reads, skip_reads), to_regions(c.writes, c.local_buffers)};
+}
+
+}  // namespace kiln

@@ -1,0 +1,23 @@
+#include "tir/interp/layout.h"
+
+#include <cstddef>
+
+namespace kiln::interp {
+
+int64_t compute_layout(const std::vector<int64_t>& shape, int64_t align_factor, int64_t align_offset,
+                       std::vector<int64_t>& strides) {
+  const std::size_t nd = shape.size();
+  strides.assign(nd, 1);
+  if (nd == 0) return 1;
+  for (std::size_t d = nd - 1; d-- > 0;) {
+    int64_t s = strides[d + 1] * shape[d + 1];
+    if (d == nd - 2 && align_factor > 0) {
+      const int64_t want = ((align_offset % align_factor) + align_factor) % align_factor;
+      while (s % align_factor != want) ++s;
+    }
+    strides[d] = s;
+  }
+  return strides[0] * shape[0];
+}
+
+}  // namespace kiln::interp

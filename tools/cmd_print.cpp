@@ -1,0 +1,37 @@
+// kiln print WORKLOAD [--lowered] [--print-after-all] [--target T]
+#include <iostream>
+
+#include "tir/printer.h"
+#include "tools/commands.h"
+#include "tools/op_session.h"
+
+namespace kiln::cli {
+
+void add_print(CLI::App& app) {
+  struct Args {
+    std::string workload;
+    std::string target = "llvm";
+    bool lowered = false;
+    bool after_all = false;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("print", "print a workload's IR (block form, or lowered)");
+  cmd->add_option("workload", args->workload, "OP:key=value,... (see docs/workloads.md)")->required();
+  cmd->add_option("--target", args->target, "target string (lowering depends on its vector width)");
+  cmd->add_flag("--lowered", args->lowered, "print the lowered IR that the code generator takes");
+  cmd->add_flag("--print-after-all", args->after_all, "print the IR after every lowering step");
+  cmd->callback([args] {
+    Target target = Target::parse(args->target);
+    std::function<void(const std::string&, const PrimFunc&)> after;
+    if (args->after_all) {
+      after = [](const std::string& pass, const PrimFunc& f) {
+        std::cout << "# after " << pass << "\n" << to_string(f) << "\n";
+      };
+    }
+    OpProgram p = prepare_op(args->workload, target, after);
+    if (args->after_all) return;
+    std::cout << to_string(args->lowered ? p.lowered : p.func);
+  });
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,13 @@
+// The `kiln` subcommands. Each registers itself on the CLI app and runs with
+// the library doing the work: commands parse arguments, call the library and
+// print. A user error (kiln::Error) reaches main, which prints it and exits 2.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace kiln::cli {
+
+void add_bench_op(CLI::App& app);
+void add_print(CLI::App& app);
+
+}  // namespace kiln::cli
