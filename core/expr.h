@@ -2,7 +2,7 @@
 //
 // The list of expression kinds below drives the plumbing: the ExprKind enum,
 // the visitor/mutator dispatch (core/functor.h) and the printer. A test fails
-// when a kind lacks printer, equality or JSON support (tests/core/node_list_test).
+// when a kind lacks printer, equality or JSON support (tests/core/json/node_list_test.cpp).
 //
 // Integer division comes in two flavours, as in TVM: Div/Mod truncate toward
 // zero (C semantics), FloorDiv/FloorMod round toward negative infinity (what

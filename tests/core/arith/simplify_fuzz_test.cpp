@@ -152,7 +152,7 @@ class Generator {
 
   Expr int_expr(int depth) {
     if (depth == 0 || pick(5) == 0) return leaf();
-    switch (pick(14)) {
+    switch (pick(15)) {
       case 0:
       case 1: return bin(ExprKind::Add, int_expr(depth - 1), int_expr(depth - 1));
       case 2:
@@ -171,6 +171,20 @@ class Generator {
         n->cond = bool_expr(depth - 1);
         n->true_value = int_expr(depth - 1);
         n->false_value = int_expr(depth - 1);
+        return Expr(std::move(n));
+      }
+      case 13: {
+        // let v = value in body, with v usable in body's leaves.
+        Var v("v" + std::to_string(lets_.size()));
+        Expr value = int_expr(depth - 1);
+        lets_.push_back(v);
+        Expr body = int_expr(depth - 1);
+        lets_.pop_back();
+        auto n = std::make_shared<LetNode>();
+        n->dtype = body.dtype();
+        n->var = v;
+        n->value = value;
+        n->body = body;
         return Expr(std::move(n));
       }
       default: {
@@ -230,7 +244,11 @@ class Generator {
 
  private:
   static Expr bin(ExprKind k, Expr a, Expr b) { return make_binary(k, std::move(a), std::move(b)); }
-  Expr leaf() { return pick(10) < 7 ? Expr(vars_[pick(static_cast<int>(vars_.size()))].var) : constant(); }
+  Expr leaf() {
+    int r = pick(10);
+    if (r < 2 && !lets_.empty()) return lets_[pick(static_cast<int>(lets_.size()))];
+    return r < 7 ? Expr(vars_[pick(static_cast<int>(vars_.size()))].var) : constant();
+  }
   Expr constant() { return Expr(pick(21) - 10); }
   Expr divisor() {
     static const int kDivisors[] = {1, 2, 3, 4, 5, 8, 16, -1, -2, -3, 7, 6};
@@ -238,6 +256,7 @@ class Generator {
   }
 
   std::mt19937_64 rng_;
+  std::vector<Var> lets_;
   const std::vector<VarSpec>& vars_;
 };
 

@@ -1,0 +1,93 @@
+// The kiln binary as a user runs it: exit codes, messages, JSON output.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct Run {
+  int code;
+  std::string out;  // stdout and stderr together
+};
+
+Run kiln(const std::string& args) {
+  std::string cmd = std::string(KILN_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::string last_line(const std::string& s) {
+  size_t end = s.find_last_not_of('\n');
+  size_t start = s.rfind('\n', end);
+  return s.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+}
+
+TEST(Cli, BenchOpCheckJson) {
+  Run r = kiln("bench-op matmul:M=32,N=24,K=16 --threads 2 --repeat 2 --check --json 2>/dev/null");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = nlohmann::json::parse(last_line(r.out));
+  EXPECT_EQ(j["workload"], "matmul:M=32,N=24,K=16,dtype=float32");
+  EXPECT_EQ(j["workload_key"].get<std::string>().size(), 16u);
+  EXPECT_EQ(j["threads"], 2);
+  EXPECT_GT(j["median_ms"].get<double>(), 0);
+  EXPECT_GT(j["gflops"].get<double>(), 0);
+  EXPECT_LE(j["max_rel_err"].get<double>(), 1e-4);
+  EXPECT_TRUE(j["target"].get<std::string>().rfind("llvm", 0) == 0);
+}
+
+TEST(Cli, WorkloadKeyIsStableAcrossProcesses) {
+  auto key = [] {
+    Run r = kiln("bench-op add:M=4,N=4 --repeat 1 --json 2>/dev/null");
+    return nlohmann::json::parse(last_line(r.out))["workload_key"].get<std::string>();
+  };
+  EXPECT_EQ(key(), key());
+}
+
+struct BadInput {
+  const char* args;
+  const char* message;
+};
+
+class CliBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(CliBadInput, ExitsTwoNamingTheBadPart) {
+  Run r = kiln(GetParam().args);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(GetParam().message), std::string::npos) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    All, CliBadInput,
+    ::testing::Values(BadInput{"bench-op conv3d:N=1", "unknown op 'conv3d'"},
+                      BadInput{"bench-op matmul:M=4,N=4", "missing key K"},
+                      BadInput{"bench-op matmul:M=4,N=4,K=4,Z=1", "unknown key 'Z'"},
+                      BadInput{"bench-op matmul:M=four,N=4,K=4", "M='four' is not an integer"},
+                      BadInput{"bench-op matmul:M=4,N=4,K=4,dtype=float13", "float13"},
+                      BadInput{"bench-op 'matmul:M=4,N=4,K=4' --target 'llvm -mcpu=nonesuch'", "nonesuch"},
+                      BadInput{"bench-op 'matmul:M=4,N=4,K=4' --target 'vulkan'", "vulkan"},
+                      BadInput{"bench-op 'matmul:M=4,N=4,K=4' --target 'llvm -num-cores=0'", "num-cores"},
+                      BadInput{"print add:M=4", "missing key N"},
+                      BadInput{"frobnicate", "frobnicate"}));
+
+TEST(Cli, PrintShowsBlockAndLoweredForms) {
+  Run block = kiln("print matmul:M=8,N=8,K=4");
+  ASSERT_EQ(block.code, 0) << block.out;
+  EXPECT_NE(block.out.find("T.block(\"C\")"), std::string::npos) << block.out;
+  EXPECT_NE(block.out.find("T.init()"), std::string::npos) << block.out;
+  Run lowered = kiln("print matmul:M=8,N=8,K=4 --lowered");
+  ASSERT_EQ(lowered.code, 0) << lowered.out;
+  EXPECT_EQ(lowered.out.find("T.block"), std::string::npos) << lowered.out;
+  EXPECT_NE(lowered.out.find("if k == 0"), std::string::npos) << lowered.out;
+  Run all = kiln("print matmul:M=8,N=8,K=4 --print-after-all");
+  EXPECT_NE(all.out.find("# after flatten_buffers"), std::string::npos) << all.out;
+}
+
+}  // namespace
