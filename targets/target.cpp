@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -134,6 +135,23 @@ void parse_cuda(Target::Data& d, std::map<std::string, std::string> opts) {
 }  // namespace
 
 Target Target::parse(const std::string& s) {
+  // Asking LLVM about CPUs and features costs milliseconds, and the same few
+  // strings are parsed over and over (every record of a tuning database names
+  // one): remember each valid string's result.
+  static std::mutex mu;
+  static auto* cache = new std::map<std::string, std::shared_ptr<const Data>>();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache->find(s);
+    if (it != cache->end()) return Target(it->second);
+  }
+  Target t = parse_uncached(s);
+  std::lock_guard<std::mutex> lock(mu);
+  cache->emplace(s, t.d_);
+  return t;
+}
+
+Target Target::parse_uncached(const std::string& s) {
   std::istringstream is(s);
   std::vector<std::string> tokens;
   for (std::string tok; is >> tok;) tokens.push_back(tok);

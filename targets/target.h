@@ -80,6 +80,7 @@ class Target {
 
  private:
   explicit Target(std::shared_ptr<const Data> d) : d_(std::move(d)) {}
+  static Target parse_uncached(const std::string& s);
   std::shared_ptr<const Data> d_;
 };
 

@@ -9,12 +9,12 @@
 
 namespace {
 
-struct Run {
+struct CliRun {
   int code;
   std::string out;  // stdout and stderr together
 };
 
-Run kiln(const std::string& args) {
+CliRun kiln(const std::string& args) {
   std::string cmd = std::string(KILN_BINARY) + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
@@ -31,22 +31,23 @@ std::string last_line(const std::string& s) {
 }
 
 TEST(Cli, BenchOpCheckJson) {
-  Run r = kiln("bench-op matmul:M=32,N=24,K=16 --threads 2 --repeat 2 --check --json 2>/dev/null");
+  CliRun r = kiln("bench-op matmul:M=32,N=24,K=16 --threads 2 --repeat 2 --check --json 2>/dev/null");
   ASSERT_EQ(r.code, 0) << r.out;
   auto j = nlohmann::json::parse(last_line(r.out));
   EXPECT_EQ(j["workload"], "matmul:M=32,N=24,K=16,dtype=float32");
-  EXPECT_EQ(j["workload_key"].get<std::string>().size(), 16u);
+  EXPECT_EQ(static_cast<std::string>(j["workload_key"]).size(), 16u);
   EXPECT_EQ(j["threads"], 2);
-  EXPECT_GT(j["median_ms"].get<double>(), 0);
-  EXPECT_GT(j["gflops"].get<double>(), 0);
-  EXPECT_LE(j["max_rel_err"].get<double>(), 1e-4);
-  EXPECT_TRUE(j["target"].get<std::string>().rfind("llvm", 0) == 0);
+  EXPECT_GT(static_cast<double>(j["median_ms"]), 0);
+  EXPECT_GT(static_cast<double>(j["gflops"]), 0);
+  EXPECT_LE(static_cast<double>(j["max_rel_err"]), 1e-4);
+  EXPECT_TRUE(static_cast<std::string>(j["target"]).rfind("llvm", 0) == 0);
 }
 
 TEST(Cli, WorkloadKeyIsStableAcrossProcesses) {
   auto key = [] {
-    Run r = kiln("bench-op add:M=4,N=4 --repeat 1 --json 2>/dev/null");
-    return nlohmann::json::parse(last_line(r.out))["workload_key"].get<std::string>();
+    CliRun r = kiln("bench-op add:M=4,N=4 --repeat 1 --json 2>/dev/null");
+    nlohmann::json j = nlohmann::json::parse(last_line(r.out));
+    return static_cast<std::string>(j["workload_key"]);
   };
   EXPECT_EQ(key(), key());
 }
@@ -59,7 +60,7 @@ struct BadInput {
 class CliBadInput : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(CliBadInput, ExitsTwoNamingTheBadPart) {
-  Run r = kiln(GetParam().args);
+  CliRun r = kiln(GetParam().args);
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find(GetParam().message), std::string::npos) << r.out;
 }
@@ -78,15 +79,15 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"frobnicate", "frobnicate"}));
 
 TEST(Cli, PrintShowsBlockAndLoweredForms) {
-  Run block = kiln("print matmul:M=8,N=8,K=4");
+  CliRun block = kiln("print matmul:M=8,N=8,K=4");
   ASSERT_EQ(block.code, 0) << block.out;
   EXPECT_NE(block.out.find("T.block(\"C\")"), std::string::npos) << block.out;
   EXPECT_NE(block.out.find("T.init()"), std::string::npos) << block.out;
-  Run lowered = kiln("print matmul:M=8,N=8,K=4 --lowered");
+  CliRun lowered = kiln("print matmul:M=8,N=8,K=4 --lowered");
   ASSERT_EQ(lowered.code, 0) << lowered.out;
   EXPECT_EQ(lowered.out.find("T.block"), std::string::npos) << lowered.out;
   EXPECT_NE(lowered.out.find("if k == 0"), std::string::npos) << lowered.out;
-  Run all = kiln("print matmul:M=8,N=8,K=4 --print-after-all");
+  CliRun all = kiln("print matmul:M=8,N=8,K=4 --print-after-all");
   EXPECT_NE(all.out.find("# after flatten_buffers"), std::string::npos) << all.out;
 }
 

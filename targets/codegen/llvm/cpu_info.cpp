@@ -79,9 +79,10 @@ std::vector<std::string> host_feature_delta(const std::string& triple, const std
   std::vector<std::string> removed, added;
   for (const auto& kv : llvm::sys::getHostCPUFeatures()) {
     if (!is_known_feature(*sti, kv.getKey())) continue;
-    bool by_default = sti->checkFeatures("+" + kv.getKey().str());
-    if (by_default == kv.getValue()) continue;
-    (kv.getValue() ? added : removed).push_back((kv.getValue() ? "+" : "-") + kv.getKey().str());
+    const std::string name = kv.getKey().str();
+    const bool on_host = kv.getValue();
+    if (sti->checkFeatures(std::string("+").append(name)) == on_host) continue;
+    (on_host ? added : removed).push_back(std::string(on_host ? "+" : "-").append(name));
   }
   std::sort(removed.begin(), removed.end());
   std::sort(added.begin(), added.end());
@@ -95,7 +96,7 @@ std::vector<std::string> enabled_features(const std::string& triple, const std::
   std::vector<std::string> out;
   for (const llvm::SubtargetFeatureKV& f : sti->getAllProcessorFeatures()) {
     std::string name = f.Key;
-    if (sti->checkFeatures("+" + name)) out.push_back(name);
+    if (sti->checkFeatures(std::string("+").append(name))) out.push_back(name);
   }
   std::sort(out.begin(), out.end());
   return out;
