@@ -33,6 +33,7 @@ void Analyzer::unbind(const Var& v) {
 std::optional<IntBound> Analyzer::binding(const Var& v) const { return bounds_.binding(v); }
 
 Expr Analyzer::simplify(const Expr& e) {
+  if (!e.defined()) return e;
   Expr cur = e;
   for (int round = 0; round < kMaxRounds; ++round) {
     Expr next = rewriter_->mutate(cur);

@@ -37,8 +37,8 @@ Expr Rewriter::rewrite_and(const Expr& e) {
       rw((x && y) && y, x && y) ||
       rw(x < c1 && x < c2, x < min(c1, c2)) ||
       rw(x > c1 && x > c2, x > max(c1, c2)) ||
-      rw(x < c1 && x > c2, 0, [&] { return integral() && c1.value() <= c2.value() + 1; }) ||
-      rw(x > c2 && x < c1, 0, [&] { return integral() && c1.value() <= c2.value() + 1; }) ||
+      rw(x < c1 && x > c2, 0, [&] { return integral() && c1.value() <= static_cast<__int128>(c2.value()) + 1; }) ||
+      rw(x > c2 && x < c1, 0, [&] { return integral() && c1.value() <= static_cast<__int128>(c2.value()) + 1; }) ||
       rw(x == c1 && x == c2, 0, [&] { return c1.value() != c2.value(); }) ||
       rw(x == c1 && x != c2, x == c1, [&] { return c1.value() != c2.value(); }) ||
       rw(x != c2 && x == c1, x == c1, [&] { return c1.value() != c2.value(); }) ||

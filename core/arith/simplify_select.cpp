@@ -31,18 +31,16 @@ Expr Rewriter::rewrite_select(const Expr& e) {
     return rw.result();
   if (t.is_bool() && (rw(select(c, 1, 0), c) || rw(select(c, 0, 1), !c))) return rw.result();
   if (!is_int_algebra(t)) return Expr();
+  // Conditions arrive canonical: x > y became y < x, so only < and <= (and
+  // comparisons with a constant, which keep >) need rules.
   if (rw(select(x < y, x, y), min(x, y)) ||
       rw(select(x < y, y, x), max(x, y)) ||
       rw(select(x <= y, x, y), min(x, y)) ||
       rw(select(x <= y, y, x), max(x, y)) ||
-      rw(select(x > y, x, y), max(x, y)) ||
-      rw(select(x > y, y, x), min(x, y)) ||
-      rw(select(x >= y, x, y), max(x, y)) ||
-      rw(select(x >= y, y, x), min(x, y)) ||
-      rw(select(x < c1, x, c2), min(x, c2), [&] { return c1.value() == c2.value() + 1; }) ||
-      rw(select(x < c1, c2, x), max(x, c2), [&] { return c2.value() == c1.value() - 1; }) ||
-      rw(select(x > c1, x, c2), max(x, c2), [&] { return c2.value() == c1.value() + 1; }) ||
-      rw(select(x > c1, c2, x), min(x, c2), [&] { return c2.value() == c1.value() + 1; }) ||
+      rw(select(x < c1, x, c2), min(x, c2), [&] { return c1.value() == static_cast<__int128>(c2.value()) + 1; }) ||
+      rw(select(x < c1, c2, x), max(x, c2), [&] { return c2.value() == static_cast<__int128>(c1.value()) - 1; }) ||
+      rw(select(x > c1, x, c2), max(x, c2), [&] { return c2.value() == static_cast<__int128>(c1.value()) + 1; }) ||
+      rw(select(x > c1, c2, x), min(x, c2), [&] { return c2.value() == static_cast<__int128>(c1.value()) + 1; }) ||
       rw(select(c, x + y, x + z), x + select(c, y, z)) ||
       rw(select(c, y + x, z + x), select(c, y, z) + x) ||
       rw(select(c, x - y, x - z), x - select(c, y, z)) ||

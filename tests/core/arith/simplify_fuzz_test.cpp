@@ -10,6 +10,7 @@
 // assume that signed arithmetic does not overflow.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <random>
@@ -164,13 +165,27 @@ class Generator {
       case 8: return bin(pick(2) ? ExprKind::Div : ExprKind::Mod, int_expr(depth - 1), divisor());
       case 9: return bin(ExprKind::Min, int_expr(depth - 1), int_expr(depth - 1));
       case 10: return bin(ExprKind::Max, int_expr(depth - 1), int_expr(depth - 1));
-      case 11:
-      case 12: {
+      case 11: {
         auto n = std::make_shared<SelectNode>();
         n->dtype = DataType::Int32();
         n->cond = bool_expr(depth - 1);
         n->true_value = int_expr(depth - 1);
         n->false_value = int_expr(depth - 1);
+        return Expr(std::move(n));
+      }
+      case 12: {
+        // A select comparing one of its own branches: min and max in
+        // disguise, with constants near the edge.
+        static const ExprKind kCmp[] = {ExprKind::LT, ExprKind::LE, ExprKind::GT, ExprKind::GE};
+        Expr e = pick(2) ? Expr(vars_[pick(static_cast<int>(vars_.size()))].var) : int_expr(depth - 1);
+        int c = pick(9) - 2;
+        Expr other = pick(3) ? Expr(c + pick(3) - 1) : int_expr(depth - 1);
+        auto n = std::make_shared<SelectNode>();
+        n->dtype = DataType::Int32();
+        n->cond = bin(kCmp[pick(4)], e, pick(3) ? Expr(c) : other);
+        bool swap = pick(2);
+        n->true_value = swap ? other : e;
+        n->false_value = swap ? e : other;
         return Expr(std::move(n));
       }
       case 13: {
@@ -197,12 +212,21 @@ class Generator {
   }
 
   Expr bool_expr(int depth) {
-    int r = pick(depth <= 0 ? 6 : 9);
+    static const ExprKind kCmp[] = {ExprKind::LT, ExprKind::LE, ExprKind::GT,
+                                    ExprKind::GE, ExprKind::EQ, ExprKind::NE};
+    int r = pick(depth <= 0 ? 6 : 12);
     if (r < 6) {
-      static const ExprKind kCmp[] = {ExprKind::LT, ExprKind::LE, ExprKind::GT,
-                                      ExprKind::GE, ExprKind::EQ, ExprKind::NE};
       int d = depth <= 0 ? 0 : depth - 1;
       return bin(kCmp[r], int_expr(d), pick(2) ? constant() : int_expr(d));
+    }
+    if (r >= 9) {
+      // Two comparisons of one expression with nearby constants, which the
+      // rules merge or decide; the edge cases are where they go wrong.
+      Expr e = pick(2) ? Expr(vars_[pick(static_cast<int>(vars_.size()))].var) : int_expr(depth - 1);
+      int c = pick(9) - 2;
+      Expr a = bin(kCmp[pick(6)], e, Expr(c));
+      Expr b = bin(kCmp[pick(6)], e, Expr(c + pick(3) - 1));
+      return bin(pick(2) ? ExprKind::And : ExprKind::Or, a, b);
     }
     if (r == 6) {
       auto n = std::make_shared<NotNode>();
@@ -238,6 +262,32 @@ class Generator {
     }
   }
 
+  // Index arithmetic as splits and fuses produce it: sums of strided
+  // variables, divided and reduced by powers of two and small constants.
+  Expr index_expr(int depth) {
+    static const int kStrides[] = {1, 2, 3, 4, 8, 16, -1};
+    static const int kDivisors[] = {2, 3, 4, 8, 16};
+    if (depth == 0 || pick(4) == 0) {
+      Expr v = vars_[pick(static_cast<int>(vars_.size()))].var;
+      int r = pick(6);
+      if (r < 3) return bin(ExprKind::Mul, v, Expr(kStrides[pick(7)]));
+      if (r < 5) return v;
+      return Expr(pick(33) - 8);
+    }
+    switch (pick(10)) {
+      case 0:
+      case 1:
+      case 2: return bin(ExprKind::Add, index_expr(depth - 1), index_expr(depth - 1));
+      case 3: return bin(ExprKind::Sub, index_expr(depth - 1), index_expr(depth - 1));
+      case 4: return bin(ExprKind::Mul, index_expr(depth - 1), Expr(kStrides[pick(7)]));
+      case 5:
+      case 6: return bin(ExprKind::FloorDiv, index_expr(depth - 1), Expr(kDivisors[pick(5)]));
+      case 7:
+      case 8: return bin(ExprKind::FloorMod, index_expr(depth - 1), Expr(kDivisors[pick(5)]));
+      default: return bin(pick(2) ? ExprKind::Min : ExprKind::Max, index_expr(depth - 1), index_expr(depth - 1));
+    }
+  }
+
   static constexpr int kLanes = 4;
 
   int pick(int n) { return static_cast<int>(rng_() % static_cast<uint64_t>(n)); }
@@ -261,33 +311,28 @@ class Generator {
 };
 
 // KILN_FUZZ_SEED, KILN_FUZZ_ITERS and KILN_FUZZ_DEPTH override the defaults
-// for longer runs by hand; the suite runs the fixed defaults.
+// for longer runs by hand (KILN_FUZZ_SHOW prints the first inputs and their
+// simplified forms); the suite runs the fixed defaults.
 int64_t env_or(const char* name, int64_t fallback) {
   const char* v = std::getenv(name);
   return v ? std::atoll(v) : fallback;
 }
 
-TEST(SimplifyFuzz, RandomIntegerExpressions) {
-  const uint64_t seed = static_cast<uint64_t>(env_or("KILN_FUZZ_SEED", 20240611));
-  const int64_t iters = env_or("KILN_FUZZ_ITERS", 6000);
-  const int depth = static_cast<int>(env_or("KILN_FUZZ_DEPTH", 4));
-  std::vector<VarSpec> vars = {
-      {Var("x"), 0, 15, false},
-      {Var("y"), -8, 7, false},
-      {Var("z"), 1, 4, false},
-      {Var("w"), -40, 40, true},
-  };
+// Checks (a), (b) and (c) for `iters` expressions from make(); returns the
+// number of assignments checked and of expressions changed.
+template <typename Make>
+void fuzz(const std::vector<VarSpec>& vars, uint64_t seed, int64_t iters, const Make& make) {
   auto bind_all = [&](arith::Analyzer& ana) {
     for (const auto& v : vars)
       if (!v.free) ana.bind(v.var, arith::IntBound{v.lo, v.hi});
   };
   arith::Analyzer ana;
   bind_all(ana);
-  Generator gen(seed, vars);
   std::mt19937_64 values(seed + 1);
-  int checked = 0, changed = 0, failures = 0;
+  int64_t checked = 0, changed = 0;
+  int failures = 0;
   for (int64_t iter = 0; iter < iters && failures < 10; ++iter) {
-    Expr e = iter % 5 == 4 ? gen.bool_expr(depth) : gen.int_expr(depth);
+    Expr e = make(iter);
     Expr s = ana.simplify(e);
     if (!s.same_as(e)) ++changed;
     if (std::getenv("KILN_FUZZ_SHOW") && iter < 40) std::printf("%s\n  -> %s\n", to_string(e).c_str(), to_string(s).c_str());
@@ -335,6 +380,32 @@ TEST(SimplifyFuzz, RandomIntegerExpressions) {
   // The generator must exercise the simplifier, not just skip.
   EXPECT_GT(checked, iters * 5);
   EXPECT_GT(changed, iters / 2);
+}
+
+TEST(SimplifyFuzz, RandomIntegerExpressions) {
+  const uint64_t seed = static_cast<uint64_t>(env_or("KILN_FUZZ_SEED", 20240611));
+  const int64_t iters = env_or("KILN_FUZZ_ITERS", 6000);
+  const int depth = static_cast<int>(env_or("KILN_FUZZ_DEPTH", 4));
+  std::vector<VarSpec> vars = {
+      {Var("x"), 0, 15, false},
+      {Var("y"), -8, 7, false},
+      {Var("z"), 1, 4, false},
+      {Var("w"), -40, 40, true},
+  };
+  Generator gen(seed, vars);
+  fuzz(vars, seed, iters, [&](int64_t iter) { return iter % 5 == 4 ? gen.bool_expr(depth) : gen.int_expr(depth); });
+}
+
+TEST(SimplifyFuzz, RandomIndexExpressions) {
+  const uint64_t seed = static_cast<uint64_t>(env_or("KILN_FUZZ_SEED", 31337));
+  const int64_t iters = env_or("KILN_FUZZ_ITERS", 6000);
+  const int depth = static_cast<int>(env_or("KILN_FUZZ_DEPTH", 4));
+  std::vector<VarSpec> vars = {
+      {Var("a"), 0, 3, false},  {Var("b"), 0, 7, false},    {Var("c"), 0, 15, false},
+      {Var("d"), 1, 4, false},  {Var("e"), -4, 3, false},   {Var("w"), -40, 40, true},
+  };
+  Generator gen(seed, vars);
+  fuzz(vars, seed, iters, [&](int64_t) { return gen.index_expr(depth); });
 }
 
 TEST(SimplifyFuzz, RandomVectorExpressions) {
