@@ -501,4 +501,29 @@ Expr reduce(ReduceKind k, Expr source, std::vector<IterVar> axis) {
   return Expr(std::move(n));
 }
 
+BinaryOperands binary_operands(const Expr& e) {
+  switch (e.kind()) {
+#define X(Name, Sym)                                         \
+  case ExprKind::Name: {                                     \
+    const auto* n = static_cast<const Name##Node*>(e.get()); \
+    return {&n->a, &n->b};                                   \
+  }
+    KILN_FOR_EACH_BINARY_EXPR(X)
+    KILN_FOR_EACH_CMP_EXPR(X)
+    KILN_FOR_EACH_LOGIC_EXPR(X)
+#undef X
+    default: return {};
+  }
+}
+
+bool is_comparison(ExprKind k) {
+  switch (k) {
+#define X(Name, Sym) case ExprKind::Name:
+    KILN_FOR_EACH_CMP_EXPR(X)
+#undef X
+    return true;
+    default: return false;
+  }
+}
+
 }  // namespace kiln

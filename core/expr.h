@@ -224,6 +224,16 @@ KILN_FOR_EACH_CMP_EXPR(KILN_DECLARE_BINARY)
 KILN_FOR_EACH_LOGIC_EXPR(KILN_DECLARE_BINARY)
 #undef KILN_DECLARE_BINARY
 
+// The operands of a two-operand node (arithmetic, comparison or logic), so
+// passes that treat them alike need not switch over every kind.
+struct BinaryOperands {
+  const Expr* a = nullptr;
+  const Expr* b = nullptr;
+  explicit operator bool() const { return a != nullptr; }
+};
+BinaryOperands binary_operands(const Expr& e);  // empty for any other node
+bool is_comparison(ExprKind k);
+
 class NotNode : public ExprNode {
  public:
   Expr a;

@@ -66,7 +66,7 @@ KILN_FOR_EACH_EXPR(X)
 
 void ExprVisitor::visit_children(const Object& node) {
   for_each_child(node, [this](const ObjectRef& c) {
-    if (const auto* e = c.as<ExprNode>()) {
+    if (c.as<ExprNode>()) {
       visit(Expr(c.ptr()));
     } else if (!c.get()->has_identity()) {
       visit_other(c);

@@ -154,6 +154,17 @@ Stmt block(BlockFields f) {
   return Stmt(std::move(n));
 }
 
+Stmt with_loop_body(const Stmt& loop, Stmt body) {
+  return with_loop_body(loop, loop.as<ForNode>()->for_kind, std::move(body));
+}
+
+Stmt with_loop_body(const Stmt& loop, ForKind kind, Stmt body) {
+  const ForNode* op = loop.as<ForNode>();
+  KILN_ICHECK(op) << "with_loop_body needs a For, got " << stmt_kind_name(loop.kind());
+  if (kind == op->for_kind && body.same_as(op->body)) return loop;
+  return for_loop(op->loop_var, op->min, op->extent, kind, std::move(body), op->thread_tag, op->annotations);
+}
+
 Stmt block_realize(std::vector<Expr> iter_values, Expr predicate, Stmt block) {
   auto n = node<BlockRealizeNode>();
   n->iter_values = std::move(iter_values);
@@ -186,6 +197,7 @@ PrimFunc::PrimFunc(std::string name, std::vector<Buffer> params, Stmt body, Anno
 }
 
 PrimFunc PrimFunc::with_body(Stmt body) const {
+  if (body.same_as((*this)->body)) return *this;
   auto n = std::make_shared<PrimFuncNode>(**this);
   n->body = std::move(body);
   return PrimFunc(ObjectPtr(std::move(n)));

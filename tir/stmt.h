@@ -183,6 +183,10 @@ KILN_REGISTER_NODE(BlockRealizeNode);
 Stmt buffer_store(Buffer buffer, Expr value, std::vector<Expr> indices);
 Stmt for_loop(Var v, Expr min, Expr extent, ForKind kind, Stmt body, std::string thread_tag = "",
               Annotations annotations = {});
+// The loop `loop` (a For) with another body, and optionally another kind;
+// `loop` itself when neither changes.
+Stmt with_loop_body(const Stmt& loop, Stmt body);
+Stmt with_loop_body(const Stmt& loop, ForKind kind, Stmt body);
 // Flattens nested sequences and drops no-ops; one statement stays itself.
 Stmt seq(std::vector<Stmt> stmts);
 Stmt if_then_else(Expr cond, Stmt then_case, Stmt else_case = Stmt());
@@ -223,6 +227,7 @@ class PrimFunc : public ObjectRef {
   const std::string& name() const { return (*this)->name; }
   const std::vector<Buffer>& params() const { return (*this)->params; }
   const Stmt& body() const { return (*this)->body; }
+  // This function with another body; *this when `body` is the same node.
   PrimFunc with_body(Stmt body) const;
 };
 

@@ -22,22 +22,8 @@ bool fits_type(DataType t, __int128 v) {
 }
 
 Expr fold_constants(const Expr& e) {
-  const Expr* a = nullptr;
-  const Expr* b = nullptr;
-  switch (e.kind()) {
-#define X(Name, Sym)                                  \
-  case ExprKind::Name: {                              \
-    const auto* n = static_cast<const Name##Node*>(e.get()); \
-    a = &n->a;                                        \
-    b = &n->b;                                        \
-    break;                                            \
-  }
-    KILN_FOR_EACH_BINARY_EXPR(X)
-    KILN_FOR_EACH_CMP_EXPR(X)
-    KILN_FOR_EACH_LOGIC_EXPR(X)
-#undef X
-    default: return Expr();
-  }
+  auto [a, b] = binary_operands(e);
+  if (!a) return Expr();
   const int64_t* ia = as_const_int(*a);
   const int64_t* ib = as_const_int(*b);
   if (ia && ib) {

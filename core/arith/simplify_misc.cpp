@@ -81,22 +81,8 @@ Expr Rewriter::visit_Let(const LetNode* op, const Expr& e) {
 
 Expr Rewriter::rewrite_vector(const Expr& e) {
   ExprKind k = e.kind();
-  const Expr* a = nullptr;
-  const Expr* b = nullptr;
-  switch (k) {
-#define X(Name, Sym)                                         \
-  case ExprKind::Name: {                                     \
-    const auto* n = static_cast<const Name##Node*>(e.get()); \
-    a = &n->a;                                               \
-    b = &n->b;                                               \
-    break;                                                   \
-  }
-    KILN_FOR_EACH_BINARY_EXPR(X)
-    KILN_FOR_EACH_CMP_EXPR(X)
-    KILN_FOR_EACH_LOGIC_EXPR(X)
-#undef X
-    default: return Expr();
-  }
+  auto [a, b] = binary_operands(e);
+  if (!a) return Expr();
   const auto* ba = a->as<BroadcastNode>();
   const auto* bb = b->as<BroadcastNode>();
   if (ba && bb && ba->lanes == bb->lanes) return broadcast(build_binary(k, ba->value, bb->value), ba->lanes);

@@ -249,28 +249,6 @@ ExprPtr make_compare(ExprKind k, DataType t, ExprPtr a, ExprPtr b) {
 }
 
 bool is_arith(ExprKind k) { return k >= ExprKind::Add && k <= ExprKind::Max; }
-bool is_compare(ExprKind k) { return k >= ExprKind::EQ && k <= ExprKind::GE; }
-
-// The two operands of any binary node (they are the node's a and b fields).
-template <typename N>
-std::pair<Expr, Expr> operands_of(const Expr& e) {
-  const auto* n = static_cast<const N*>(e.get());
-  return {n->a, n->b};
-}
-
-std::pair<Expr, Expr> binary_operands(const Expr& e) {
-  switch (e.kind()) {
-#define X(Name, Sym) \
-  case ExprKind::Name: return operands_of<Name##Node>(e);
-    KILN_FOR_EACH_BINARY_EXPR(X)
-    KILN_FOR_EACH_CMP_EXPR(X)
-    KILN_FOR_EACH_LOGIC_EXPR(X)
-#undef X
-    default: break;
-  }
-  KILN_ICHECK(false) << expr_kind_name(e.kind()) << " is not binary";
-  return {};
-}
 
 void check_value_type(DataType t, const char* what) {
   if (t.is_handle() || t.is_void() || t.lanes() < 1)
@@ -297,8 +275,10 @@ ExprPtr Compiler::expr(const Expr& e) {
   if (const auto* v = e.as<VarNode>()) check_value_type(t, ("variable " + v->name).c_str());
   check_value_type(t, expr_kind_name(k));
 
-  if (is_arith(k) || is_compare(k) || k == ExprKind::And || k == ExprKind::Or) {
-    auto [ea, eb] = binary_operands(e);
+  if (is_arith(k) || is_comparison(k) || k == ExprKind::And || k == ExprKind::Or) {
+    auto [pa, pb] = binary_operands(e);
+    const Expr& ea = *pa;
+    const Expr& eb = *pb;
     if (ea.dtype() != eb.dtype())
       KILN_USER_ERROR() << "operands of " << expr_kind_name(k) << " have types " << ea.dtype().str() << " and "
                         << eb.dtype().str();
@@ -310,7 +290,7 @@ ExprPtr Compiler::expr(const Expr& e) {
     if (vec) return vector_binary(k, t, std::move(a), std::move(b));
     if (k == ExprKind::And) return std::make_unique<Logic<true>>(t, std::move(a), std::move(b));
     if (k == ExprKind::Or) return std::make_unique<Logic<false>>(t, std::move(a), std::move(b));
-    if (is_compare(k)) {
+    if (is_comparison(k)) {
       if (ot.is_float()) return make_compare<FloatCompare>(k, t, std::move(a), std::move(b));
       return make_compare<IntCompare>(k, t, std::move(a), std::move(b));
     }

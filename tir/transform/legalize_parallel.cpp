@@ -15,8 +15,7 @@ class NestedParallel : public StmtMutator {
     depth_ += parallel;
     Stmt body = mutate(op->body);
     depth_ -= parallel;
-    if (body.same_as(op->body) && kind == op->for_kind) return s;
-    return for_loop(op->loop_var, op->min, op->extent, kind, body, op->thread_tag, op->annotations);
+    return with_loop_body(s, kind, body);
   }
 
  private:
@@ -27,7 +26,7 @@ class NestedParallel : public StmtMutator {
 
 PrimFunc serialize_nested_parallel(const PrimFunc& f) {
   Stmt body = NestedParallel().mutate(f.body());
-  return body.same_as(f.body()) ? f : f.with_body(body);
+  return f.with_body(body);
 }
 
 }  // namespace kiln

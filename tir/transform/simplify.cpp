@@ -66,20 +66,8 @@ class Facts {
     }
     if (const auto* n = cond.as<NotNode>()) return collect(n->a, !holds);
     ExprKind k = cond.kind();
-    const Expr* a = nullptr;
-    const Expr* b = nullptr;
-    switch (k) {
-#define X(Name, Sym)                                           \
-  case ExprKind::Name: {                                       \
-    const auto* n = static_cast<const Name##Node*>(cond.get()); \
-    a = &n->a;                                                 \
-    b = &n->b;                                                 \
-    break;                                                     \
-  }
-      KILN_FOR_EACH_CMP_EXPR(X)
-#undef X
-      default: return;
-    }
+    auto [a, b] = binary_operands(cond);
+    if (!is_comparison(k)) return;
     if (!holds) k = negate(k);
     if (a->as<VarNode>() && as_const_int(*b)) {
       narrow(Var(a->ptr()), k, *as_const_int(*b));
@@ -223,7 +211,7 @@ Stmt simplify_stmt(const Stmt& s) { return StmtSimplifier().mutate(s); }
 
 PrimFunc simplify(const PrimFunc& f) {
   Stmt body = simplify_stmt(f.body());
-  return body.same_as(f.body()) ? f : f.with_body(body);
+  return f.with_body(body);
 }
 
 }  // namespace kiln

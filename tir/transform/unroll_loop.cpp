@@ -15,8 +15,7 @@ class Unroller : public StmtMutator {
     const int64_t* mn = as_const_int(op->min);
     const int64_t* ext = as_const_int(op->extent);
     if (op->for_kind != ForKind::kUnrolled || !mn || !ext || *ext > max_extent_) {
-      if (body.same_as(op->body)) return s;
-      return for_loop(op->loop_var, op->min, op->extent, op->for_kind, body, op->thread_tag, op->annotations);
+      return with_loop_body(s, body);
     }
     std::vector<Stmt> copies;
     for (int64_t i = 0; i < *ext; ++i)
@@ -32,7 +31,7 @@ class Unroller : public StmtMutator {
 
 PrimFunc unroll_loops(const PrimFunc& f, int64_t max_extent) {
   Stmt body = Unroller(max_extent).mutate(f.body());
-  return body.same_as(f.body()) ? f : f.with_body(body);
+  return f.with_body(body);
 }
 
 }  // namespace kiln

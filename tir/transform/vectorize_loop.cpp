@@ -168,11 +168,7 @@ class LoopVectorizer : public StmtMutator {
 
   Stmt visit_For(const ForNode* op, const Stmt& s) override {
     Stmt body = mutate(op->body);
-    if (op->for_kind != ForKind::kVectorized) {
-      return body.same_as(op->body) ? s
-                                    : for_loop(op->loop_var, op->min, op->extent, op->for_kind, body,
-                                               op->thread_tag, op->annotations);
-    }
+    if (op->for_kind != ForKind::kVectorized) return with_loop_body(s, body);
     Stmt serial = for_loop(op->loop_var, op->min, op->extent, ForKind::kSerial, body, "", op->annotations);
     const int64_t* ext = as_const_int(op->extent);
     if (!ext || *ext < 1) return serial;
@@ -207,7 +203,7 @@ class LoopVectorizer : public StmtMutator {
 
 PrimFunc vectorize_loops(const PrimFunc& f, int max_lanes) {
   Stmt body = LoopVectorizer(max_lanes).mutate(f.body());
-  return body.same_as(f.body()) ? f : f.with_body(body);
+  return f.with_body(body);
 }
 
 }  // namespace kiln

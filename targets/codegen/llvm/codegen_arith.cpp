@@ -24,19 +24,9 @@ int log2_exact(int64_t v) {
 }  // namespace
 
 llvm::Value* CodeGen::emit_binary(const Expr& e) {
-  const Expr* pa = nullptr;
-  const Expr* pb = nullptr;
-  switch (e.kind()) {
-#define X(Name, Sym)                            \
-  case ExprKind::Name:                          \
-    pa = &static_cast<const Name##Node*>(e.get())->a; \
-    pb = &static_cast<const Name##Node*>(e.get())->b; \
-    break;
-    KILN_FOR_EACH_BINARY_EXPR(X)
-    KILN_FOR_EACH_LOGIC_EXPR(X)
-#undef X
-    default: KILN_ICHECK(false) << "not a binary expression: " << expr_kind_name(e.kind()) << " in " << symbol_;
-  }
+  auto [pa, pb] = binary_operands(e);
+  KILN_ICHECK(pa && !is_comparison(e.kind()))
+      << "not a binary expression: " << expr_kind_name(e.kind()) << " in " << symbol_;
   DataType t = pa->dtype();
   llvm::Value* a = emit(*pa);
   llvm::Value* b = emit(*pb);
@@ -70,18 +60,9 @@ llvm::Value* CodeGen::emit_binary(const Expr& e) {
 }
 
 llvm::Value* CodeGen::emit_compare(const Expr& e) {
-  const Expr* pa = nullptr;
-  const Expr* pb = nullptr;
-  switch (e.kind()) {
-#define X(Name, Sym)                            \
-  case ExprKind::Name:                          \
-    pa = &static_cast<const Name##Node*>(e.get())->a; \
-    pb = &static_cast<const Name##Node*>(e.get())->b; \
-    break;
-    KILN_FOR_EACH_CMP_EXPR(X)
-#undef X
-    default: KILN_ICHECK(false) << "not a comparison: " << expr_kind_name(e.kind()) << " in " << symbol_;
-  }
+  auto [pa, pb] = binary_operands(e);
+  KILN_ICHECK(pa && is_comparison(e.kind()))
+      << "not a comparison: " << expr_kind_name(e.kind()) << " in " << symbol_;
   DataType t = pa->dtype();
   llvm::Value* a = emit(*pa);
   llvm::Value* b = emit(*pb);
