@@ -23,12 +23,15 @@ enum Prec : int {
 
 bool is_zero_of(const Expr& e, DataType t) { return e.dtype() == t && is_const_int(e, 0); }
 
-std::string shortest_float(double v) {
+// The shortest decimal that reads back as the same value of type t. float32
+// values are floats; every other float type keeps a double (float_imm does
+// not round float16), so only a float32 may use the float's shorter text:
+// 0.1f stored as a float64 must print as 0.10000000149011612, not 0.1.
+std::string shortest_float(DataType t, double v) {
   char buf[64];
   std::to_chars_result r;
-  float f = static_cast<float>(v);
-  if (static_cast<double>(f) == v) {
-    r = std::to_chars(buf, buf + sizeof(buf), f);
+  if (t.code() == DataType::kFloat && t.bits() == 32) {
+    r = std::to_chars(buf, buf + sizeof(buf), static_cast<float>(v));
   } else {
     r = std::to_chars(buf, buf + sizeof(buf), v);
   }
@@ -227,7 +230,7 @@ class ExprPrinter {
     } else if (std::isinf(n.value)) {
       os_ << (n.value > 0 ? "\"inf\"" : "\"-inf\"");
     } else {
-      os_ << shortest_float(n.value);
+      os_ << shortest_float(n.dtype, n.value);
     }
     os_ << ')';
   }

@@ -269,10 +269,12 @@ class FreeUses {
   std::unordered_set<const Object*> seen_, bound_;
 };
 
-// `def_name` is what the `def` line says; the decorator carries the real
-// name when the two differ (a name that is not an identifier, or a module
-// entry filed under another name).
-void print_func(std::ostream& os, const PrimFunc& f, const std::string& def_name, int indent) {
+// The `def` line says the name a module files the function under, made an
+// identifier (the function's own name outside a module). The decorator
+// carries the function's real name when the two differ, and in a module the
+// key itself when it is not an identifier, so that both read back.
+void print_func(std::ostream& os, const PrimFunc& f, const std::string& key, bool in_module, int indent) {
+  const std::string def_name = to_identifier(key);
   std::string pad(indent * kIndentWidth, ' ');
   PrintContext ctx;
   StmtPrinter p(ctx, os);
@@ -280,7 +282,14 @@ void print_func(std::ostream& os, const PrimFunc& f, const std::string& def_name
   for (const Var& v : free.vars) ctx.declare(v);
 
   os << pad << "@T.prim_func";
-  if (def_name != f->name) os << "(name=" << quote_string(f->name) << ")";
+  bool show_name = def_name != f->name;
+  bool show_key = in_module && def_name != key;
+  if (show_name || show_key) {
+    os << '(';
+    if (show_name) os << "name=" << quote_string(f->name);
+    if (show_key) os << (show_name ? ", " : "") << "key=" << quote_string(key);
+    os << ')';
+  }
   os << '\n' << pad << "def " << def_name << '(';
   for (size_t i = 0; i < f->params.size(); ++i) {
     const Buffer& b = f->params[i];
@@ -332,7 +341,7 @@ std::ostream& operator<<(std::ostream& os, const Stmt& s) {
 }
 
 std::ostream& operator<<(std::ostream& os, const PrimFunc& f) {
-  print_func(os, f, to_identifier(f->name), 0);
+  print_func(os, f, f->name, /*in_module=*/false, 0);
   return os;
 }
 
@@ -343,7 +352,7 @@ std::ostream& operator<<(std::ostream& os, const IRModule& m) {
   for (const auto& [key, f] : m->functions) {
     if (!first) os << '\n';
     first = false;
-    print_func(os, f, to_identifier(key), 1);
+    print_func(os, f, key, /*in_module=*/true, 1);
   }
   return os;
 }

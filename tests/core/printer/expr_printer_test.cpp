@@ -101,6 +101,9 @@ TEST_F(ExprPrinter, Immediates) {
   EXPECT_EQ(to_string(Expr(0.0f)), "T.float32(0)");
   EXPECT_EQ(to_string(Expr(0.1f)), "T.float32(0.1)");
   EXPECT_EQ(to_string(float_imm(DataType::Float(64), 0.1)), "T.float64(0.1)");
+  // Only a float32 may print as the shortest float: this float64 is not 0.1.
+  EXPECT_EQ(to_string(float_imm(DataType::Float(64), static_cast<double>(0.1f))), "T.float64(0.10000000149011612)");
+  EXPECT_EQ(to_string(float_imm(DataType::Float32(), 0.1)), "T.float32(0.1)");
   EXPECT_EQ(to_string(float_imm(DataType::Float(64), 1e300)), "T.float64(1e+300)");
   EXPECT_EQ(to_string(float_imm(DataType::Float(16), -2.5)), "T.float16(-2.5)");
   EXPECT_EQ(to_string(float_imm(DataType::Float32(), std::numeric_limits<double>::infinity())), "T.float32(\"inf\")");

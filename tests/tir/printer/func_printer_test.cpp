@@ -147,6 +147,23 @@ class Module:
   EXPECT_EQ(to_string(IRModule(std::map<std::string, PrimFunc>{})), "@I.ir_module\nclass Module:\n    pass\n");
 }
 
+TEST(FuncPrinter, ModuleKeyThatIsNotAnIdentifier) {
+  Buffer A("A", f32, {4});
+  PrimFunc f("my.kernel", {A}, buffer_store(A, 1.0f, {Expr(0)}));
+  PrimFunc g("g", {A}, buffer_store(A, 2.0f, {Expr(0)}));
+  EXPECT_EQ(to_string(IRModule({{"my.kernel", f}, {"x.g", g}})),
+            R"(@I.ir_module
+class Module:
+    @T.prim_func(name="my.kernel", key="my.kernel")
+    def my_kernel(A: T.Buffer((4,), "float32")):
+        A[0] = T.float32(1)
+
+    @T.prim_func(name="g", key="x.g")
+    def x_g(A: T.Buffer((4,), "float32")):
+        A[0] = T.float32(2)
+)");
+}
+
 TEST(FuncPrinter, EachFunctionHasItsOwnNames) {
   Buffer A("A", f32, {4});
   Var i("i");
