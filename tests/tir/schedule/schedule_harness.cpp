@@ -1,0 +1,61 @@
+#include "schedule_harness.h"
+
+#include <gtest/gtest.h>
+
+#include "core/structural.h"
+#include "tir/parser/parser.h"
+#include "tir/printer.h"
+#include "tools/op_session.h"
+
+namespace kiln::testing {
+
+PrimFunc workload_func(const std::string& workload) { return ops::build_workload(ops::parse_workload(workload)); }
+
+Schedule schedule_of(const std::string& workload, uint64_t seed) {
+  return Schedule(workload_func(workload), ScheduleOptions{seed, /*verify_each_step=*/true});
+}
+
+void expect_same_results(const PrimFunc& original, const PrimFunc& scheduled) {
+  const std::vector<NDArray> inputs = make_arguments(original, 7);
+  const NDArray want = reference_outputs(original, inputs).back().copy();
+  const double tol = 1e-5;
+  EXPECT_LE(max_relative_error(reference_outputs(scheduled, inputs).back(), want), tol)
+      << "interpreter, scheduled:\n" << scheduled;
+
+  Target target = Target::parse("llvm -num-cores=2");
+  PrimFunc lowered = lower(scheduled, lower_options_for(target));
+  auto kernel = build_llvm(lowered, target);
+  for (int threads : {1, 2}) {
+    ThreadPool pool(threads);
+    std::vector<NDArray> args = make_arguments(original, 7);
+    time_kernel(*kernel, args, pool, /*repeat=*/1, /*warmup=*/0);
+    EXPECT_LE(max_relative_error(args.back(), want), tol)
+        << "LLVM on " << threads << " threads, lowered:\n" << lowered;
+  }
+}
+
+void expect_trace_roundtrip(const Schedule& sch, const PrimFunc& original) {
+  const std::string text = sch.trace().to_json().dump();
+  Trace back = Trace::parse(text);
+  EXPECT_EQ(back.to_json().dump(), text);
+  Schedule replayed = apply_trace(back, original, ScheduleOptions{99, true});
+  EXPECT_TRUE(structural_equal(replayed.func(), sch.func()))
+      << "replayed:\n" << replayed.func() << "\nscheduled:\n" << sch.func();
+  EXPECT_EQ(replayed.trace().to_json().dump(), text);
+}
+
+void expect_valid_schedule(const Schedule& sch, const PrimFunc& original) {
+  expect_trace_roundtrip(sch, original);
+  expect_same_results(original, sch.func());
+}
+
+}  // namespace kiln::testing
+
+namespace kiln::testing {
+
+void expect_ir(const PrimFunc& f, const std::string& text) {
+  PrimFunc want = parse_prim_func(text);
+  EXPECT_TRUE(structural_equal(f, want)) << "got:\n" << f << "expected:\n" << want;
+}
+
+}  // namespace kiln::testing

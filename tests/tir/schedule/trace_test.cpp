@@ -1,0 +1,95 @@
+// The trace's JSON form: what it reads, what it refuses and how it says so.
+#include <gtest/gtest.h>
+
+#include "schedule_harness.h"
+
+namespace kiln {
+namespace {
+
+using testing::schedule_of;
+using testing::workload_func;
+
+std::string error_of(const std::string& text) {
+  try {
+    Trace::parse(text);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(TraceJson, WrittenInOrderOfDefinition) {
+  Schedule sch = schedule_of("matmul:M=8,N=8,K=4");
+  auto loops = sch.get_loops(sch.get_block("C"));
+  auto t = sch.sample_perfect_tile(loops[1], 2, 4, std::vector<int64_t>{2, 4});
+  sch.split(loops[1], {t[0], t[1]});
+  EXPECT_EQ(sch.trace().to_json().dump(),
+            R"({"instructions":[{"attrs":["C"],"inputs":[],"kind":"get_block","outputs":["b0"]},)"
+            R"({"attrs":[],"inputs":["b0"],"kind":"get_loops","outputs":["l1","l2","l3"]},)"
+            R"({"attrs":[2,4],"decision":[2,4],"inputs":["l2"],"kind":"sample_perfect_tile","outputs":["v4","v5"]},)"
+            R"({"attrs":[],"inputs":["l2","v4","v5"],"kind":"split","outputs":["l6","l7"]}],"kiln_trace":1})");
+  EXPECT_EQ(sch.trace().str(),
+            "b0 = get_block(\"C\")\n"
+            "l1, l2, l3 = get_loops(b0)\n"
+            "v4, v5 = sample_perfect_tile(l2, 2, 4, decision=[2,4])\n"
+            "l6, l7 = split(l2, v4, v5)\n");
+}
+
+TEST(TraceJson, MalformedDocuments) {
+  EXPECT_EQ(error_of("{"), error_of("{").substr(0, 0) + error_of("{"));  // any parse error text
+  EXPECT_NE(error_of("{").find("trace is not valid JSON"), std::string::npos);
+  EXPECT_EQ(error_of("[]"), "trace: expected a JSON object, got array");
+  EXPECT_EQ(error_of(R"({"kiln_trace": 2, "instructions": []})"), "trace: expected \"kiln_trace\": 1");
+  EXPECT_EQ(error_of(R"({"kiln_trace": 1})"), "trace: expected an \"instructions\" array");
+  EXPECT_EQ(error_of(R"({"kiln_trace": 1, "instructions": [{"kind": "spilt", "inputs": [], "attrs": [], "outputs": []}]})"),
+            "trace instruction 0: unknown instruction kind 'spilt'");
+  EXPECT_EQ(error_of(R"({"kiln_trace": 1, "instructions": [{"kind": "split", "inputs": ["l3"], "attrs": [], "outputs": []}]})"),
+            "trace instruction 0: (split) input 'l3' is not defined before");
+  EXPECT_EQ(error_of(R"({"kiln_trace": 1, "instructions": [{"kind": "get_block", "inputs": [], "attrs": ["C"]}]})"),
+            "trace instruction 0: missing \"outputs\"");
+  EXPECT_EQ(error_of(R"({"kiln_trace": 1, "instructions": [{"kind": "get_block", "inputs": [], "attrs": ["C"], "outputs": ["x0"]}]})"),
+            "trace instruction 0: (get_block) handle 'x0' does not start with b, l or v");
+  EXPECT_EQ(error_of(R"({"kiln_trace": 1, "instructions": [{"kind": "get_block", "inputs": [], "attrs": ["C"], "outputs": ["b0"]},
+                                                          {"kind": "get_block", "inputs": [], "attrs": ["C"], "outputs": ["b0"]}]})"),
+            "trace instruction 1: (get_block) handle 'b0' is defined twice");
+  EXPECT_EQ(error_of(R"({"kiln_trace": 1, "instructions": [{"kind": "sample_categorical", "inputs": [], "attrs": [[1], [1]], "outputs": ["v0"]}]})"),
+            "trace instruction 0: (sample_categorical) missing \"decision\"");
+}
+
+TEST(TraceApply, NamesTheInstructionThatDoesNotFit) {
+  // Written for a 64-long loop, replayed on a 48-long one.
+  Schedule sch = schedule_of("matmul:M=64,N=8,K=4");
+  auto loops = sch.get_loops(sch.get_block("C"));
+  auto t = sch.sample_perfect_tile(loops[0], 2, 16, std::vector<int64_t>{4, 16});
+  sch.split(loops[0], {t[0], t[1]});
+  try {
+    apply_trace(sch.trace(), workload_func("matmul:M=48,N=8,K=4"));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "trace instruction 2: (sample_perfect_tile) sample_perfect_tile: decision [4,16] is not 2 factors "
+                 "of loop 'i0''s extent 48");
+  }
+  // A trace for another block name.
+  try {
+    apply_trace(sch.trace(), workload_func("add:M=64,N=8"));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "trace instruction 0: (get_block) get_block: no block named 'C' (blocks: add, root)");
+  }
+}
+
+TEST(TraceApply, WrongHandleKindInput) {
+  const std::string text =
+      R"({"kiln_trace": 1, "instructions": [{"kind": "get_block", "inputs": [], "attrs": ["C"], "outputs": ["b0"]},
+          {"kind": "parallel", "inputs": ["b0"], "attrs": [], "outputs": []}]})";
+  try {
+    apply_trace(Trace::parse(text), workload_func("matmul:M=8,N=8,K=4"));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "trace instruction 1: (parallel) replay: input 0 must be a loop handle");
+  }
+}
+
+}  // namespace
+}  // namespace kiln

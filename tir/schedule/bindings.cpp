@@ -1,0 +1,58 @@
+#include "tir/schedule/bindings.h"
+
+#include "core/arith/analyzer.h"
+#include "tir/functor.h"
+
+namespace kiln {
+namespace {
+
+class BindingSimplifier : public StmtMutator {
+ public:
+  using StmtMutator::mutate;
+
+  Stmt visit_For(const ForNode* op, const Stmt& s) override {
+    ana_.bind(op->loop_var, Range(op->min, op->extent));
+    Stmt body = mutate(op->body);
+    ana_.unbind(op->loop_var);
+    return with_loop_body(s, body);
+  }
+
+  Stmt visit_BlockRealize(const BlockRealizeNode* op, const Stmt& s) override {
+    std::vector<Expr> values;
+    bool changed = false;
+    for (const Expr& v : op->iter_values) {
+      values.push_back(ana_.simplify(v));
+      changed |= !values.back().same_as(v);
+    }
+    Expr pred = ana_.simplify(op->predicate);
+    if (!changed && pred.same_as(op->predicate)) return s;
+    return block_realize(std::move(values), pred, op->block);
+  }
+
+  // Expressions outside block bindings are left as they are.
+  Expr mutate(const Expr& e) override { return e; }
+
+ private:
+  arith::Analyzer ana_;
+};
+
+class PredicateAdder : public StmtMutator {
+ public:
+  explicit PredicateAdder(Expr cond) : cond_(std::move(cond)) {}
+  using StmtMutator::mutate;
+
+  Stmt visit_BlockRealize(const BlockRealizeNode* op, const Stmt&) override {
+    Expr pred = is_const_int(op->predicate, 1) ? cond_ : logical_and(op->predicate, cond_);
+    return block_realize(op->iter_values, pred, op->block);
+  }
+
+ private:
+  Expr cond_;
+};
+
+}  // namespace
+
+Stmt simplify_bindings(const Stmt& s) { return BindingSimplifier().mutate(s); }
+Stmt add_predicate(const Stmt& s, const Expr& cond) { return PredicateAdder(cond).mutate(s); }
+
+}  // namespace kiln

@@ -1,0 +1,22 @@
+// Keeping block bindings readable after loops change.
+//
+// Loop primitives rewrite loop variables into expressions of new loops
+// (split: i -> i_0 * 16 + i_1; fuse: i -> i_j_fused // 32). Those expressions
+// reach the blocks only through their BlockRealizes' iter values and
+// predicates, so that is where they are simplified, knowing each loop's range.
+#pragma once
+
+#include "tir/stmt.h"
+
+namespace kiln {
+
+// `s` with every BlockRealize's iter values and predicate simplified under
+// the ranges of the loops around it (those inside `s`). Nested blocks are
+// left alone: they never see loop variables.
+Stmt simplify_bindings(const Stmt& s);
+
+// `s` with `cond` and-ed into the predicate of every BlockRealize directly
+// inside it (not inside another block).
+Stmt add_predicate(const Stmt& s, const Expr& cond);
+
+}  // namespace kiln

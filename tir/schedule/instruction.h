@@ -1,0 +1,72 @@
+// Instructions: one recorded call of a schedule primitive.
+//
+// An instruction is its kind, its inputs (handles made by earlier
+// instructions, integer constants, or none), its attributes (the plain values
+// of the call: names, flags, a thread tag; a JSON array) and its outputs (the
+// handles it made). A sampling instruction also carries its decision, the
+// value it drew, which a replay reuses and the search changes.
+//
+// The traits of each kind (its name, whether it samples, and how to run it
+// again on a Schedule) live at the bottom of the primitive's own file. The
+// list below names them all, so that the linker keeps every primitive and a
+// trace read from JSON finds its kinds by name; a new primitive is its file
+// plus one line here.
+#pragma once
+
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tir/schedule/handles.h"
+
+namespace kiln {
+
+class Schedule;
+
+// One input: a handle, an integer constant, or nothing (split's inferred factor).
+using InstInput = std::variant<std::monostate, RV, int64_t>;
+
+struct InstructionKind {
+  std::string_view name;
+  bool is_sampling;
+  // Runs the instruction again on `sch`, whose handles `inputs` already
+  // name, and returns the handles it made (as many as the original made).
+  std::vector<RV> (*apply)(Schedule& sch, const std::vector<InstInput>& inputs, const nlohmann::json& attrs,
+                           const nlohmann::json& decision);
+};
+
+#define KILN_FOR_EACH_INSTRUCTION(X) \
+  X(get_block)                       \
+  X(get_loops)                       \
+  X(get_child_blocks)                \
+  X(split)                           \
+  X(fuse)                            \
+  X(reorder)                         \
+  X(parallel)                        \
+  X(vectorize)                       \
+  X(unroll)                          \
+  X(bind)                            \
+  X(annotate)                        \
+  X(sample_perfect_tile)             \
+  X(sample_categorical)
+
+namespace inst {
+#define X(name) extern const InstructionKind name;
+KILN_FOR_EACH_INSTRUCTION(X)
+#undef X
+}  // namespace inst
+
+// The kind called `name`, or nullptr.
+const InstructionKind* find_instruction_kind(std::string_view name);
+
+struct Instruction {
+  const InstructionKind* kind = nullptr;
+  std::vector<InstInput> inputs;
+  nlohmann::json attrs = nlohmann::json::array();
+  std::vector<RV> outputs;
+  nlohmann::json decision;  // null unless kind->is_sampling
+};
+
+}  // namespace kiln

@@ -1,0 +1,96 @@
+// parallel, vectorize, unroll, bind: how a loop's iterations run.
+//
+// Running iterations at once (parallel, vectorized, thread-bound) is legal
+// only when they are independent: every block directly inside the loop may
+// use the loop only in the bindings of its spatial axes. A loop that feeds a
+// reduction axis carries the accumulator from one iteration to the next.
+// Unrolling keeps the order, so it is always legal.
+#include <set>
+
+#include "tir/functor.h"
+#include "tir/schedule/locate.h"
+#include "tir/schedule/primitive/replay.h"
+
+namespace kiln {
+namespace {
+
+void check_data_parallel(const char* primitive, const Stmt& loop) {
+  const auto* op = loop.as<ForNode>();
+  for (const Stmt& r : child_block_realizes(op->body)) {
+    const auto* realize = r.as<BlockRealizeNode>();
+    const BlockNode* b = block_of(r);
+    for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+      if (b->iter_vars[i].is_reduce() && uses_var(realize->iter_values[i], op->loop_var))
+        throw NotDataParallelError(primitive, "loop '" + op->loop_var.name() + "' is bound to reduction axis '" +
+                                                  b->iter_vars[i].var().name() + "' of block '" + b->name + "'");
+    }
+  }
+}
+
+PrimFunc set_kind(const PrimFunc& f, const Stmt& loop, ForKind kind, const std::string& thread = "") {
+  const auto* op = loop.as<ForNode>();
+  Stmt l = for_loop(op->loop_var, op->min, op->extent, kind, op->body, thread, op->annotations);
+  return f.with_body(replace_stmt(f.body(), loop, l));
+}
+
+const std::set<std::string>& thread_tags() {
+  static const std::set<std::string> tags{"blockIdx.x",  "blockIdx.y",  "blockIdx.z", "threadIdx.x",
+                                          "threadIdx.y", "threadIdx.z", "vthread"};
+  return tags;
+}
+
+}  // namespace
+
+void Schedule::parallel(LoopRV loop) {
+  Stmt l = loop_stmt(loop, "parallel");
+  check_data_parallel("parallel", l);
+  update(set_kind(func_, l, ForKind::kParallel), "parallel");
+  record(inst::parallel, {loop.rv()}, nlohmann::json::array(), {});
+}
+
+void Schedule::vectorize(LoopRV loop) {
+  Stmt l = loop_stmt(loop, "vectorize");
+  check_data_parallel("vectorize", l);
+  update(set_kind(func_, l, ForKind::kVectorized), "vectorize");
+  record(inst::vectorize, {loop.rv()}, nlohmann::json::array(), {});
+}
+
+void Schedule::unroll(LoopRV loop) {
+  Stmt l = loop_stmt(loop, "unroll");
+  update(set_kind(func_, l, ForKind::kUnrolled), "unroll");
+  record(inst::unroll, {loop.rv()}, nlohmann::json::array(), {});
+}
+
+void Schedule::bind(LoopRV loop, const std::string& thread) {
+  Stmt l = loop_stmt(loop, "bind");
+  if (!thread_tags().count(thread))
+    throw BadArgumentError("bind", "unknown thread axis '" + thread +
+                                       "' (expected blockIdx.x/y/z, threadIdx.x/y/z or vthread)");
+  check_data_parallel("bind", l);
+  update(set_kind(func_, l, ForKind::kThreadBinding, thread), "bind");
+  record(inst::bind, {loop.rv()}, {thread}, {});
+}
+
+namespace inst {
+namespace {
+template <void (Schedule::*Method)(LoopRV)>
+std::vector<RV> apply_kind(Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&,
+                           const nlohmann::json&) {
+  replay::expect_inputs(in, 1);
+  (sch.*Method)(replay::loop(in, 0));
+  return {};
+}
+}  // namespace
+
+const InstructionKind parallel{"parallel", false, apply_kind<&Schedule::parallel>};
+const InstructionKind vectorize{"vectorize", false, apply_kind<&Schedule::vectorize>};
+const InstructionKind unroll{"unroll", false, apply_kind<&Schedule::unroll>};
+const InstructionKind bind{"bind", false,
+                           [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs,
+                              const nlohmann::json&) {
+                             replay::expect_inputs(in, 1);
+                             sch.bind(replay::loop(in, 0), replay::attr_string(attrs, 0));
+                             return std::vector<RV>{};
+                           }};
+}  // namespace inst
+}  // namespace kiln

@@ -1,0 +1,73 @@
+// get_block, get_loops, get_child_blocks: handles to what is already there.
+#include "tir/schedule/locate.h"
+#include "tir/schedule/primitive/replay.h"
+
+namespace kiln {
+
+BlockRV Schedule::get_block(const std::string& name) {
+  if (!locate_block(func_.body(), name)) {
+    std::string known;
+    for (const std::string& n : block_names(func_.body())) known += (known.empty() ? "" : ", ") + n;
+    throw NotFoundError("get_block", "no block named '" + name + "' (blocks: " + known + ")");
+  }
+  BlockRV rv = make_block_rv(name);
+  record(inst::get_block, {}, {name}, {rv.rv()});
+  return rv;
+}
+
+std::vector<LoopRV> Schedule::get_loops(BlockRV block) {
+  auto loc = locate_block(func_.body(), block_name(block));
+  if (!loc) throw NotFoundError("get_loops", "block '" + block_name(block) + "' is no longer in the function");
+  std::vector<LoopRV> out;
+  for (const Stmt& l : enclosing_loops(*loc)) out.push_back(make_loop_rv(l.as<ForNode>()->loop_var));
+  record(inst::get_loops, {block.rv()}, nlohmann::json::array(), replay::rvs(out));
+  return out;
+}
+
+namespace {
+std::vector<BlockRV> child_blocks(Schedule& sch, const Stmt& under) {
+  std::vector<BlockRV> out;
+  for (const Stmt& r : child_block_realizes(under)) out.push_back(sch.make_block_rv(block_of(r)->name));
+  return out;
+}
+}  // namespace
+
+std::vector<BlockRV> Schedule::get_child_blocks(BlockRV block) {
+  Stmt realize = block_stmt(block, "get_child_blocks");
+  std::vector<BlockRV> out = child_blocks(*this, block_of(realize)->body);
+  record(inst::get_child_blocks, {block.rv()}, nlohmann::json::array(), replay::rvs(out));
+  return out;
+}
+
+std::vector<BlockRV> Schedule::get_child_blocks(LoopRV loop) {
+  Stmt l = loop_stmt(loop, "get_child_blocks");
+  std::vector<BlockRV> out = child_blocks(*this, l.as<ForNode>()->body);
+  record(inst::get_child_blocks, {loop.rv()}, nlohmann::json::array(), replay::rvs(out));
+  return out;
+}
+
+namespace inst {
+
+const InstructionKind get_block{"get_block", false, [](Schedule& sch, const std::vector<InstInput>& in,
+                                                       const nlohmann::json& attrs, const nlohmann::json&) {
+                                  replay::expect_inputs(in, 0);
+                                  return std::vector<RV>{sch.get_block(replay::attr_string(attrs, 0)).rv()};
+                                }};
+
+const InstructionKind get_loops{"get_loops", false, [](Schedule& sch, const std::vector<InstInput>& in,
+                                                       const nlohmann::json&, const nlohmann::json&) {
+                                  replay::expect_inputs(in, 1);
+                                  return replay::rvs(sch.get_loops(replay::block(in, 0)));
+                                }};
+
+const InstructionKind get_child_blocks{
+    "get_child_blocks", false,
+    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&, const nlohmann::json&) {
+      replay::expect_inputs(in, 1);
+      const RV* rv = std::get_if<RV>(&in[0]);
+      if (rv && rv->kind == RVKind::kLoop) return replay::rvs(sch.get_child_blocks(replay::loop(in, 0)));
+      return replay::rvs(sch.get_child_blocks(replay::block(in, 0)));
+    }};
+
+}  // namespace inst
+}  // namespace kiln

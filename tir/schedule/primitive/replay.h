@@ -1,0 +1,35 @@
+// Reading a recorded instruction's inputs and attributes back when a trace
+// replays. A trace may come from a file, so every read is checked and a
+// mismatch is a BadArgumentError naming the position, never a crash.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tir/schedule/schedule.h"
+
+namespace kiln::replay {
+
+BlockRV block(const std::vector<InstInput>& in, size_t i);
+LoopRV loop(const std::vector<InstInput>& in, size_t i);
+std::vector<LoopRV> loops(const std::vector<InstInput>& in, size_t from = 0);
+// A split factor: null (inferred), an integer, or a value handle.
+Factor factor(const std::vector<InstInput>& in, size_t i);
+void expect_inputs(const std::vector<InstInput>& in, size_t n);
+
+int64_t attr_int(const nlohmann::json& attrs, size_t i);
+double attr_double(const nlohmann::json& attrs, size_t i);
+std::string attr_string(const nlohmann::json& attrs, size_t i);
+std::vector<int64_t> int_list(const nlohmann::json& j, const char* what);
+std::vector<double> double_list(const nlohmann::json& j, const char* what);
+AnnValue ann_value(const nlohmann::json& j);
+nlohmann::json ann_json(const AnnValue& v);
+
+template <typename H>
+std::vector<RV> rvs(const std::vector<H>& hs) {
+  std::vector<RV> out;
+  for (const H& h : hs) out.push_back(h.rv());
+  return out;
+}
+
+}  // namespace kiln::replay

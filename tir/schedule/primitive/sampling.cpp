@@ -1,0 +1,92 @@
+// sample_perfect_tile, sample_categorical: random choices the trace records.
+//
+// The decision is what the search mutates: replaying with another decision
+// gives another candidate of the same design space. A decision handed in
+// (from a trace) is checked against the instruction, never trusted.
+#include "tir/schedule/primitive/replay.h"
+
+namespace kiln {
+
+std::vector<ExprRV> Schedule::sample_perfect_tile(LoopRV loop, int n, int64_t max_innermost,
+                                                  std::optional<std::vector<int64_t>> decision) {
+  Stmt l = loop_stmt(loop, "sample_perfect_tile");
+  const auto* op = l.as<ForNode>();
+  const int64_t* extent = as_const_int(op->extent);
+  const std::string name = "'" + op->loop_var.name() + "'";
+  if (!extent || *extent < 1)
+    throw LoopShapeError("sample_perfect_tile", "loop " + name + " has no positive constant extent");
+  if (n < 1) throw BadArgumentError("sample_perfect_tile", "cannot tile loop " + name + " into " + std::to_string(n));
+  std::vector<int64_t> f;
+  if (decision) {
+    f = *decision;
+    int64_t product = 1;
+    for (int64_t x : f) product *= x;
+    if (static_cast<int>(f.size()) != n || product != *extent)
+      throw DecisionError("sample_perfect_tile", "decision " + nlohmann::json(f).dump() + " is not " +
+                                                     std::to_string(n) + " factors of loop " + name + "'s extent " +
+                                                     std::to_string(*extent));
+    if (max_innermost > 0 && f.back() > max_innermost && n > 1)
+      throw DecisionError("sample_perfect_tile", "decision " + nlohmann::json(f).dump() +
+                                                     " has an innermost factor above " + std::to_string(max_innermost));
+  } else {
+    f = kiln::sample_perfect_tile(rand(), *extent, n, max_innermost);
+  }
+  std::vector<ExprRV> out;
+  for (int64_t x : f) out.push_back(make_expr_rv(x));
+  record(inst::sample_perfect_tile, {loop.rv()}, {n, max_innermost}, replay::rvs(out), f);
+  return out;
+}
+
+ExprRV Schedule::sample_categorical(const std::vector<int64_t>& candidates, const std::vector<double>& probs,
+                                    std::optional<int64_t> decision) {
+  if (candidates.empty() || candidates.size() != probs.size())
+    throw BadArgumentError("sample_categorical", std::to_string(candidates.size()) + " candidates with " +
+                                                     std::to_string(probs.size()) + " probabilities");
+  double total = 0;
+  for (double p : probs) {
+    if (!(p >= 0)) throw BadArgumentError("sample_categorical", "negative probability " + std::to_string(p));
+    total += p;
+  }
+  if (total <= 0) throw BadArgumentError("sample_categorical", "probabilities sum to zero");
+  int64_t index;
+  if (decision) {
+    index = *decision;
+    if (index < 0 || index >= static_cast<int64_t>(candidates.size()))
+      throw DecisionError("sample_categorical", "decision " + std::to_string(index) + " is not an index into " +
+                                                    std::to_string(candidates.size()) + " candidates");
+  } else {
+    index = rand().weighted_index(probs);
+  }
+  ExprRV out = make_expr_rv(candidates[index]);
+  record(inst::sample_categorical, {}, {candidates, probs}, {out.rv()}, index);
+  return out;
+}
+
+namespace inst {
+const InstructionKind sample_perfect_tile{
+    "sample_perfect_tile", true,
+    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const nlohmann::json& decision) {
+      replay::expect_inputs(in, 1);
+      std::optional<std::vector<int64_t>> d;
+      if (!decision.is_null()) d = replay::int_list(decision, "sample_perfect_tile's decision");
+      return replay::rvs(sch.sample_perfect_tile(replay::loop(in, 0), static_cast<int>(replay::attr_int(attrs, 0)),
+                                                 replay::attr_int(attrs, 1), d));
+    }};
+
+const InstructionKind sample_categorical{
+    "sample_categorical", true,
+    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const nlohmann::json& decision) {
+      replay::expect_inputs(in, 0);
+      if (!attrs.is_array() || attrs.size() != 2) throw BadArgumentError("replay", "expected 2 attributes");
+      std::optional<int64_t> d;
+      if (!decision.is_null()) {
+        if (!decision.is_number_integer())
+          throw BadArgumentError("replay", "sample_categorical's decision must be an integer");
+        d = decision.get<int64_t>();
+      }
+      return std::vector<RV>{sch.sample_categorical(replay::int_list(attrs[0], "candidates"),
+                                                    replay::double_list(attrs[1], "probabilities"), d)
+                                 .rv()};
+    }};
+}  // namespace inst
+}  // namespace kiln

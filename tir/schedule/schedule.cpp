@@ -1,0 +1,86 @@
+#include "tir/schedule/schedule.h"
+
+#include "tir/analysis/verify.h"
+#include "tir/schedule/locate.h"
+
+namespace kiln {
+
+Schedule::Schedule(PrimFunc func, ScheduleOptions options)
+    : func_(std::move(func)), options_(options), rand_(options.seed) {
+  if (options_.verify_each_step) verify(func_);
+}
+
+BlockRV Schedule::make_block_rv(std::string name) {
+  symbols_.emplace_back(std::move(name));
+  return BlockRV{static_cast<int32_t>(symbols_.size() - 1)};
+}
+
+LoopRV Schedule::make_loop_rv(Var v) {
+  symbols_.emplace_back(std::move(v));
+  return LoopRV{static_cast<int32_t>(symbols_.size() - 1)};
+}
+
+ExprRV Schedule::make_expr_rv(int64_t value) {
+  symbols_.emplace_back(value);
+  return ExprRV{static_cast<int32_t>(symbols_.size() - 1)};
+}
+
+const Schedule::Symbol& Schedule::symbol(RV rv, RVKind kind) const {
+  static const char* const names[] = {"block", "loop", "value"};
+  if (rv.id < 0 || static_cast<size_t>(rv.id) >= symbols_.size())
+    throw BadArgumentError("schedule", "no " + std::string(names[static_cast<int>(kind)]) + " handle " +
+                                           std::to_string(rv.id));
+  const Symbol& s = symbols_[rv.id];
+  if (s.index() != static_cast<size_t>(kind))
+    throw BadArgumentError("schedule", "handle " + std::to_string(rv.id) + " is not a " +
+                                           names[static_cast<int>(kind)] + " handle");
+  return s;
+}
+
+const std::string& Schedule::block_name(BlockRV rv) const {
+  return std::get<std::string>(symbol(rv.rv(), RVKind::kBlock));
+}
+const Var& Schedule::loop_var(LoopRV rv) const { return std::get<Var>(symbol(rv.rv(), RVKind::kLoop)); }
+int64_t Schedule::value(ExprRV rv) const { return std::get<int64_t>(symbol(rv.rv(), RVKind::kExpr)); }
+
+Stmt Schedule::block_stmt(BlockRV rv, const char* primitive) const {
+  const std::string& name = block_name(rv);
+  auto loc = locate_block(func_.body(), name);
+  if (!loc) throw NotFoundError(primitive, "block '" + name + "' is no longer in the function");
+  return loc->stmt;
+}
+
+Stmt Schedule::loop_stmt(LoopRV rv, const char* primitive) const {
+  const Var& v = loop_var(rv);
+  auto loc = locate_loop(func_.body(), v);
+  if (!loc) throw NotFoundError(primitive, "loop '" + v.name() + "' is no longer in the function");
+  return loc->stmt;
+}
+
+void Schedule::update(PrimFunc f, const char* primitive) {
+  if (options_.verify_each_step) {
+    if (auto err = verify_error(f)) {
+      KILN_ICHECK(false) << primitive << " produced an invalid function: " << *err;
+    }
+  }
+  func_ = std::move(f);
+}
+
+void Schedule::record(const InstructionKind& kind, std::vector<InstInput> inputs, nlohmann::json attrs,
+                      std::vector<RV> outputs, nlohmann::json decision) {
+  Instruction inst;
+  inst.kind = &kind;
+  inst.inputs = std::move(inputs);
+  inst.attrs = std::move(attrs);
+  inst.outputs = std::move(outputs);
+  inst.decision = std::move(decision);
+  trace_.append(std::move(inst));
+}
+
+Schedule apply_trace(const Trace& trace, const PrimFunc& func, ScheduleOptions options) {
+  Schedule sch(func, options);
+  trace.apply(sch);
+  return sch;
+}
+
+}  // namespace kiln

@@ -1,0 +1,132 @@
+// Schedules: IR-to-IR transformations of a PrimFunc, recorded as a trace.
+//
+//   Schedule sch(build_workload(parse_workload("matmul:M=64,N=64,K=64")));
+//   BlockRV c = sch.get_block("C");
+//   auto loops = sch.get_loops(c);                      // i0, i1, k
+//   auto tiles = sch.sample_perfect_tile(loops[1], 2, 16);
+//   auto j = sch.split(loops[1], {tiles[0], tiles[1]});  // i1 -> i1_0, i1_1
+//   sch.reorder({loops[0], j[0], loops[2], j[1]});
+//   sch.vectorize(j[1]);
+//   sch.parallel(loops[0]);
+//   lower(sch.func(), ...);   // or save sch.trace() and replay it later
+//
+// Each primitive works in three layers, as in TensorIR: a pure function on
+// the IR that checks legality and builds the new function (in the
+// primitive's own file under primitive/), the method below that resolves
+// handles and installs the result, and the instruction it appends to the
+// trace. A primitive that cannot run throws a ScheduleError (error.h) before
+// changing anything, so the schedule stays as it was.
+//
+// Every state is a valid block-form function: with verify_each_step on (as in
+// tests) the verifier runs after every primitive.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "tir/schedule/error.h"
+#include "tir/schedule/handles.h"
+#include "tir/schedule/random.h"
+#include "tir/schedule/trace.h"
+#include "tir/stmt.h"
+
+namespace kiln {
+
+struct ScheduleOptions {
+  uint64_t seed = 1;
+  bool verify_each_step = false;
+};
+
+// One split factor: a constant, a sampled value, or inferred (at most one
+// per split, the extent divided by the others, rounded up).
+struct Factor {
+  Factor() = default;
+  Factor(int64_t v) : value(v) {}  // NOLINT: factors read best as plain numbers
+  Factor(int v) : value(v) {}      // NOLINT
+  Factor(ExprRV rv) : rv(rv) {}    // NOLINT
+  std::optional<int64_t> value;
+  std::optional<ExprRV> rv;
+  bool inferred() const { return !value && !rv; }
+};
+inline const Factor kInfer{};
+
+// An annotation value: an integer or a string.
+using AnnValue = std::variant<int64_t, std::string>;
+
+class Schedule {
+ public:
+  explicit Schedule(PrimFunc func, ScheduleOptions options = {});
+
+  const PrimFunc& func() const { return func_; }
+  const Trace& trace() const { return trace_; }
+  RandomState& rand() { return rand_; }
+
+  // ---- Handles -------------------------------------------------------------
+  BlockRV get_block(const std::string& name);
+  // The loops above a block, up to its enclosing block, outermost first.
+  std::vector<LoopRV> get_loops(BlockRV block);
+  // The blocks directly inside a block or loop (not inside a nested block).
+  std::vector<BlockRV> get_child_blocks(BlockRV block);
+  std::vector<BlockRV> get_child_blocks(LoopRV loop);
+
+  // ---- Loops ---------------------------------------------------------------
+  // Splits a loop into len(factors) nested loops, outermost first. When the
+  // factors' product exceeds the extent, the blocks inside get a predicate.
+  std::vector<LoopRV> split(LoopRV loop, const std::vector<Factor>& factors);
+  // Fuses a chain of nested loops (each the only statement in the one above).
+  LoopRV fuse(const std::vector<LoopRV>& loops);
+  // Puts the loops, which lie on one chain of single-child loops, in this
+  // order; loops of the chain not named keep their places.
+  void reorder(const std::vector<LoopRV>& loops);
+  void parallel(LoopRV loop);
+  void vectorize(LoopRV loop);
+  void unroll(LoopRV loop);
+  // Binds a loop to a GPU thread axis: blockIdx.{x,y,z}, threadIdx.{x,y,z}, vthread.
+  void bind(LoopRV loop, const std::string& thread);
+  void annotate(LoopRV loop, const std::string& key, const AnnValue& value);
+  void annotate(BlockRV block, const std::string& key, const AnnValue& value);
+
+  // ---- Sampling ------------------------------------------------------------
+  // n factors whose product is the loop's (constant) extent, the innermost
+  // at most max_innermost (<= 0: unbounded). A given decision is checked and used.
+  std::vector<ExprRV> sample_perfect_tile(LoopRV loop, int n, int64_t max_innermost,
+                                          std::optional<std::vector<int64_t>> decision = std::nullopt);
+  // One of `candidates`, drawn with weights `probs`; the decision is the index.
+  ExprRV sample_categorical(const std::vector<int64_t>& candidates, const std::vector<double>& probs,
+                            std::optional<int64_t> decision = std::nullopt);
+
+  // ---- Resolving handles (for primitives, tools and tests) -----------------
+  const std::string& block_name(BlockRV rv) const;
+  const Var& loop_var(LoopRV rv) const;
+  int64_t value(ExprRV rv) const;
+  // The BlockRealize / For the handle names now; throws NotFoundError.
+  Stmt block_stmt(BlockRV rv, const char* primitive) const;
+  Stmt loop_stmt(LoopRV rv, const char* primitive) const;
+
+  // ---- For primitive implementations ----------------------------------------
+  BlockRV make_block_rv(std::string name);
+  LoopRV make_loop_rv(Var v);
+  ExprRV make_expr_rv(int64_t value);
+  // Installs a primitive's result (verifying it if asked).
+  void update(PrimFunc f, const char* primitive);
+  void record(const InstructionKind& kind, std::vector<InstInput> inputs, nlohmann::json attrs,
+              std::vector<RV> outputs, nlohmann::json decision = nullptr);
+
+ private:
+  using Symbol = std::variant<std::string, Var, int64_t>;
+  const Symbol& symbol(RV rv, RVKind kind) const;
+
+  PrimFunc func_;
+  ScheduleOptions options_;
+  RandomState rand_;
+  Trace trace_;
+  std::vector<Symbol> symbols_;
+};
+
+// Replays `trace` on `func` (the unscheduled function) in a new schedule.
+Schedule apply_trace(const Trace& trace, const PrimFunc& func, ScheduleOptions options = {});
+
+}  // namespace kiln
