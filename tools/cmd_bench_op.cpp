@@ -1,10 +1,11 @@
-// kiln bench-op WORKLOAD [--target T] [--threads N] [--repeat R] [--check] [--json]
+// kiln bench-op WORKLOAD [--trace FILE] [--target T] [--threads N] [--repeat R] [--check] [--json]
 //
-// Compiles the workload's default (unscheduled) program, runs it on seeded
+// Compiles the workload's program (the default one, or the one a trace schedules), runs it on seeded
 // random data and reports the median time and GFLOP/s; --check compares the
 // output with the reference interpreter.
 #include <chrono>
 #include <iomanip>
+#include <optional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -23,6 +24,7 @@ struct Args {
   bool check = false;
   bool json = false;
   uint64_t seed = 1;
+  std::string trace;
 };
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
@@ -35,7 +37,10 @@ void run(const Args& a) {
   std::ostream& log = std::cerr;
 
   auto t0 = std::chrono::steady_clock::now();
-  OpProgram p = prepare_op(a.workload, target);
+  PrepareOptions options;
+  std::optional<Trace> trace;
+  if (!a.trace.empty()) options.trace = &trace.emplace(read_trace_file(a.trace));
+  OpProgram p = prepare_op(a.workload, target, options);
   double lower_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
   std::unique_ptr<CompiledKernel> kernel = build_llvm(p.lowered, target);
@@ -58,6 +63,7 @@ void run(const Args& a) {
                         {"gflops", gflops},
                         {"times_ms", times},
                         {"build_ms", lower_ms + build_ms}};
+  if (!a.trace.empty()) out["trace"] = a.trace;
   std::cout << p.workload.str() << ": median " << std::setprecision(3) << med << " ms, " << std::setprecision(2)
             << gflops << " GFLOP/s\n";
 
@@ -86,8 +92,9 @@ void run(const Args& a) {
 
 void add_bench_op(CLI::App& app) {
   auto a = std::make_shared<Args>();
-  CLI::App* cmd = app.add_subcommand("bench-op", "compile a workload's default program, time it, check it");
+  CLI::App* cmd = app.add_subcommand("bench-op", "compile a workload (its default program, or as a trace schedules it), time it, check it");
   cmd->add_option("workload", a->workload, "OP:key=value,... (see docs/workloads.md)")->required();
+  cmd->add_option("--trace", a->trace, "apply the schedule in this trace file (JSON, docs/schedule_trace.md)");
   cmd->add_option("--target", a->target, "target string, e.g. 'llvm -mcpu=skylake-avx512 -num-cores=2'");
   cmd->add_option("--threads", a->threads, "threads for parallel loops (default: the target's cores)")
       ->check(CLI::PositiveNumber);

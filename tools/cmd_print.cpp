@@ -1,5 +1,6 @@
-// kiln print WORKLOAD [--lowered] [--print-after-all] [--target T]
+// kiln print WORKLOAD [--trace FILE] [--lowered] [--print-after-all] [--target T]
 #include <iostream>
+#include <optional>
 
 #include "tir/printer.h"
 #include "tools/commands.h"
@@ -13,6 +14,7 @@ void add_print(CLI::App& app) {
     std::string target = "llvm";
     bool lowered = false;
     bool after_all = false;
+    std::string trace;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("print", "print a workload's IR (block form, or lowered)");
@@ -20,17 +22,20 @@ void add_print(CLI::App& app) {
   cmd->add_option("--target", args->target, "target string (lowering depends on its vector width)");
   cmd->add_flag("--lowered", args->lowered, "print the lowered IR that the code generator takes");
   cmd->add_flag("--print-after-all", args->after_all, "print the IR after every lowering step");
+  cmd->add_option("--trace", args->trace, "apply the schedule in this trace file (JSON, docs/schedule_trace.md)");
   cmd->callback([args] {
     Target target = Target::parse(args->target);
-    std::function<void(const std::string&, const PrimFunc&)> after;
+    PrepareOptions options;
+    std::optional<Trace> trace;
+    if (!args->trace.empty()) options.trace = &trace.emplace(read_trace_file(args->trace));
     if (args->after_all) {
-      after = [](const std::string& pass, const PrimFunc& f) {
+      options.after_pass = [](const std::string& pass, const PrimFunc& f) {
         std::cout << "# after " << pass << "\n" << to_string(f) << "\n";
       };
     }
-    OpProgram p = prepare_op(args->workload, target, after);
+    OpProgram p = prepare_op(args->workload, target, options);
     if (args->after_all) return;
-    std::cout << to_string(args->lowered ? p.lowered : p.func);
+    std::cout << to_string(args->lowered ? p.lowered : p.scheduled);
   });
 }
 

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <limits>
+#include <sstream>
 
 #include "tir/interp/interpreter.h"
+#include "tir/schedule/schedule.h"
 
 namespace kiln {
 
@@ -15,14 +18,26 @@ LowerOptions lower_options_for(const Target& target) {
   return o;
 }
 
-OpProgram prepare_op(const std::string& workload, const Target& target,
-                     const std::function<void(const std::string&, const PrimFunc&)>& after_pass) {
+OpProgram prepare_op(const std::string& workload, const Target& target, const PrepareOptions& options) {
   ops::Workload w = ops::parse_workload(workload);
   PrimFunc f = ops::build_workload(w);
+  PrimFunc scheduled = options.trace ? apply_trace(*options.trace, f).func() : f;
   LowerOptions o = lower_options_for(target);
-  o.after_pass = after_pass;
-  PrimFunc lowered = lower(f, o);
-  return OpProgram{w, target, f, lowered};
+  o.after_pass = options.after_pass;
+  PrimFunc lowered = lower(scheduled, o);
+  return OpProgram{w, target, f, scheduled, lowered};
+}
+
+Trace read_trace_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) KILN_USER_ERROR() << "cannot read trace file '" << path << "'";
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return Trace::parse(text.str());
+  } catch (const Error& e) {
+    KILN_USER_ERROR() << path << ": " << e.what();
+  }
 }
 
 std::vector<NDArray> make_arguments(const PrimFunc& f, uint64_t seed) {

@@ -16,6 +16,7 @@
 #include "ops/workload.h"
 #include "targets/codegen/llvm/build_llvm.h"
 #include "targets/target.h"
+#include "tir/schedule/trace.h"
 #include "tir/transform/lower.h"
 
 namespace kiln {
@@ -23,16 +24,25 @@ namespace kiln {
 struct OpProgram {
   ops::Workload workload;
   Target target;
-  PrimFunc func;     // unscheduled, block form
-  PrimFunc lowered;  // what the code generator took
+  PrimFunc func;       // unscheduled, block form: the reference
+  PrimFunc scheduled;  // after the trace (func itself without one)
+  PrimFunc lowered;    // what the code generator took
+};
+
+struct PrepareOptions {
+  const Trace* trace = nullptr;  // the schedule to apply; nullptr: the default program
+  std::function<void(const std::string&, const PrimFunc&)> after_pass;
 };
 
 // Lowering options that fit a target (its vector width).
 LowerOptions lower_options_for(const Target& target);
 
-// Parses, builds and lowers. Throws kiln::Error for a bad workload.
-OpProgram prepare_op(const std::string& workload, const Target& target,
-                     const std::function<void(const std::string&, const PrimFunc&)>& after_pass = nullptr);
+// Parses, builds, applies the trace and lowers. Throws kiln::Error for a
+// bad workload or a trace that does not fit it (naming the instruction).
+OpProgram prepare_op(const std::string& workload, const Target& target, const PrepareOptions& options = {});
+
+// Reads a trace from a JSON file. Throws kiln::Error naming the file.
+Trace read_trace_file(const std::string& path);
 
 // Arrays for every parameter of f: inputs filled with seeded random values
 // (uniform in [-1, 1], small integers for integer types), the output (the

@@ -91,4 +91,55 @@ TEST(Cli, PrintShowsBlockAndLoweredForms) {
   EXPECT_NE(all.out.find("# after flatten_buffers"), std::string::npos) << all.out;
 }
 
+const std::string kLoopTrace = std::string(KILN_SOURCE_DIR) + "/examples/schedules/matmul_1024_loops.json";
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  std::string path = ::testing::TempDir() + name;
+  FILE* f = fopen(path.c_str(), "w");
+  fputs(text.c_str(), f);
+  fclose(f);
+  return path;
+}
+
+TEST(Cli, BenchOpWithTrace) {
+  // The example schedule splits by 8 and 32: odd sizes exercise its predicates.
+  CliRun r = kiln("bench-op matmul:M=40,N=72,K=16 --trace " + kLoopTrace + " --threads 2 --repeat 1 --check --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = nlohmann::json::parse(last_line(r.out));
+  EXPECT_LE(static_cast<double>(j["max_rel_err"]), 1e-4);
+  EXPECT_EQ(j["trace"], kLoopTrace);
+}
+
+TEST(Cli, PrintWithTrace) {
+  CliRun r = kiln("print matmul:M=16,N=64,K=8 --trace " + kLoopTrace);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("T.parallel(2)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("T.vectorized(32)"), std::string::npos) << r.out;
+}
+
+TEST(Cli, TraceThatDoesNotFitExitsTwo) {
+  CliRun other_op = kiln("bench-op add:M=8,N=8 --trace " + kLoopTrace);
+  EXPECT_EQ(other_op.code, 2) << other_op.out;
+  EXPECT_NE(other_op.out.find("trace instruction 0: (get_block) get_block: no block named 'C'"), std::string::npos)
+      << other_op.out;
+
+  std::string bad_factor = write_temp("bad_factor.json", R"({"kiln_trace": 1, "instructions": [
+      {"kind": "get_block", "inputs": [], "attrs": ["C"], "outputs": ["b0"]},
+      {"kind": "get_loops", "inputs": ["b0"], "attrs": [], "outputs": ["l1", "l2", "l3"]},
+      {"kind": "split", "inputs": ["l1", 2, 2], "attrs": [], "outputs": ["l4", "l5"]}]})");
+  CliRun r = kiln("print matmul:M=8,N=8,K=8 --trace " + bad_factor);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("trace instruction 2: (split) split: factors of loop 'i0' multiply to 4, less than its extent 8"),
+            std::string::npos)
+      << r.out;
+
+  CliRun missing = kiln("bench-op matmul:M=8,N=8,K=8 --trace /nonexistent/t.json");
+  EXPECT_EQ(missing.code, 2) << missing.out;
+  EXPECT_NE(missing.out.find("cannot read trace file '/nonexistent/t.json'"), std::string::npos) << missing.out;
+
+  CliRun malformed = kiln("bench-op matmul:M=8,N=8,K=8 --trace " + write_temp("bad.json", "{\"kiln_trace\": 1,"));
+  EXPECT_EQ(malformed.code, 2) << malformed.out;
+  EXPECT_NE(malformed.out.find("trace is not valid JSON"), std::string::npos) << malformed.out;
+}
+
 }  // namespace
