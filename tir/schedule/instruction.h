@@ -49,6 +49,11 @@ struct InstructionKind {
   X(unroll)                          \
   X(bind)                            \
   X(annotate)                        \
+  X(decompose_reduction)             \
+  X(cache_read)                      \
+  X(cache_write)                     \
+  X(compute_at)                      \
+  X(reverse_compute_at)              \
   X(sample_perfect_tile)             \
   X(sample_categorical)
 

@@ -43,19 +43,22 @@ const std::string& Schedule::block_name(BlockRV rv) const {
 const Var& Schedule::loop_var(LoopRV rv) const { return std::get<Var>(symbol(rv.rv(), RVKind::kLoop)); }
 int64_t Schedule::value(ExprRV rv) const { return std::get<int64_t>(symbol(rv.rv(), RVKind::kExpr)); }
 
-Stmt Schedule::block_stmt(BlockRV rv, const char* primitive) const {
+Located Schedule::block_location(BlockRV rv, const char* primitive) const {
   const std::string& name = block_name(rv);
   auto loc = locate_block(func_.body(), name);
   if (!loc) throw NotFoundError(primitive, "block '" + name + "' is no longer in the function");
-  return loc->stmt;
+  return std::move(*loc);
 }
 
-Stmt Schedule::loop_stmt(LoopRV rv, const char* primitive) const {
+Located Schedule::loop_location(LoopRV rv, const char* primitive) const {
   const Var& v = loop_var(rv);
   auto loc = locate_loop(func_.body(), v);
   if (!loc) throw NotFoundError(primitive, "loop '" + v.name() + "' is no longer in the function");
-  return loc->stmt;
+  return std::move(*loc);
 }
+
+Stmt Schedule::block_stmt(BlockRV rv, const char* primitive) const { return block_location(rv, primitive).stmt; }
+Stmt Schedule::loop_stmt(LoopRV rv, const char* primitive) const { return loop_location(rv, primitive).stmt; }
 
 void Schedule::update(PrimFunc f, const char* primitive) {
   if (options_.verify_each_step) {

@@ -29,6 +29,7 @@
 
 #include "tir/schedule/error.h"
 #include "tir/schedule/handles.h"
+#include "tir/schedule/locate.h"
 #include "tir/schedule/random.h"
 #include "tir/schedule/trace.h"
 #include "tir/stmt.h"
@@ -89,6 +90,21 @@ class Schedule {
   void annotate(LoopRV loop, const std::string& key, const AnnValue& value);
   void annotate(BlockRV block, const std::string& key, const AnnValue& value);
 
+  // ---- Blocks --------------------------------------------------------------
+  // Moves a reduction block's init into a new block (returned) placed just
+  // before `loop`, one of the block's loops; see primitive/decompose_reduction.cpp.
+  BlockRV decompose_reduction(BlockRV block, LoopRV loop);
+  // Routes the block's read_index-th read (write_index-th write) through a
+  // new buffer of `scope` ("global", "local", "shared") with a copy block,
+  // returned; see primitive/cache_read_write.cpp.
+  BlockRV cache_read(BlockRV block, int read_index, const std::string& scope);
+  BlockRV cache_write(BlockRV block, int write_index, const std::string& scope);
+  // Moves a producer block under a loop of its consumers (a consumer under a
+  // loop of its producer), computing there only the part that loop needs;
+  // see primitive/compute_at.cpp.
+  void compute_at(BlockRV block, LoopRV loop);
+  void reverse_compute_at(BlockRV block, LoopRV loop);
+
   // ---- Sampling ------------------------------------------------------------
   // n factors whose product is the loop's (constant) extent, the innermost
   // at most max_innermost (<= 0: unbounded). A given decision is checked and used.
@@ -104,6 +120,8 @@ class Schedule {
   int64_t value(ExprRV rv) const;
   // The BlockRealize / For the handle names now; throws NotFoundError.
   Stmt block_stmt(BlockRV rv, const char* primitive) const;
+  Located block_location(BlockRV rv, const char* primitive) const;
+  Located loop_location(LoopRV rv, const char* primitive) const;
   Stmt loop_stmt(LoopRV rv, const char* primitive) const;
 
   // ---- For primitive implementations ----------------------------------------

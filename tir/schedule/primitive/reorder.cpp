@@ -84,9 +84,7 @@ void Schedule::reorder(const std::vector<LoopRV>& loops) {
   std::vector<Located> named;
   std::vector<InstInput> inputs;
   for (LoopRV l : loops) {
-    auto loc = locate_loop(func_.body(), loop_var(l));
-    if (!loc) throw NotFoundError("reorder", "loop '" + loop_var(l).name() + "' is no longer in the function");
-    named.push_back(std::move(*loc));
+    named.push_back(loop_location(l, "reorder"));
     inputs.emplace_back(l.rv());
   }
   update(reorder_loops(func_, named), "reorder");

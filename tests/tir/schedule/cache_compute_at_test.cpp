@@ -1,0 +1,135 @@
+// cache_read, cache_write, compute_at, reverse_compute_at.
+#include <gtest/gtest.h>
+
+#include "schedule_harness.h"
+#include "tir/printer.h"
+
+namespace kiln {
+namespace {
+
+using testing::expect_ir;
+using testing::expect_valid_schedule;
+using testing::schedule_of;
+using testing::workload_func;
+
+TEST(CacheWrite, CopyFollowsTheNest) {
+  const char* w = "matmul:M=4,N=6,K=8";
+  Schedule sch = schedule_of(w);
+  BlockRV c = sch.get_block("C");
+  BlockRV copy = sch.cache_write(c, 0, "local");
+  EXPECT_EQ(sch.block_name(copy), "C_local");
+  expect_ir(sch.func(), R"(@T.prim_func
+def matmul(A: T.Buffer((4, 8), "float32"), B: T.Buffer((8, 6), "float32"), C: T.Buffer((4, 6), "float32")):
+    with T.block("root"):
+        T.reads()
+        T.writes()
+        C_local = T.alloc_buffer((4, 6), "float32", scope="local")
+        for i0, i1, k in T.grid(4, 6, 8):
+            with T.block("C"):
+                v_i0 = T.axis.spatial(4, i0)
+                v_i1 = T.axis.spatial(6, i1)
+                v_k = T.axis.reduce(8, k)
+                T.reads(A[v_i0, v_k], B[v_k, v_i1])
+                T.writes(C_local[v_i0, v_i1])
+                with T.init():
+                    C_local[v_i0, v_i1] = T.float32(0)
+                C_local[v_i0, v_i1] = C_local[v_i0, v_i1] + A[v_i0, v_k] * B[v_k, v_i1]
+        for ax0, ax1 in T.grid(4, 6):
+            with T.block("C_local"):
+                v0 = T.axis.spatial(4, ax0)
+                v1 = T.axis.spatial(6, ax1)
+                T.reads(C_local[v0, v1])
+                T.writes(C[v0, v1])
+                C[v0, v1] = C_local[v0, v1]
+)");
+  expect_valid_schedule(sch, workload_func(w));
+}
+
+TEST(CacheWrite, ReverseComputeAtATile) {
+  const char* w = "matmul:M=8,N=12,K=5";
+  Schedule sch = schedule_of(w);
+  BlockRV c = sch.get_block("C");
+  auto loops = sch.get_loops(c);
+  auto i = sch.split(loops[0], {kInfer, 4});
+  auto j = sch.split(loops[1], {kInfer, 4});
+  sch.reorder({i[0], j[0], loops[2], i[1], j[1]});
+  BlockRV copy = sch.cache_write(c, 0, "local");
+  sch.reverse_compute_at(copy, j[0]);
+  std::string text = to_string(sch.func());
+  EXPECT_NE(text.find("for ax0, ax1 in T.grid(4, 4):"), std::string::npos) << text;
+  expect_valid_schedule(sch, workload_func(w));
+}
+
+TEST(CacheWrite, ReverseComputeAtWithPredicate) {
+  const char* w = "matmul:M=10,N=7,K=3";
+  Schedule sch = schedule_of(w);
+  BlockRV c = sch.get_block("C");
+  auto loops = sch.get_loops(c);
+  auto i = sch.split(loops[0], {kInfer, 4});
+  sch.reorder({i[0], loops[1], loops[2], i[1]});
+  BlockRV copy = sch.cache_write(c, 0, "local");
+  sch.reverse_compute_at(copy, loops[1]);
+  expect_valid_schedule(sch, workload_func(w));
+}
+
+TEST(CacheWrite, UnderTheReductionLoopIsRefused) {
+  Schedule sch = schedule_of("matmul:M=4,N=4,K=4");
+  BlockRV c = sch.get_block("C");
+  auto loops = sch.get_loops(c);
+  sch.reorder({loops[2], loops[0]});
+  BlockRV copy = sch.cache_write(c, 0, "local");
+  try {
+    sch.reverse_compute_at(copy, loops[0]);
+    FAIL() << "expected DependentLoopError";
+  } catch (const DependentLoopError& e) {
+    EXPECT_STREQ(e.what(), "reverse_compute_at: block 'C' still reduces over loop 'k' when an iteration of loop 'i0' ends");
+  }
+}
+
+TEST(CacheRead, ComputeAtPacksATile) {
+  const char* w = "matmul:M=8,N=12,K=6";
+  Schedule sch = schedule_of(w);
+  BlockRV c = sch.get_block("C");
+  auto loops = sch.get_loops(c);
+  auto j = sch.split(loops[1], {kInfer, 4});
+  sch.reorder({j[0], loops[0], loops[2], j[1]});
+  BlockRV b_cache = sch.cache_read(c, 1, "global");
+  EXPECT_EQ(sch.block_name(b_cache), "B_global");
+  sch.compute_at(b_cache, j[0]);
+  std::string text = to_string(sch.func());
+  EXPECT_NE(text.find("for ax0, ax1 in T.grid(6, 4):"), std::string::npos) << text;
+  expect_valid_schedule(sch, workload_func(w));
+}
+
+TEST(CacheRead, Errors) {
+  Schedule sch = schedule_of("matmul:M=4,N=4,K=4");
+  BlockRV c = sch.get_block("C");
+  EXPECT_THROW(sch.cache_read(c, 5, "local"), BadArgumentError);
+  try {
+    sch.cache_read(c, 0, "texture");
+    FAIL() << "expected BadArgumentError";
+  } catch (const BadArgumentError& e) {
+    EXPECT_STREQ(e.what(), "cache_read: unknown storage scope 'texture' (expected global, local or shared)");
+  }
+  BlockRV a = sch.cache_read(c, 0, "local");
+  auto loops = sch.get_loops(c);
+  // compute_at of a producer into a loop that comes before it.
+  BlockRV copy = sch.cache_write(c, 0, "local");
+  EXPECT_THROW(sch.compute_at(copy, loops[0]), DependentLoopError);
+  EXPECT_THROW(sch.reverse_compute_at(a, loops[0]), DependentLoopError);
+}
+
+TEST(ComputeAt, ElementwiseChain) {
+  // dense with bias and relu: three stages; pull the epilogues into the
+  // matmul's outer loop.
+  const char* w = "dense:M=6,N=8,K=5,bias=1,act=relu";
+  Schedule sch = schedule_of(w);
+  std::vector<BlockRV> blocks = sch.get_child_blocks(sch.get_block("root"));
+  ASSERT_GE(blocks.size(), 2u);
+  auto loops = sch.get_loops(blocks[0]);
+  for (size_t i = 1; i < blocks.size(); ++i) sch.reverse_compute_at(blocks[i], loops[0]);
+  expect_valid_schedule(sch, workload_func(w));
+}
+
+}  // namespace
+}  // namespace kiln

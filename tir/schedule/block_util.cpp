@@ -1,0 +1,97 @@
+#include "tir/schedule/block_util.h"
+
+#include <set>
+
+#include "tir/analysis/access_region.h"
+#include "tir/functor.h"
+#include "tir/schedule/locate.h"
+
+namespace kiln {
+
+BlockFields fields_of(const BlockNode* b) {
+  return BlockFields{b->name, b->iter_vars, b->reads, b->writes, b->init, b->body, b->alloc_buffers, b->annotations};
+}
+
+Stmt block_with_regions(BlockFields f) {
+  Stmt draft = block(f);
+  auto [reads, writes] = block_access_regions(draft);
+  f.reads = std::move(reads);
+  f.writes = std::move(writes);
+  return block(std::move(f));
+}
+
+std::vector<Var> loop_vars(const std::vector<Stmt>& loops) {
+  std::vector<Var> vars;
+  for (const Stmt& l : loops) vars.push_back(l.as<ForNode>()->loop_var);
+  return vars;
+}
+
+std::string unique_block_name(const Stmt& root, const std::string& base) {
+  std::vector<std::string> names = block_names(root);
+  std::set<std::string> taken(names.begin(), names.end());
+  if (!taken.count(base)) return base;
+  for (int i = 1;; ++i) {
+    std::string n = base + "_" + std::to_string(i);
+    if (!taken.count(n)) return n;
+  }
+}
+
+}  // namespace kiln
+
+namespace kiln {
+namespace {
+
+class BufferReplacer : public StmtMutator {
+ public:
+  BufferReplacer(const Buffer& from, const Buffer& to) : from_(from), to_(to) {}
+  using StmtMutator::mutate;
+
+  Expr visit_BufferLoad(const BufferLoadNode* op, const Expr& e) override {
+    Expr r = StmtMutator::visit_BufferLoad(op, e);
+    const auto* n = r.as<BufferLoadNode>();
+    return n->buffer.same_as(from_) ? buffer_load(to_, n->indices) : r;
+  }
+  Stmt visit_BufferStore(const BufferStoreNode* op, const Stmt& s) override {
+    Stmt r = StmtMutator::visit_BufferStore(op, s);
+    const auto* n = r.as<BufferStoreNode>();
+    return n->buffer.same_as(from_) ? buffer_store(to_, n->value, n->indices) : r;
+  }
+  ObjectRef mutate_other(const ObjectRef& o) override {
+    ObjectRef r = StmtMutator::mutate_other(o);
+    if (const auto* br = r.as<BufferRegionNode>(); br && br->buffer.same_as(from_))
+      return BufferRegion(to_, br->region);
+    return r;
+  }
+
+ private:
+  const Buffer& from_;
+  const Buffer& to_;
+};
+
+}  // namespace
+
+Stmt replace_buffer(const Stmt& s, const Buffer& from, const Buffer& to) { return BufferReplacer(from, to).mutate(s); }
+
+const BlockNode* enclosing_block(const Located& loc, Stmt* block_stmt) {
+  for (auto it = loc.ancestors.rbegin(); it != loc.ancestors.rend(); ++it) {
+    if (const auto* b = it->as<BlockNode>()) {
+      if (block_stmt) *block_stmt = *it;
+      return b;
+    }
+  }
+  return nullptr;
+}
+
+Stmt top_of_nest(const Located& loc) {
+  std::vector<Stmt> loops = enclosing_loops(loc);
+  return loops.empty() ? loc.stmt : loops.front();
+}
+
+Stmt block_with_body(const Stmt& b, Stmt body, std::vector<Buffer> alloc_buffers) {
+  BlockFields f = fields_of(b.as<BlockNode>());
+  f.body = std::move(body);
+  f.alloc_buffers = std::move(alloc_buffers);
+  return block(std::move(f));
+}
+
+}  // namespace kiln

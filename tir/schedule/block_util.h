@@ -1,0 +1,43 @@
+// Small pieces that several block-moving primitives share.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tir/schedule/locate.h"
+#include "tir/stmt.h"
+
+namespace kiln {
+
+// The fields of a block, to copy and edit.
+BlockFields fields_of(const BlockNode* b);
+
+// A block with its reads and writes recomputed from its body and init (as
+// block_access_regions does), for primitives that change what it touches.
+Stmt block_with_regions(BlockFields f);
+
+// The loop variables of `loops` (Fors).
+std::vector<Var> loop_vars(const std::vector<Stmt>& loops);
+
+// A name not yet used by a block of `root`: `base`, else base_1, base_2, ...
+std::string unique_block_name(const Stmt& root, const std::string& base);
+
+}  // namespace kiln
+
+namespace kiln {
+
+// `s` with every use of buffer `from` (loads, stores, block regions) made a
+// use of `to`. Allocations are left alone.
+Stmt replace_buffer(const Stmt& s, const Buffer& from, const Buffer& to);
+
+// The nearest Block among `loc`'s ancestors, or nullptr.
+const BlockNode* enclosing_block(const Located& loc, Stmt* block_stmt = nullptr);
+
+// The statement that holds `loc` directly inside its enclosing block's body:
+// its outermost enclosing loop, or the BlockRealize itself without loops.
+Stmt top_of_nest(const Located& loc);
+
+// A copy of the block statement `b` with another body and allocations.
+Stmt block_with_body(const Stmt& b, Stmt body, std::vector<Buffer> alloc_buffers);
+
+}  // namespace kiln

@@ -1,0 +1,233 @@
+// compute_at, reverse_compute_at: move a block into another nest's loop,
+// computing there only the part of its buffer that loop needs.
+//
+//   compute_at(B_global, j0):                 reverse_compute_at(C_local, j0):
+//     for j0:                                   for j0:
+//       for ax0, ax1:  (B's tile for j0)          for k, j1: block C (writes C_local)
+//         block B_global                          for ax0, ax1: (the tile C wrote)
+//       for k, j1: block C (reads B_global)         block C_local (reads C_local)
+//
+// compute_at moves a producer under a loop of its consumers; the new loops
+// cover the region of the produced buffer that the blocks under the loop
+// read in one iteration. reverse_compute_at moves a consumer under a loop of
+// its producer; the new loops cover the region the blocks under the loop
+// write in one iteration. The moved block's nest must hold nothing else, and
+// each dimension of the linking buffer must be indexed by one of its axes
+// (as copy blocks and elementwise stages do); other axes keep their whole
+// domain. Legality, so that no value is read before it is complete:
+//  - no statement between the two nests touches the linking buffer;
+//  - compute_at: every reader of the buffer is under the loop;
+//  - reverse_compute_at: every writer of the buffer is under the loop, and
+//    none of them still reduces over the loop or a loop outside it.
+#include <algorithm>
+
+#include "core/arith/analyzer.h"
+#include "tir/analysis/access_region.h"
+#include "tir/functor.h"
+#include "tir/schedule/bindings.h"
+#include "tir/schedule/block_util.h"
+#include "tir/schedule/primitive/replay.h"
+
+namespace kiln {
+namespace {
+
+std::string q(const std::string& s) { return "'" + s + "'"; }
+
+std::vector<Stmt> stmts_of(const Stmt& body) {
+  if (const auto* s = body.as<SeqStmtNode>()) return s->seq;
+  return {body};
+}
+
+bool touches(const Stmt& s, const Buffer& buf, bool reads, bool writes) {
+  auto [r, w] = detect_access_regions(s);
+  auto has = [&](const std::vector<BufferRegion>& v) {
+    return std::any_of(v.begin(), v.end(), [&](const BufferRegion& x) { return x.buffer().same_as(buf); });
+  };
+  return (reads && has(r)) || (writes && has(w));
+}
+
+// Blocks under `s` (at any depth) whose recorded reads (or writes) include `buf`.
+int count_accessors(const Stmt& s, const Buffer& buf, bool writes) {
+  int n = 0;
+  post_order_visit(s, [&](const Stmt& x) {
+    if (const auto* b = x.as<BlockNode>()) {
+      const auto& regions = writes ? b->writes : b->reads;
+      for (const BufferRegion& r : regions) n += r.buffer().same_as(buf);
+    }
+  });
+  return n;
+}
+
+PrimFunc move_block(const PrimFunc& f, const Located& blk, const Located& lp, bool reverse) {
+  const char* const P = reverse ? "reverse_compute_at" : "compute_at";
+  const BlockNode* b = block_of(blk.stmt);
+  const auto* loop = lp.stmt.as<ForNode>();
+  const std::string bname = q(b->name), lname = q(loop->loop_var.name());
+
+  Stmt encl_stmt, loop_encl_stmt;
+  const BlockNode* encl = enclosing_block(blk, &encl_stmt);
+  if (!encl || !enclosing_block(lp, &loop_encl_stmt) || !loop_encl_stmt.same_as(encl_stmt))
+    throw NotFoundError(P, "loop " + lname + " is not in the block that holds block " + bname);
+
+  // The moved block's nest must be only itself.
+  const Stmt top_b = top_of_nest(blk);
+  for (const Stmt& l : enclosing_loops(blk)) {
+    const Stmt& body = l.as<ForNode>()->body;
+    if (body.kind() != StmtKind::For && !body.same_as(blk.stmt))
+      throw LoopsNotAdjacentError(P, "block " + bname + " shares its loops with other statements");
+  }
+
+  // Positions of the two nests in the enclosing block's body.
+  std::vector<Stmt> list = stmts_of(encl->body);
+  auto index_of = [&](const Stmt& s, const std::vector<Stmt>& path) -> int {
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (list[i].same_as(s)) return static_cast<int>(i);
+      for (const Stmt& a : path)
+        if (list[i].same_as(a)) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  const int ib = index_of(top_b, {});
+  const int il = index_of(lp.stmt, lp.ancestors);
+  KILN_ICHECK(ib >= 0 && il >= 0) << P << ": nests not found in their block";
+  if (ib == il) throw NotFoundError(P, "loop " + lname + " is one of block " + bname + "'s own loops");
+  if (!reverse && ib > il)
+    throw DependentLoopError(P, "block " + bname + " comes after loop " + lname + "; use reverse_compute_at");
+  if (reverse && ib < il)
+    throw DependentLoopError(P, "block " + bname + " comes before loop " + lname + "; use compute_at");
+
+  // The linking buffer: what the block writes and the loop reads, or the
+  // other way round.
+  const auto [loop_reads, loop_writes] = detect_access_regions(loop->body);
+  const std::vector<BufferRegion>& mine = reverse ? b->reads : b->writes;
+  const std::vector<BufferRegion>& theirs = reverse ? loop_writes : loop_reads;
+  std::optional<BufferRegion> own, need;
+  for (const BufferRegion& m : mine)
+    for (const BufferRegion& t : theirs)
+      if (m.buffer().same_as(t.buffer()) && !own) {
+        own = m;
+        need = t;
+      }
+  if (!own)
+    throw NotFoundError(P, std::string("nothing under loop ") + lname + (reverse ? " writes" : " reads") +
+                               " a buffer that block " + bname + (reverse ? " reads" : " writes"));
+  const Buffer buf = own->buffer();
+
+  const int lo = std::min(ib, il), hi = std::max(ib, il);
+  for (int i = lo + 1; i < hi; ++i)
+    if (touches(list[i], buf, true, true))
+      throw DependentLoopError(P, "a statement between block " + bname + " and loop " + lname + " uses buffer " +
+                                      q(buf.name()));
+  // compute_at: every other reader is under the loop; reverse_compute_at:
+  // every other writer.
+  const int inside = count_accessors(loop->body, buf, reverse);
+  const int elsewhere = count_accessors(encl->body, buf, reverse) - count_accessors(top_b, buf, reverse);
+  if (inside != elsewhere)
+    throw DependentLoopError(P, "buffer " + q(buf.name()) + " is " + (reverse ? "written" : "read") +
+                                    " outside loop " + lname + " too");
+  if (reverse) {
+    // A writer that still reduces over this loop or an outer one has not
+    // finished the tile when the loop's iteration ends.
+    std::vector<Var> outer;
+    for (const Stmt& a : lp.ancestors)
+      if (const auto* f2 = a.as<ForNode>()) outer.push_back(f2->loop_var);
+    outer.push_back(loop->loop_var);
+    for (const Stmt& r : child_block_realizes(loop->body)) {
+      const auto* rz = r.as<BlockRealizeNode>();
+      const BlockNode* w = block_of(r);
+      for (size_t k = 0; k < w->iter_vars.size(); ++k) {
+        if (!w->iter_vars[k].is_reduce()) continue;
+        for (const Var& v : outer)
+          if (uses_var(rz->iter_values[k], v))
+            throw DependentLoopError(P, "block " + q(w->name) + " still reduces over loop " + q(v.name()) +
+                                            " when an iteration of loop " + lname + " ends");
+      }
+    }
+  }
+
+  // Each dimension of the buffer, as the block indexes it, must be one axis.
+  arith::Analyzer ana;
+  for (const Stmt& a : lp.ancestors)
+    if (const auto* f2 = a.as<ForNode>()) ana.bind(f2->loop_var, Range(f2->min, f2->extent));
+  ana.bind(loop->loop_var, Range(loop->min, loop->extent));
+  std::vector<std::optional<Range>> axis_range(b->iter_vars.size());
+  for (size_t d = 0; d < (*own)->region.size(); ++d) {
+    const Range& r = (*own)->region[d];
+    if (!is_one(r->extent)) throw LoopShapeError(P, "block " + bname + " touches more than one element of " + q(buf.name()) + " per iteration");
+    size_t k = 0;
+    while (k < b->iter_vars.size() && !r->min.same_as(b->iter_vars[k].var())) ++k;
+    if (k == b->iter_vars.size()) {
+      if (as_const_int(r->min)) continue;
+      throw LoopShapeError(P, "block " + bname + " indexes dimension " + std::to_string(d) + " of " + q(buf.name()) +
+                                  " with an expression, not one of its axes");
+    }
+    if (axis_range[k]) throw LoopShapeError(P, "block " + bname + " indexes two dimensions of " + q(buf.name()) + " with one axis");
+    const Range& want = (*need)->region[d];
+    Expr ext = ana.simplify(want->extent);
+    if (!as_const_int(ext))
+      throw LoopShapeError(P, "the part of " + q(buf.name()) + " needed per iteration of loop " + lname +
+                                  " has no constant size in dimension " + std::to_string(d));
+    axis_range[k] = Range(ana.simplify(want->min), ext);
+  }
+
+  // The new nest: one loop per axis, over the needed part or the whole domain.
+  std::vector<Var> loops;
+  std::vector<Expr> extents, values;
+  Expr pred;
+  for (size_t k = 0; k < b->iter_vars.size(); ++k) {
+    const IterVar& iv = b->iter_vars[k];
+    DataType t = iv.var().dtype();
+    loops.emplace_back("ax" + std::to_string(k), t);
+    Range r = axis_range[k] ? *axis_range[k] : iv.dom();
+    extents.push_back(r->extent);
+    Expr value = ana.simplify(add(r->min, loops.back()));
+    values.push_back(value);
+    if (axis_range[k]) {
+      ana.bind(loops.back(), Range(int_imm(t, 0), r->extent));
+      Expr end = add(iv.dom()->min, iv.dom()->extent);
+      for (Expr c : {ge(value, iv.dom()->min), lt(value, end)}) {
+        if (ana.can_prove(c)) continue;
+        pred = pred.defined() ? logical_and(pred, c) : c;
+      }
+    }
+  }
+  Stmt nest = block_realize(values, pred, blk.stmt.as<BlockRealizeNode>()->block);
+  for (size_t k = loops.size(); k-- > 0;)
+    nest = for_loop(loops[k], int_imm(loops[k].dtype(), 0), extents[k], ForKind::kSerial, nest);
+
+  Stmt new_loop = with_loop_body(lp.stmt, reverse ? seq({loop->body, nest}) : seq({nest, loop->body}));
+  Stmt body = replace_stmt(encl->body, top_b, no_op());
+  body = replace_stmt(body, lp.stmt, new_loop);
+  Stmt new_encl = block_with_body(encl_stmt, seq(stmts_of(body)), encl->alloc_buffers);
+  return f.with_body(replace_stmt(f.body(), encl_stmt, new_encl));
+}
+
+}  // namespace
+
+void Schedule::compute_at(BlockRV block, LoopRV loop) {
+  PrimFunc r = move_block(func_, block_location(block, "compute_at"), loop_location(loop, "compute_at"), false);
+  update(r, "compute_at");
+  record(inst::compute_at, {block.rv(), loop.rv()}, nlohmann::json::array(), {});
+}
+
+void Schedule::reverse_compute_at(BlockRV block, LoopRV loop) {
+  PrimFunc r = move_block(func_, block_location(block, "reverse_compute_at"),
+                          loop_location(loop, "reverse_compute_at"), true);
+  update(r, "reverse_compute_at");
+  record(inst::reverse_compute_at, {block.rv(), loop.rv()}, nlohmann::json::array(), {});
+}
+
+namespace inst {
+namespace {
+template <void (Schedule::*Method)(BlockRV, LoopRV)>
+std::vector<RV> apply_move(Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&,
+                           const nlohmann::json&) {
+  replay::expect_inputs(in, 2);
+  (sch.*Method)(replay::block(in, 0), replay::loop(in, 1));
+  return {};
+}
+}  // namespace
+const InstructionKind compute_at{"compute_at", false, apply_move<&Schedule::compute_at>};
+const InstructionKind reverse_compute_at{"reverse_compute_at", false, apply_move<&Schedule::reverse_compute_at>};
+}  // namespace inst
+}  // namespace kiln
