@@ -48,6 +48,9 @@ KILN_SCHEDULE_ERROR(NotDataParallelError);
 // A loop variable used in a way the primitive cannot rewrite (e.g. a loop's
 // bound depending on another loop being reordered around it).
 KILN_SCHEDULE_ERROR(DependentLoopError);
+// cache_write: another block writes the same buffer (e.g. the init block
+// decompose_reduction made), so redirecting one writer would split the buffer.
+KILN_SCHEDULE_ERROR(NotSingleWriterError);
 // A sampling decision that does not fit the instruction.
 KILN_SCHEDULE_ERROR(DecisionError);
 

@@ -1,6 +1,7 @@
 #include "tir/transform/lower.h"
 
 #include "tir/analysis/verify.h"
+#include "tir/transform/compact_buffers.h"
 #include "tir/transform/flatten_buffer.h"
 #include "tir/transform/legalize_parallel.h"
 #include "tir/transform/lower_blocks.h"
@@ -18,6 +19,7 @@ PrimFunc lower(const PrimFunc& input, const LowerOptions& options) {
     if (options.after_pass) options.after_pass(name, f);
   };
   step("lower_blocks", lower_blocks(f));
+  step("compact_buffers", compact_buffers(f));
   step("flatten_buffers", flatten_buffers(f));
   step("simplify", simplify(f));
   step("unroll_loops", unroll_loops(f, options.max_unroll_extent));

@@ -86,6 +86,18 @@ TEST(CacheWrite, UnderTheReductionLoopIsRefused) {
   }
 }
 
+TEST(CacheWrite, AfterDecomposeReductionIsRefused) {
+  Schedule sch = schedule_of("matmul:M=4,N=4,K=4");
+  BlockRV c = sch.get_block("C");
+  sch.decompose_reduction(c, sch.get_loops(c)[2]);
+  try {
+    sch.cache_write(c, 0, "local");
+    FAIL() << "expected NotSingleWriterError";
+  } catch (const NotSingleWriterError& e) {
+    EXPECT_STREQ(e.what(), "cache_write: buffer 'C' is also written by block 'C_init'");
+  }
+}
+
 TEST(CacheRead, ComputeAtPacksATile) {
   const char* w = "matmul:M=8,N=12,K=6";
   Schedule sch = schedule_of(w);

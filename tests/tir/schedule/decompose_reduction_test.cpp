@@ -73,6 +73,15 @@ TEST(DecomposeReduction, Errors) {
     EXPECT_STREQ(e.what(), "decompose_reduction: loop 'i0' is not above block 'softmax_max'");
   }
   auto mloops = sch.get_loops(mx);
+  try {
+    auto k = sch.split(mloops[1], {2, 4});
+    sch.decompose_reduction(mx, k[1]);
+    FAIL() << "expected DependentLoopError";
+  } catch (const DependentLoopError& e) {
+    EXPECT_STREQ(e.what(),
+                 "decompose_reduction: loop 'k_0' above loop 'k_1' feeds reduction axis 'v_k' of block 'softmax_max'");
+  }
+  mloops = sch.get_loops(mx);
   LoopRV fused = sch.fuse(mloops);
   EXPECT_THROW(sch.decompose_reduction(mx, fused), LoopShapeError);
 }

@@ -15,7 +15,7 @@ void random_step(Schedule& sch, RandomState& rng) {
   std::vector<LoopRV> loops = sch.get_loops(b);
   if (loops.empty()) return;
   LoopRV l = loops[rng.uniform_int(static_cast<int64_t>(loops.size()))];
-  switch (rng.uniform_int(7)) {
+  switch (rng.uniform_int(11)) {
     case 0: {
       auto t = sch.sample_perfect_tile(l, 2 + static_cast<int>(rng.uniform_int(2)), 8);
       sch.split(l, std::vector<Factor>(t.begin(), t.end()));
@@ -38,6 +38,19 @@ void random_step(Schedule& sch, RandomState& rng) {
     case 4: sch.parallel(l); break;
     case 5: sch.vectorize(l); break;
     case 6: sch.unroll(l); break;
+    case 7: sch.decompose_reduction(b, l); break;
+    case 8: sch.cache_write(b, 0, rng.uniform_int(2) ? "local" : "global"); break;
+    case 9: sch.cache_read(b, static_cast<int>(rng.uniform_int(2)), "global"); break;
+    case 10: {
+      // Move this block to a loop of another block, whichever way is legal.
+      BlockRV other = blocks[rng.uniform_int(static_cast<int64_t>(blocks.size()))];
+      std::vector<LoopRV> targets = sch.get_loops(other);
+      if (targets.empty()) return;
+      LoopRV t = targets[rng.uniform_int(static_cast<int64_t>(targets.size()))];
+      if (rng.uniform_int(2)) sch.compute_at(b, t);
+      else sch.reverse_compute_at(b, t);
+      break;
+    }
   }
 }
 
@@ -49,7 +62,7 @@ TEST_P(RandomSchedules, MatchTheUnscheduledFunction) {
     Schedule sch(original, ScheduleOptions{seed, true});
     RandomState rng(seed * 7919);
     int failures = 0;
-    for (int step = 0; step < 8; ++step) {
+    for (int step = 0; step < 10; ++step) {
       PrimFunc before = sch.func();
       try {
         random_step(sch, rng);

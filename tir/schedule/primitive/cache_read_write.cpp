@@ -14,6 +14,7 @@
 // block that encloses the nest.
 #include <set>
 
+#include "tir/functor.h"
 #include "tir/schedule/block_util.h"
 #include "tir/schedule/locate.h"
 #include "tir/schedule/primitive/replay.h"
@@ -71,7 +72,31 @@ CacheResult cache(const PrimFunc& f, const Located& blk, int index, const std::s
   Stmt encl_stmt;
   const BlockNode* encl = enclosing_block(blk, &encl_stmt);
   if (!encl) throw BadArgumentError(P, "block '" + b->name + "' is not inside another block");
+  if (is_write) {
+    std::string other;
+    post_order_visit(encl->body, [&](const Stmt& s) {
+      const auto* w = s.as<BlockNode>();
+      if (!w || w == b || !other.empty()) return;
+      for (const BufferRegion& r : w->writes)
+        if (r.buffer().same_as(buf)) other = w->name;
+    });
+    if (!other.empty())
+      throw NotSingleWriterError(P, "buffer '" + buf.name() + "' is also written by block '" + other + "'");
+  }
 
+  {
+    // The copy runs before (after) the block's whole nest: no other block in
+    // that nest may write (read) the buffer.
+    bool conflict = false;
+    post_order_visit(top_of_nest(blk), [&](const Stmt& s) {
+      const auto* o = s.as<BlockNode>();
+      if (!o || o == b) return;
+      for (const BufferRegion& r : is_write ? o->reads : o->writes) conflict |= r.buffer().same_as(buf);
+    });
+    if (conflict)
+      throw DependentLoopError(P, "buffer '" + buf.name() + "' is " + (is_write ? "read" : "written") +
+                                      " by another block in the loop nest of block '" + b->name + "'");
+  }
   Buffer cache_buf(buf.name() + "_" + scope, buf.dtype(), buf.shape(), scope);
   const std::string copy_name = unique_block_name(f.body(), cache_buf.name());
   Stmt copy = is_write ? copy_nest(copy_name, cache_buf, buf) : copy_nest(copy_name, buf, cache_buf);

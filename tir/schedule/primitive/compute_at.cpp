@@ -16,7 +16,8 @@
 // (as copy blocks and elementwise stages do); other axes keep their whole
 // domain. Legality, so that no value is read before it is complete:
 //  - no statement between the two nests touches the linking buffer;
-//  - compute_at: every reader of the buffer is under the loop;
+//  - compute_at: every reader of the buffer is under the loop, and no block
+//    there writes it (a reduction's update after its init);
 //  - reverse_compute_at: every writer of the buffer is under the loop, and
 //    none of them still reduces over the loop or a loop outside it.
 #include <algorithm>
@@ -125,6 +126,19 @@ PrimFunc move_block(const PrimFunc& f, const Located& blk, const Located& lp, bo
   if (inside != elsewhere)
     throw DependentLoopError(P, "buffer " + q(buf.name()) + " is " + (reverse ? "written" : "read") +
                                     " outside loop " + lname + " too");
+  if (!reverse) {
+    // Recomputing the producer's part in every iteration would overwrite
+    // what a block under the loop wrote there (an accumulation).
+    std::string writer;
+    post_order_visit(loop->body, [&](const Stmt& s) {
+      if (const auto* w = s.as<BlockNode>())
+        for (const BufferRegion& r : w->writes)
+          if (r.buffer().same_as(buf) && writer.empty()) writer = w->name;
+    });
+    if (!writer.empty())
+      throw DependentLoopError(P, "block " + q(writer) + " under loop " + lname + " also writes buffer " +
+                                      q(buf.name()));
+  }
   if (reverse) {
     // A writer that still reduces over this loop or an outer one has not
     // finished the tile when the loop's iteration ends.

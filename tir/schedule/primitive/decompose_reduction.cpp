@@ -12,7 +12,8 @@
 // instead of behind an `if k == 0` inside it. The init block gets copies of
 // the loops at and below `loop` that feed the block's spatial axes (named
 // with an `_init` suffix, of the same kind); loops that feed only reduction
-// axes are left out. A loop that feeds both cannot be split that way.
+// axes are left out. A loop that feeds both cannot be split that way, and
+// `loop` must lie above every loop that feeds a reduction axis.
 #include "tir/functor.h"
 #include "tir/schedule/block_util.h"
 #include "tir/schedule/locate.h"
@@ -38,6 +39,17 @@ DecomposeResult decompose(const PrimFunc& f, const Located& blk, const Stmt& loo
   const auto* lop = loop.as<ForNode>();
   if (at == loops.size())
     throw NotFoundError(P, "loop '" + lop->loop_var.name() + "' is not above block '" + b->name + "'");
+
+  // The init must run before every step of the reduction: no loop above
+  // `loop` may feed a reduction axis.
+  for (size_t i = 0; i < at; ++i) {
+    const auto* op = loops[i].as<ForNode>();
+    for (size_t k = 0; k < b->iter_vars.size(); ++k)
+      if (b->iter_vars[k].is_reduce() && uses_var(realize->iter_values[k], op->loop_var))
+        throw DependentLoopError(P, "loop '" + op->loop_var.name() + "' above loop '" + lop->loop_var.name() +
+                                        "' feeds reduction axis '" + b->iter_vars[k].var().name() + "' of block '" +
+                                        b->name + "'");
+  }
 
   // Loops at and below `loop`: which feed spatial axes, which reduction axes.
   std::vector<std::pair<Var, Expr>> init_map;  // old loop var -> new var (kept) or min (dropped)

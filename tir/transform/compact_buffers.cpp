@@ -1,0 +1,165 @@
+#include "tir/transform/compact_buffers.h"
+
+#include "core/arith/analyzer.h"
+#include "tir/analysis/access_region.h"
+#include "tir/functor.h"
+
+namespace kiln {
+namespace {
+
+bool accesses(const Stmt& s, const Buffer& buf) {
+  bool found = false;
+  post_order_visit(s, [&](const Stmt& x) {
+    if (const auto* st = x.as<BufferStoreNode>(); st && st->buffer.same_as(buf)) found = true;
+  });
+  if (found) return true;
+  visit_exprs(s, [&](const Expr& e) {
+    if (const auto* ld = e.as<BufferLoadNode>(); ld && ld->buffer.same_as(buf)) found = true;
+  });
+  return found;
+}
+
+// Rewrites accesses of `from` into `to`, index by index minus `offset`.
+class Rebase : public StmtMutator {
+ public:
+  Rebase(const Buffer& from, const Buffer& to, std::vector<Expr> offset) : from_(from), to_(to), offset_(offset) {}
+  using StmtMutator::mutate;
+
+  Expr visit_BufferLoad(const BufferLoadNode* op, const Expr& e) override {
+    Expr r = StmtMutator::visit_BufferLoad(op, e);
+    const auto* n = r.as<BufferLoadNode>();
+    return n->buffer.same_as(from_) ? buffer_load(to_, shift(n->indices)) : r;
+  }
+  Stmt visit_BufferStore(const BufferStoreNode* op, const Stmt& s) override {
+    Stmt r = StmtMutator::visit_BufferStore(op, s);
+    const auto* n = r.as<BufferStoreNode>();
+    return n->buffer.same_as(from_) ? buffer_store(to_, n->value, shift(n->indices)) : r;
+  }
+
+ private:
+  std::vector<Expr> shift(const std::vector<Expr>& idx) const {
+    std::vector<Expr> out;
+    for (size_t d = 0; d < idx.size(); ++d) {
+      Expr o = offset_[d];
+      if (idx[d].dtype().lanes() > 1) o = broadcast(o, idx[d].dtype().lanes());
+      out.push_back(is_zero(offset_[d]) ? idx[d] : sub(idx[d], o));
+    }
+    return out;
+  }
+  const Buffer& from_;
+  const Buffer& to_;
+  std::vector<Expr> offset_;
+};
+
+class Compactor : public StmtMutator {
+ public:
+  using StmtMutator::mutate;
+
+  Stmt visit_For(const ForNode* op, const Stmt& s) override {
+    ana_.bind(op->loop_var, Range(op->min, op->extent));
+    Stmt r = StmtMutator::visit_For(op, s);
+    ana_.unbind(op->loop_var);
+    return r;
+  }
+
+  Stmt visit_Allocate(const AllocateNode* op, const Stmt& s) override {
+    Stmt body = mutate(op->body);
+    const Buffer& buf = op->buffer;
+    // Sink: descend while one child holds every access.
+    std::vector<Stmt> path{body};
+    while (true) {
+      const Stmt& cur = path.back();
+      Stmt next;
+      if (const auto* f = cur.as<ForNode>()) {
+        next = f->body;
+      } else if (const auto* sq = cur.as<SeqStmtNode>()) {
+        int holders = 0;
+        for (const Stmt& c : sq->seq)
+          if (accesses(c, buf)) {
+            ++holders;
+            next = c;
+          }
+        if (holders != 1) break;
+      } else if (const auto* a = cur.as<AllocateNode>()) {
+        next = a->body;
+      } else if (const auto* l = cur.as<LetStmtNode>()) {
+        next = l->body;
+      } else {
+        break;
+      }
+      path.push_back(next);
+    }
+    const Stmt target = path.back();
+    if (!accesses(target, buf)) return body;  // never used: drop the allocation
+
+    // The loops between the allocation and its new place are fixed there.
+    std::vector<Var> bound;
+    for (size_t i = 0; i + 1 < path.size(); ++i)
+      if (const auto* f = path[i].as<ForNode>()) {
+        ana_.bind(f->loop_var, Range(f->min, f->extent));
+        bound.push_back(f->loop_var);
+      }
+    Buffer compact = buf;
+    std::vector<Expr> offset(buf.ndim(), int_imm(DataType::Int(32), 0));
+    auto [reads, writes] = detect_access_regions(target);
+    std::vector<Range> region;
+    for (const auto* list : {&reads, &writes})
+      for (const BufferRegion& r : *list)
+        if (r.buffer().same_as(buf)) {
+          if (region.empty()) {
+            region = r->region;
+            continue;
+          }
+          for (size_t d = 0; d < region.size(); ++d) {
+            Expr lo = min(region[d]->min, r->region[d]->min);
+            Expr hi = max(add(region[d]->min, region[d]->extent), add(r->region[d]->min, r->region[d]->extent));
+            region[d] = Range(lo, sub(hi, lo));
+          }
+        }
+    if (!region.empty()) {
+      std::vector<Expr> shape = buf.shape();
+      bool changed = false;
+      for (size_t d = 0; d < region.size(); ++d) {
+        Expr ext = ana_.simplify(region[d]->extent);
+        const int64_t* e = as_const_int(ext);
+        const int64_t* full = as_const_int(buf.shape()[d]);
+        if (!e || !full || *e >= *full || *e <= 0) continue;
+        Expr lo = ana_.simplify(region[d]->min);
+        shape[d] = int_imm(buf.shape()[d].dtype(), *e);
+        offset[d] = lo;
+        changed = true;
+      }
+      if (changed) compact = buf.with_shape(shape);
+    }
+    for (const Var& v : bound) ana_.unbind(v);
+
+    Stmt placed = compact.same_as(buf) ? target : Rebase(buf, compact, offset).mutate(target);
+    placed = allocate(compact, placed);
+    if (path.size() == 1) return placed;
+    return replace_in(body, target, placed);
+  }
+
+ private:
+  static Stmt replace_in(const Stmt& root, const Stmt& target, const Stmt& replacement) {
+    class R : public StmtMutator {
+     public:
+      R(const Stmt& t, const Stmt& r) : t_(t), r_(r) {}
+      using StmtMutator::mutate;
+      Stmt mutate(const Stmt& s) override { return s.same_as(t_) ? r_ : StmtMutator::mutate(s); }
+      Expr mutate(const Expr& e) override { return e; }
+
+     private:
+      const Stmt& t_;
+      const Stmt& r_;
+    };
+    return R(target, replacement).mutate(root);
+  }
+
+  arith::Analyzer ana_;
+};
+
+}  // namespace
+
+PrimFunc compact_buffers(const PrimFunc& f) { return f.with_body(Compactor().mutate(f.body())); }
+
+}  // namespace kiln
