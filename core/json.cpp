@@ -201,7 +201,10 @@ class Reader {
 
   FieldValue tagged(const json& v, size_t index) {
     if (v.size() != 1) KILN_USER_ERROR() << "a tagged value has one key, not " << v.size() << ": " << v.dump();
-    const auto& [tag, x] = *v.items().begin();
+    // (Not items(): its proxy would dangle once the statement ends.)
+    const auto first = v.begin();
+    const std::string& tag = first.key();
+    const json& x = first.value();
     if (tag == "node") {
       if (!x.is_number_integer()) KILN_USER_ERROR() << "node reference " << x.dump() << " is not an index";
       int64_t k = x.get<int64_t>();
