@@ -54,6 +54,7 @@ struct InstructionKind {
   X(cache_write)                     \
   X(compute_at)                      \
   X(reverse_compute_at)              \
+  X(set_scope)                       \
   X(sample_perfect_tile)             \
   X(sample_categorical)
 

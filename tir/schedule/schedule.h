@@ -104,6 +104,8 @@ class Schedule {
   // see primitive/compute_at.cpp.
   void compute_at(BlockRV block, LoopRV loop);
   void reverse_compute_at(BlockRV block, LoopRV loop);
+  // The storage scope of an allocated buffer the block writes.
+  void set_scope(BlockRV block, int write_index, const std::string& scope);
 
   // ---- Sampling ------------------------------------------------------------
   // n factors whose product is the loop's (constant) extent, the innermost

@@ -145,3 +145,35 @@ TEST(ComputeAt, ElementwiseChain) {
 
 }  // namespace
 }  // namespace kiln
+
+namespace kiln {
+namespace {
+
+TEST(SetScope, IntermediateStageToLocal) {
+  const char* w = "softmax:M=4,N=8";
+  Schedule sch = testing::schedule_of(w);
+  BlockRV mx = sch.get_block("softmax_max");
+  sch.set_scope(mx, 0, "local");
+  const auto* root = sch.func().body().as<BlockRealizeNode>()->block.as<BlockNode>();
+  EXPECT_EQ(root->alloc_buffers[0]->scope, "local");
+  EXPECT_EQ(block_of(sch.block_stmt(mx, "test"))->writes[0].buffer()->scope, "local");
+  // The reader sees the same buffer object.
+  EXPECT_TRUE(block_of(sch.block_stmt(sch.get_block("softmax_exp"), "test"))->reads[1].buffer().same_as(
+      root->alloc_buffers[0]));
+  testing::expect_valid_schedule(sch, testing::workload_func(w));
+}
+
+TEST(SetScope, Errors) {
+  Schedule sch = testing::schedule_of("softmax:M=4,N=8");
+  try {
+    sch.set_scope(sch.get_block("softmax"), 0, "local");
+    FAIL() << "expected BadArgumentError";
+  } catch (const BadArgumentError& e) {
+    EXPECT_STREQ(e.what(), "set_scope: buffer 'softmax' is a parameter of the function");
+  }
+  EXPECT_THROW(sch.set_scope(sch.get_block("softmax_max"), 1, "local"), BadArgumentError);
+  EXPECT_THROW(sch.set_scope(sch.get_block("softmax_max"), 0, "texture"), BadArgumentError);
+}
+
+}  // namespace
+}  // namespace kiln

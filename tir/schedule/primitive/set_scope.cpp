@@ -1,0 +1,68 @@
+// set_scope: change the storage scope of a buffer a block writes, e.g. keep
+// an intermediate stage in "local" (registers) or "shared" (GPU block
+// memory). Only buffers the function allocates can move; a parameter lives
+// where the caller put it.
+#include "tir/functor.h"
+#include "tir/schedule/block_util.h"
+#include "tir/schedule/primitive/replay.h"
+
+namespace kiln {
+namespace {
+
+// Replaces the buffer everywhere, allocations included.
+class Rescope : public StmtMutator {
+ public:
+  Rescope(const Buffer& from, const Buffer& to) : from_(from), to_(to) {}
+  using StmtMutator::mutate;
+  Stmt visit_Block(const BlockNode* op, const Stmt& s) override {
+    Stmt r = StmtMutator::visit_Block(op, s);
+    const auto* b = r.as<BlockNode>();
+    bool owns = false;
+    for (const Buffer& a : b->alloc_buffers) owns |= a.same_as(from_);
+    if (!owns) return r;
+    BlockFields f = fields_of(b);
+    for (Buffer& a : f.alloc_buffers)
+      if (a.same_as(from_)) a = to_;
+    return block(std::move(f));
+  }
+
+ private:
+  const Buffer& from_;
+  const Buffer& to_;
+};
+
+PrimFunc set_buffer_scope(const PrimFunc& f, const Located& blk, int index, const std::string& scope) {
+  const char* const P = "set_scope";
+  const BlockNode* b = block_of(blk.stmt);
+  if (index < 0 || index >= static_cast<int>(b->writes.size()))
+    throw BadArgumentError(P, "block '" + b->name + "' has " + std::to_string(b->writes.size()) +
+                                  " written buffers, no buffer " + std::to_string(index));
+  if (scope != "global" && scope != "local" && scope != "shared")
+    throw BadArgumentError(P, "unknown storage scope '" + scope + "' (expected global, local or shared)");
+  const Buffer buf = b->writes[index].buffer();
+  for (const Buffer& p : f.params())
+    if (p.same_as(buf)) throw BadArgumentError(P, "buffer '" + buf.name() + "' is a parameter of the function");
+  if (buf->scope == scope) return f;
+  Buffer moved = buf.with_scope(scope);
+  Stmt body = Rescope(buf, moved).mutate(replace_buffer(f.body(), buf, moved));
+  return f.with_body(body);
+}
+
+}  // namespace
+
+void Schedule::set_scope(BlockRV block, int write_index, const std::string& scope) {
+  update(set_buffer_scope(func_, block_location(block, "set_scope"), write_index, scope), "set_scope");
+  record(inst::set_scope, {block.rv()}, {write_index, scope}, {});
+}
+
+namespace inst {
+const InstructionKind set_scope{"set_scope", false,
+                                [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs,
+                                   const nlohmann::json&) {
+                                  replay::expect_inputs(in, 1);
+                                  sch.set_scope(replay::block(in, 0), static_cast<int>(replay::attr_int(attrs, 0)),
+                                                replay::attr_string(attrs, 1));
+                                  return std::vector<RV>{};
+                                }};
+}  // namespace inst
+}  // namespace kiln
