@@ -4,6 +4,7 @@
 
 #include "tir/analysis/access_region.h"
 #include "tir/functor.h"
+#include "tir/schedule/error.h"
 #include "tir/schedule/locate.h"
 
 namespace kiln {
@@ -85,6 +86,22 @@ const BlockNode* enclosing_block(const Located& loc, Stmt* block_stmt) {
 Stmt top_of_nest(const Located& loc) {
   std::vector<Stmt> loops = enclosing_loops(loc);
   return loops.empty() ? loc.stmt : loops.front();
+}
+
+std::string block_accessing(const Stmt& s, const Buffer& buf, bool writes, const BlockNode* except) {
+  std::string name;
+  post_order_visit(s, [&](const Stmt& x) {
+    const auto* b = x.as<BlockNode>();
+    if (!b || b == except || !name.empty()) return;
+    for (const BufferRegion& r : writes ? b->writes : b->reads)
+      if (r.buffer().same_as(buf)) name = b->name;
+  });
+  return name;
+}
+
+void check_storage_scope(const char* primitive, const std::string& scope) {
+  if (scope != "global" && scope != "local" && scope != "shared")
+    throw BadArgumentError(primitive, "unknown storage scope '" + scope + "' (expected global, local or shared)");
 }
 
 Stmt block_with_body(const Stmt& b, Stmt body, std::vector<Buffer> alloc_buffers) {

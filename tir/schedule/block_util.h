@@ -37,6 +37,13 @@ const BlockNode* enclosing_block(const Located& loc, Stmt* block_stmt = nullptr)
 // its outermost enclosing loop, or the BlockRealize itself without loops.
 Stmt top_of_nest(const Located& loc);
 
+// The name of the first block in `s` (other than `except`) that writes
+// (writes = true) or reads `buf`, or "" if there is none.
+std::string block_accessing(const Stmt& s, const Buffer& buf, bool writes, const BlockNode* except = nullptr);
+
+// Throws BadArgumentError unless `scope` is global, local or shared.
+void check_storage_scope(const char* primitive, const std::string& scope);
+
 // A copy of the block statement `b` with another body and allocations.
 Stmt block_with_body(const Stmt& b, Stmt body, std::vector<Buffer> alloc_buffers);
 

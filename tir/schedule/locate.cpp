@@ -7,6 +7,26 @@
 namespace kiln {
 namespace {
 
+// The statements directly inside `s`.
+std::vector<Stmt> children(const Stmt& s) {
+  switch (s.kind()) {
+    case StmtKind::For: return {s.as<ForNode>()->body};
+    case StmtKind::SeqStmt: return s.as<SeqStmtNode>()->seq;
+    case StmtKind::IfThenElse: {
+      const auto* n = s.as<IfThenElseNode>();
+      return {n->then_case, n->else_case};
+    }
+    case StmtKind::LetStmt: return {s.as<LetStmtNode>()->body};
+    case StmtKind::Allocate: return {s.as<AllocateNode>()->body};
+    case StmtKind::Block: {
+      const auto* n = s.as<BlockNode>();
+      return {n->init, n->body};
+    }
+    case StmtKind::BlockRealize: return {s.as<BlockRealizeNode>()->block};
+    default: return {};
+  }
+}
+
 // Depth-first search over statements, keeping the path from the root.
 class PathFinder {
  public:
@@ -30,25 +50,6 @@ class PathFinder {
       if (search(c)) return true;
     path_.pop_back();
     return false;
-  }
-
-  static std::vector<Stmt> children(const Stmt& s) {
-    switch (s.kind()) {
-      case StmtKind::For: return {s.as<ForNode>()->body};
-      case StmtKind::SeqStmt: return s.as<SeqStmtNode>()->seq;
-      case StmtKind::IfThenElse: {
-        const auto* n = s.as<IfThenElseNode>();
-        return {n->then_case, n->else_case};
-      }
-      case StmtKind::LetStmt: return {s.as<LetStmtNode>()->body};
-      case StmtKind::Allocate: return {s.as<AllocateNode>()->body};
-      case StmtKind::Block: {
-        const auto* n = s.as<BlockNode>();
-        return {n->init, n->body};
-      }
-      case StmtKind::BlockRealize: return {s.as<BlockRealizeNode>()->block};
-      default: return {};
-    }
   }
 
   std::function<bool(const Stmt&)> match_;
@@ -117,21 +118,8 @@ std::vector<Stmt> child_block_realizes(const Stmt& s) {
   std::vector<Stmt> out;
   std::function<void(const Stmt&)> walk = [&](const Stmt& x) {
     if (!x.defined()) return;
-    switch (x.kind()) {
-      case StmtKind::BlockRealize: out.push_back(x); return;
-      case StmtKind::For: return walk(x.as<ForNode>()->body);
-      case StmtKind::SeqStmt:
-        for (const Stmt& c : x.as<SeqStmtNode>()->seq) walk(c);
-        return;
-      case StmtKind::IfThenElse:
-        walk(x.as<IfThenElseNode>()->then_case);
-        walk(x.as<IfThenElseNode>()->else_case);
-        return;
-      case StmtKind::LetStmt: return walk(x.as<LetStmtNode>()->body);
-      case StmtKind::Allocate: return walk(x.as<AllocateNode>()->body);
-      case StmtKind::Block: return walk(x.as<BlockNode>()->body);
-      default: return;
-    }
+    if (x.kind() == StmtKind::BlockRealize) return out.push_back(x);
+    for (const Stmt& c : children(x)) walk(c);
   };
   walk(s);
   return out;

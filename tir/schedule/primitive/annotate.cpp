@@ -1,7 +1,7 @@
 // annotate: attach a key and value to a loop or block, for later passes
 // (e.g. "pragma_auto_unroll_max_step" -> 64, read by lowering) or for the
 // search's own bookkeeping. Setting a key again replaces its value.
-#include "tir/schedule/locate.h"
+#include "tir/schedule/block_util.h"
 #include "tir/schedule/primitive/replay.h"
 
 namespace kiln {
@@ -30,7 +30,7 @@ void Schedule::annotate(BlockRV block, const std::string& key, const AnnValue& v
   if (key.empty()) throw BadArgumentError("annotate", "empty annotation key");
   const auto* realize = r.as<BlockRealizeNode>();
   const BlockNode* b = block_of(r);
-  BlockFields fields{b->name, b->iter_vars, b->reads, b->writes, b->init, b->body, b->alloc_buffers, b->annotations};
+  BlockFields fields = fields_of(b);
   fields.annotations[key] = ann_expr(value);
   Stmt nr = block_realize(realize->iter_values, realize->predicate, kiln::block(std::move(fields)));
   update(func_.with_body(replace_stmt(func_.body(), r, nr)), "annotate");

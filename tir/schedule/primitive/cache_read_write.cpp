@@ -12,9 +12,6 @@
 // reverse_compute_at then move it where it pays, and lowering shrinks the
 // cache to the part used (tir/transform). The cache is allocated by the
 // block that encloses the nest.
-#include <set>
-
-#include "tir/functor.h"
 #include "tir/schedule/block_util.h"
 #include "tir/schedule/locate.h"
 #include "tir/schedule/primitive/replay.h"
@@ -26,12 +23,6 @@ struct CacheResult {
   PrimFunc func;
   std::string copy_block;
 };
-
-void check_scope(const char* primitive, const std::string& scope) {
-  static const std::set<std::string> scopes{"global", "local", "shared"};
-  if (!scopes.count(scope))
-    throw BadArgumentError(primitive, "unknown storage scope '" + scope + "' (expected global, local or shared)");
-}
 
 // A block copying all of `src` into `dst`, with its loop nest.
 Stmt copy_nest(const std::string& name, const Buffer& src, const Buffer& dst) {
@@ -57,7 +48,7 @@ Stmt copy_nest(const std::string& name, const Buffer& src, const Buffer& dst) {
 
 CacheResult cache(const PrimFunc& f, const Located& blk, int index, const std::string& scope, bool is_write) {
   const char* const P = is_write ? "cache_write" : "cache_read";
-  check_scope(P, scope);
+  check_storage_scope(P, scope);
   const BlockNode* b = block_of(blk.stmt);
   const auto& regions = is_write ? b->writes : b->reads;
   if (index < 0 || index >= static_cast<int>(regions.size()))
@@ -73,13 +64,7 @@ CacheResult cache(const PrimFunc& f, const Located& blk, int index, const std::s
   const BlockNode* encl = enclosing_block(blk, &encl_stmt);
   if (!encl) throw BadArgumentError(P, "block '" + b->name + "' is not inside another block");
   if (is_write) {
-    std::string other;
-    post_order_visit(encl->body, [&](const Stmt& s) {
-      const auto* w = s.as<BlockNode>();
-      if (!w || w == b || !other.empty()) return;
-      for (const BufferRegion& r : w->writes)
-        if (r.buffer().same_as(buf)) other = w->name;
-    });
+    std::string other = block_accessing(encl->body, buf, /*writes=*/true, b);
     if (!other.empty())
       throw NotSingleWriterError(P, "buffer '" + buf.name() + "' is also written by block '" + other + "'");
   }
@@ -87,13 +72,7 @@ CacheResult cache(const PrimFunc& f, const Located& blk, int index, const std::s
   {
     // The copy runs before (after) the block's whole nest: no other block in
     // that nest may write (read) the buffer.
-    bool conflict = false;
-    post_order_visit(top_of_nest(blk), [&](const Stmt& s) {
-      const auto* o = s.as<BlockNode>();
-      if (!o || o == b) return;
-      for (const BufferRegion& r : is_write ? o->reads : o->writes) conflict |= r.buffer().same_as(buf);
-    });
-    if (conflict)
+    if (!block_accessing(top_of_nest(blk), buf, /*writes=*/!is_write, b).empty())
       throw DependentLoopError(P, "buffer '" + buf.name() + "' is " + (is_write ? "read" : "written") +
                                       " by another block in the loop nest of block '" + b->name + "'");
   }

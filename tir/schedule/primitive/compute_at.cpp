@@ -129,12 +129,7 @@ PrimFunc move_block(const PrimFunc& f, const Located& blk, const Located& lp, bo
   if (!reverse) {
     // Recomputing the producer's part in every iteration would overwrite
     // what a block under the loop wrote there (an accumulation).
-    std::string writer;
-    post_order_visit(loop->body, [&](const Stmt& s) {
-      if (const auto* w = s.as<BlockNode>())
-        for (const BufferRegion& r : w->writes)
-          if (r.buffer().same_as(buf) && writer.empty()) writer = w->name;
-    });
+    std::string writer = block_accessing(loop->body, buf, /*writes=*/true);
     if (!writer.empty())
       throw DependentLoopError(P, "block " + q(writer) + " under loop " + lname + " also writes buffer " +
                                       q(buf.name()));

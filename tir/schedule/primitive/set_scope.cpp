@@ -37,8 +37,7 @@ PrimFunc set_buffer_scope(const PrimFunc& f, const Located& blk, int index, cons
   if (index < 0 || index >= static_cast<int>(b->writes.size()))
     throw BadArgumentError(P, "block '" + b->name + "' has " + std::to_string(b->writes.size()) +
                                   " written buffers, no buffer " + std::to_string(index));
-  if (scope != "global" && scope != "local" && scope != "shared")
-    throw BadArgumentError(P, "unknown storage scope '" + scope + "' (expected global, local or shared)");
+  check_storage_scope(P, scope);
   const Buffer buf = b->writes[index].buffer();
   for (const Buffer& p : f.params())
     if (p.same_as(buf)) throw BadArgumentError(P, "buffer '" + buf.name() + "' is a parameter of the function");
