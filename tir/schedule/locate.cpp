@@ -56,33 +56,6 @@ class PathFinder {
   std::vector<Stmt> path_;
 };
 
-class Replacer : public StmtMutator {
- public:
-  Replacer(const Stmt& target, const Stmt& replacement) : target_(target), replacement_(replacement) {}
-  using StmtMutator::mutate;
-  Stmt mutate(const Stmt& s) override {
-    if (s.same_as(target_)) return replacement_;
-    return StmtMutator::mutate(s);
-  }
-  // A sequence put in a sequence's place is spliced in, and a no-op put
-  // there disappears, so replacing keeps sequences flat.
-  Stmt visit_SeqStmt(const SeqStmtNode* op, const Stmt& s) override {
-    std::vector<Stmt> stmts;
-    bool changed = false;
-    for (const Stmt& c : op->seq) {
-      stmts.push_back(mutate(c));
-      changed |= !stmts.back().same_as(c);
-    }
-    return changed ? seq(std::move(stmts)) : s;
-  }
-  // Expressions never hold statements: skip them.
-  Expr mutate(const Expr& e) override { return e; }
-
- private:
-  const Stmt& target_;
-  const Stmt& replacement_;
-};
-
 }  // namespace
 
 std::optional<Located> locate_block(const Stmt& root, const std::string& name) {
@@ -123,10 +96,6 @@ std::vector<Stmt> child_block_realizes(const Stmt& s) {
   };
   walk(s);
   return out;
-}
-
-Stmt replace_stmt(const Stmt& root, const Stmt& target, const Stmt& replacement) {
-  return Replacer(target, replacement).mutate(root);
 }
 
 std::vector<std::string> block_names(const Stmt& root) {

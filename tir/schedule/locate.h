@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tir/replace_stmt.h"  // what is found here is put back with replace_stmt
 #include "tir/stmt.h"
 
 namespace kiln {
@@ -32,11 +33,6 @@ std::vector<Stmt> enclosing_loops(const Located& loc);
 
 // The BlockRealizes inside `s` that are not inside another block, in order.
 std::vector<Stmt> child_block_realizes(const Stmt& s);
-
-// `root` with the node `target` (by identity) replaced by `replacement`;
-// sequences stay flat (a sequence replacing an element is spliced in, a
-// no-op replacing one is dropped).
-Stmt replace_stmt(const Stmt& root, const Stmt& target, const Stmt& replacement);
 
 // Names of all blocks in `root`.
 std::vector<std::string> block_names(const Stmt& root);

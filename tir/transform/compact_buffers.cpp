@@ -3,6 +3,7 @@
 #include "core/arith/analyzer.h"
 #include "tir/analysis/access_region.h"
 #include "tir/functor.h"
+#include "tir/replace_stmt.h"
 
 namespace kiln {
 namespace {
@@ -136,25 +137,10 @@ class Compactor : public StmtMutator {
     Stmt placed = compact.same_as(buf) ? target : Rebase(buf, compact, offset).mutate(target);
     placed = allocate(compact, placed);
     if (path.size() == 1) return placed;
-    return replace_in(body, target, placed);
+    return replace_stmt(body, target, placed);
   }
 
  private:
-  static Stmt replace_in(const Stmt& root, const Stmt& target, const Stmt& replacement) {
-    class R : public StmtMutator {
-     public:
-      R(const Stmt& t, const Stmt& r) : t_(t), r_(r) {}
-      using StmtMutator::mutate;
-      Stmt mutate(const Stmt& s) override { return s.same_as(t_) ? r_ : StmtMutator::mutate(s); }
-      Expr mutate(const Expr& e) override { return e; }
-
-     private:
-      const Stmt& t_;
-      const Stmt& r_;
-    };
-    return R(target, replacement).mutate(root);
-  }
-
   arith::Analyzer ana_;
 };
 
