@@ -1,7 +1,8 @@
-// kiln print WORKLOAD [--trace FILE] [--lowered] [--print-after-all] [--target T]
+// kiln print WORKLOAD [--trace FILE] [--lowered | --llvm-ir | --asm] [--print-after-all] [--target T]
 #include <iostream>
 #include <optional>
 
+#include "targets/codegen/llvm/build_llvm.h"
 #include "tir/printer.h"
 #include "tools/commands.h"
 #include "tools/op_session.h"
@@ -14,6 +15,8 @@ void add_print(CLI::App& app) {
     std::string target = "llvm";
     bool lowered = false;
     bool after_all = false;
+    bool llvm_ir = false;
+    bool asm_ = false;
     std::string trace;
   };
   auto args = std::make_shared<Args>();
@@ -21,6 +24,8 @@ void add_print(CLI::App& app) {
   cmd->add_option("workload", args->workload, "OP:key=value,... (see docs/workloads.md)")->required();
   cmd->add_option("--target", args->target, "target string (lowering depends on its vector width)");
   cmd->add_flag("--lowered", args->lowered, "print the lowered IR that the code generator takes");
+  cmd->add_flag("--llvm-ir", args->llvm_ir, "print the optimised LLVM IR of the kernel");
+  cmd->add_flag("--asm", args->asm_, "print the kernel's machine code as assembly");
   cmd->add_flag("--print-after-all", args->after_all, "print the IR after every lowering step");
   cmd->add_option("--trace", args->trace, "apply the schedule in this trace file (JSON, docs/schedule_trace.md)");
   cmd->callback([args] {
@@ -35,7 +40,12 @@ void add_print(CLI::App& app) {
     }
     OpProgram p = prepare_op(args->workload, target, options);
     if (args->after_all) return;
-    std::cout << to_string(args->lowered ? p.lowered : p.scheduled);
+    if (args->asm_)
+      std::cout << emit_assembly(p.lowered, target);
+    else if (args->llvm_ir)
+      std::cout << emit_llvm_ir(p.lowered, target);
+    else
+      std::cout << to_string(args->lowered ? p.lowered : p.scheduled);
   });
 }
 

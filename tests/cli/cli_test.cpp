@@ -142,4 +142,17 @@ TEST(Cli, TraceThatDoesNotFitExitsTwo) {
   EXPECT_NE(malformed.out.find("trace is not valid JSON"), std::string::npos) << malformed.out;
 }
 
+TEST(Cli, GpuThreadBindingOnTheCpuExitsTwo) {
+  std::string bound = write_temp("bound.json", R"({"kiln_trace": 1, "instructions": [
+      {"kind": "get_block", "inputs": [], "attrs": ["C"], "outputs": ["b0"]},
+      {"kind": "get_loops", "inputs": ["b0"], "attrs": [], "outputs": ["l1", "l2", "l3"]},
+      {"kind": "bind", "inputs": ["l1"], "attrs": ["threadIdx.x"], "outputs": []}]})");
+  CliRun r = kiln("bench-op matmul:M=8,N=8,K=8 --trace " + bound);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("loop 'i0' of matmul is bound to threadIdx.x: the llvm target runs on the CPU and has no GPU "
+                       "thread axes"),
+            std::string::npos)
+      << r.out;
+}
+
 }  // namespace

@@ -124,6 +124,17 @@ std::optional<Bound> hull(const Bound& a, const Bound& b) {
   return Bound{*lo, *hi};
 }
 
+// lo and hi share their variable part, and each of its coefficients is a
+// multiple of d (and the part is not empty).
+bool same_multiple_of(const Affine& lo, const Affine& hi, int64_t d) {
+  if (lo.is_const() || !const_diff(lo, hi)) return false;
+  for (const auto& t : lo.terms)
+    if (t.second % d != 0) return false;
+  return true;
+}
+
+bool truncating_kind(const Expr& e) { return e.kind() == ExprKind::Div || e.kind() == ExprKind::Mod; }
+
 int64_t floordiv_i(int64_t a, int64_t b) {
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
@@ -240,13 +251,24 @@ class BoundEvaluator {
     if (!d || *d <= 0) return std::nullopt;
     std::optional<Bound> b = eval(x);
     bool is_mod = e.kind() == ExprKind::FloorMod || e.kind() == ExprKind::Mod;
+    if (b && !truncating_kind(e) && same_multiple_of(b->lo, b->hi, *d)) {
+      // [d*X + lo, d*X + hi] with X fixed, as in (j0 * 64 + j1) // 64 over
+      // j1 < 64: floor division and remainder act on the constants alone.
+      Affine x = add_scaled(b->lo, Affine::constant(b->lo.c), -1);
+      for (auto& t : x.terms) t.second /= *d;
+      const int64_t qlo = floordiv_i(b->lo.c, *d), qhi = floordiv_i(b->hi.c, *d);
+      if (e.kind() == ExprKind::FloorDiv)
+        return Bound{add_scaled(x, Affine::constant(qlo), 1), add_scaled(x, Affine::constant(qhi), 1)};
+      if (qlo == qhi) return Bound{Affine::constant(b->lo.c - qlo * *d), Affine::constant(b->hi.c - qlo * *d)};
+      return Bound{Affine::constant(0), Affine::constant(*d - 1)};
+    }
     if (!b || !b->lo.is_const() || !b->hi.is_const()) {
       // Only the remainder is bounded without knowing the dividend.
       if (e.kind() == ExprKind::FloorMod) return Bound{Affine::constant(0), Affine::constant(*d - 1)};
       return std::nullopt;
     }
     int64_t lo = b->lo.c, hi = b->hi.c;
-    bool truncating = e.kind() == ExprKind::Div || e.kind() == ExprKind::Mod;
+    bool truncating = truncating_kind(e);
     if (truncating && lo < 0) {
       // Truncating division is monotonic; truncating remainder takes the sign of the dividend.
       if (!is_mod) return Bound{Affine::constant(lo / *d), Affine::constant(hi / *d)};

@@ -51,6 +51,9 @@ KILN_SCHEDULE_ERROR(DependentLoopError);
 // cache_write: another block writes the same buffer (e.g. the init block
 // decompose_reduction made), so redirecting one writer would split the buffer.
 KILN_SCHEDULE_ERROR(NotSingleWriterError);
+// transform_layout: an index map that could send two elements to one place,
+// or a buffer whose layout cannot be re-indexed.
+KILN_SCHEDULE_ERROR(LayoutError);
 // A sampling decision that does not fit the instruction.
 KILN_SCHEDULE_ERROR(DecisionError);
 

@@ -55,6 +55,7 @@ struct InstructionKind {
   X(compute_at)                      \
   X(reverse_compute_at)              \
   X(set_scope)                       \
+  X(transform_layout)                \
   X(sample_perfect_tile)             \
   X(sample_categorical)
 

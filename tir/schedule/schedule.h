@@ -54,6 +54,9 @@ struct Factor {
 };
 inline const Factor kInfer{};
 
+// Which of a block's buffer lists an index refers to.
+enum class BufferRole { kRead, kWrite };
+
 // An annotation value: an integer or a string.
 using AnnValue = std::variant<int64_t, std::string>;
 
@@ -106,6 +109,11 @@ class Schedule {
   void reverse_compute_at(BlockRV block, LoopRV loop);
   // The storage scope of an allocated buffer the block writes.
   void set_scope(BlockRV block, int write_index, const std::string& scope);
+  // Re-indexes the block's index-th read (write) buffer, which the function
+  // allocates, by `index_map`, a permutation of splits of its indices written
+  // as a lambda: "lambda k, j: (j // 64, k, j % 64)" packs a K x N buffer into
+  // N/64 panels of K x 64; see primitive/transform_layout.cpp.
+  void transform_layout(BlockRV block, BufferRole role, int index, const std::string& index_map);
 
   // ---- Sampling ------------------------------------------------------------
   // n factors whose product is the loop's (constant) extent, the innermost

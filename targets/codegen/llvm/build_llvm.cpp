@@ -15,6 +15,7 @@
 #include "targets/codegen/llvm/linker.h"
 #include "targets/codegen/llvm/optimize.h"
 #include "targets/codegen/llvm/target_machine.h"
+#include "tir/functor.h"
 
 namespace kiln {
 namespace {
@@ -27,6 +28,18 @@ void check_kernel_name(const PrimFunc& f) {
   if (!ok) KILN_USER_ERROR() << "kernel name '" << n << "' is not a C identifier";
 }
 
+// A loop bound to a GPU thread axis (Schedule::bind) is for the GPU back ends;
+// on a CPU it is a schedule that does not fit the target, which the user can
+// fix, so it is a user error here rather than a code generator check.
+void check_no_thread_bindings(const PrimFunc& f) {
+  post_order_visit(f.body(), [&](const Stmt& s) {
+    const auto* op = s.as<ForNode>();
+    if (op && op->for_kind == ForKind::kThreadBinding)
+      KILN_USER_ERROR() << "loop '" << op->loop_var->name << "' of " << f->name << " is bound to " << op->thread_tag
+                        << ": the llvm target runs on the CPU and has no GPU thread axes";
+  });
+}
+
 struct CompiledModule {
   std::unique_ptr<llvm::LLVMContext> ctx;  // declared first: outlives the module
   std::unique_ptr<llvm::TargetMachine> tm;
@@ -35,6 +48,7 @@ struct CompiledModule {
 
 CompiledModule compile(const PrimFunc& f, const Target& t, const std::string& symbol, bool optimize) {
   check_kernel_name(f);
+  check_no_thread_bindings(f);
   CompiledModule c;
   c.ctx = std::make_unique<llvm::LLVMContext>();
   c.tm = llvm_backend::create_target_machine(t);

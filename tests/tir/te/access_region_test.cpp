@@ -108,6 +108,26 @@ TEST(AccessRegion, DivisionAndModuloOfAFusedIndex) {
   EXPECT_TRUE(const_range(reads2[0]->region[1], 1, 2));
 }
 
+TEST(AccessRegion, DivisionOfATileIndexByItsTileSize) {
+  // A[(jo * 4 + ji) // 4, (jo * 4 + ji) % 4] over ji < 4 is row jo, whole: a
+  // panel of a packed buffer, one per iteration of jo.
+  Buffer A("A", kF32, {Expr(3), Expr(4)}), B("B", kF32, {Expr(12)});
+  Var jo("jo"), ji("ji");
+  Expr j = jo * 4 + ji;
+  Stmt s = store(B, load(A, {floordiv(j, Expr(4)), floormod(j, Expr(4))}), {j});
+  auto [reads, writes] = detect_access_regions(s, {iv(ji, 0, 4)});
+  EXPECT_TRUE(point_range(reads[0]->region[0], jo));
+  EXPECT_TRUE(const_range(reads[0]->region[1], 0, 4));
+  // Two of the four: still one row, and the remainder knows which columns.
+  auto [reads2, writes2] = detect_access_regions(s, {iv(ji, 1, 2)});
+  EXPECT_TRUE(point_range(reads2[0]->region[0], jo));
+  EXPECT_TRUE(const_range(reads2[0]->region[1], 1, 2));
+  // A tile that straddles rows covers two of them.
+  Stmt t = store(B, load(A, {floordiv(j + 2, Expr(4)), Expr(0)}), {j});
+  auto [reads3, writes3] = detect_access_regions(t, {iv(ji, 0, 4)});
+  EXPECT_TRUE(is_const_int(reads3[0]->region[0]->extent, 2));
+}
+
 TEST(AccessRegion, ClampedIndexStaysInsideTheBuffer) {
   Buffer A("A", kF32, {Expr(10)}), P("P", kF32, {Expr(12)});
   Var h("h");

@@ -1,0 +1,120 @@
+// transform_layout: re-index a buffer the function allocates. Every access
+// buf[i, ...] becomes buf[map(i, ...)], and the buffer takes the shape of
+// the map's image. Vendor libraries owe much of their speed to such layouts:
+// a weight packed into panels that the inner loop reads contiguously, an
+// activation in NCHWc.
+//
+//   cache_read(C, 1, "global") then
+//   transform_layout(B_global, write 0, "lambda k, j: (j // 64, k, j % 64)"):
+//     B_global = T.alloc_buffer((16, 1024, 64))
+//     block B_global: B_global[v1 // 64, v0, v1 % 64] = B[v0, v1]
+//     block C:        C[..] += A[v_i, v_k] * B_global[v_j // 64, v_k, v_j % 64]
+//
+// The map must be a permutation of splits of the old indices (index_map.h),
+// so no two elements share a place and the rewrite cannot change a result.
+// A parameter keeps its layout: the caller owns it.
+#include "tir/functor.h"
+#include "tir/index_map.h"
+#include "tir/schedule/block_util.h"
+#include "tir/schedule/primitive/replay.h"
+
+namespace kiln {
+namespace {
+
+class Relayout : public StmtMutator {
+ public:
+  Relayout(const Buffer& from, const Buffer& to, const IndexMap& map) : from_(from), to_(to), map_(map) {}
+  using StmtMutator::mutate;
+
+  Expr visit_BufferLoad(const BufferLoadNode* op, const Expr& e) override {
+    Expr r = StmtMutator::visit_BufferLoad(op, e);
+    const auto* n = r.as<BufferLoadNode>();
+    return n->buffer.same_as(from_) ? buffer_load(to_, map_.apply(n->indices)) : r;
+  }
+  Stmt visit_BufferStore(const BufferStoreNode* op, const Stmt& s) override {
+    Stmt r = StmtMutator::visit_BufferStore(op, s);
+    const auto* n = r.as<BufferStoreNode>();
+    return n->buffer.same_as(from_) ? buffer_store(to_, n->value, map_.apply(n->indices)) : r;
+  }
+  Stmt visit_Block(const BlockNode* op, const Stmt& s) override {
+    Stmt r = StmtMutator::visit_Block(op, s);
+    BlockFields f = fields_of(r.as<BlockNode>());
+    bool changed = false;
+    for (Buffer& a : f.alloc_buffers)
+      if (a.same_as(from_)) a = to_, changed = true;
+    auto mentions = [&](const std::vector<BufferRegion>& rs) {
+      for (const BufferRegion& x : rs)
+        if (x.buffer().same_as(from_)) return true;
+      return false;
+    };
+    if (mentions(f.reads) || mentions(f.writes)) return block_with_regions(std::move(f));
+    return changed ? block(std::move(f)) : r;
+  }
+
+ private:
+  const Buffer& from_;
+  const Buffer& to_;
+  const IndexMap& map_;
+};
+
+PrimFunc relayout(const PrimFunc& f, const Located& blk, BufferRole role, int index, const std::string& text) {
+  const char* const P = "transform_layout";
+  const BlockNode* b = block_of(blk.stmt);
+  const bool is_write = role == BufferRole::kWrite;
+  const auto& regions = is_write ? b->writes : b->reads;
+  if (index < 0 || index >= static_cast<int>(regions.size()))
+    throw BadArgumentError(P, "block '" + b->name + "' has " + std::to_string(regions.size()) +
+                                  (is_write ? " written" : " read") + " buffers, no buffer " + std::to_string(index));
+  const Buffer buf = regions[index].buffer();
+  const std::string bname = "'" + buf.name() + "'";
+  for (const Buffer& p : f.params())
+    if (p.same_as(buf))
+      throw BadArgumentError(P, "buffer " + bname + " is a parameter of the function; its layout is the caller's");
+  if (buf->align_factor > 0)
+    throw LayoutError(P, "buffer " + bname + " has a storage alignment; transform its layout first");
+
+  std::vector<int64_t> extents;
+  std::vector<DataType> dtypes;
+  for (const Expr& e : buf.shape()) {
+    const int64_t* c = as_const_int(e);
+    if (!c) throw LayoutError(P, "buffer " + bname + " has a shape that is not constant");
+    extents.push_back(*c);
+    dtypes.push_back(e.dtype());
+  }
+  IndexMap map;
+  try {
+    map = IndexMap::parse(text, dtypes);
+  } catch (const Error& e) {
+    throw BadArgumentError(P, e.what());
+  }
+  if (auto why = map.check_injective(extents))
+    throw LayoutError(P, "index map of buffer " + bname + ": " + *why);
+
+  std::vector<Expr> shape;
+  std::vector<int64_t> image = map.image_shape(extents);
+  for (size_t d = 0; d < image.size(); ++d) shape.push_back(int_imm(map.outputs[d].dtype(), image[d]));
+  Buffer moved(buf.name(), buf.dtype(), shape, buf->scope);
+  return f.with_body(Relayout(buf, moved, map).mutate(f.body()));
+}
+
+}  // namespace
+
+void Schedule::transform_layout(BlockRV block, BufferRole role, int index, const std::string& index_map) {
+  update(relayout(func_, block_location(block, "transform_layout"), role, index, index_map), "transform_layout");
+  record(inst::transform_layout, {block.rv()}, {role == BufferRole::kWrite ? "write" : "read", index, index_map}, {});
+}
+
+namespace inst {
+const InstructionKind transform_layout{
+    "transform_layout", false,
+    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const nlohmann::json&) {
+      replay::expect_inputs(in, 1);
+      const std::string role = replay::attr_string(attrs, 0);
+      if (role != "read" && role != "write")
+        throw BadArgumentError("transform_layout", "attribute 0 is '" + role + "', expected 'read' or 'write'");
+      sch.transform_layout(replay::block(in, 0), role == "write" ? BufferRole::kWrite : BufferRole::kRead,
+                           static_cast<int>(replay::attr_int(attrs, 1)), replay::attr_string(attrs, 2));
+      return std::vector<RV>{};
+    }};
+}  // namespace inst
+}  // namespace kiln
