@@ -86,17 +86,22 @@ int run(int argc, char** argv) {
   std::string out_path;
   int repeat = 5;
   CLI::App app{"kiln_bench: kiln next to vendor libraries"};
-  app.add_option("--workload", workloads, "workloads (default: matmul 1024^3 and a ResNet conv2d)");
+  app.add_option("--workload", workloads, "workloads (default: matmul 1024^3 and a ResNet conv2d, each with its hand schedule)");
   app.add_option("--threads", threads_list, "comma-separated thread counts");
   app.add_option("--target", target_str, "kiln's target");
   app.add_option("--repeat", repeat, "timed runs per measurement")->check(CLI::PositiveNumber);
   app.add_option("--out", out_path, "write the results as JSON here");
   CLI11_PARSE(app, argc, argv);
-  if (workloads.empty())
-    workloads = {"matmul:M=1024,N=1024,K=1024@examples/schedules/matmul_1024.json",
-                 "conv2d_nchw:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"};
-
   Target target = Target::parse(target_str);
+  if (workloads.empty()) {
+    // The hand schedules' register tiles are sized for the vector registers
+    // the target has: 32 of 512 bits, or 16 of 256 (examples/schedules/README.md).
+    const std::string isa = target.vector_lanes(DataType::Float32()) >= 16 ? "avx512" : "avx2";
+    workloads = {"matmul:M=1024,N=1024,K=1024@examples/schedules/matmul_1024_" + isa + ".json",
+                 "conv2d_nchw:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1@examples/schedules/conv2d_nchw_" + isa +
+                     ".json"};
+  }
+
   nlohmann::json results = nlohmann::json::array();
   std::cout << "openblas core: " << openblas_core_name() << "\n";
   for (const std::string& spec : workloads) {

@@ -1,0 +1,55 @@
+// The hand schedules of examples/schedules, replayed on shapes that none of
+// their tiles divide as well as on shapes they fit, compiled with LLVM and
+// run on 1 and 2 threads against the reference interpreter: a trace is a
+// schedule for every shape of its operator, not only the one it was tuned for.
+#include <gtest/gtest.h>
+
+#include "tools/op_session.h"
+
+namespace kiln {
+namespace {
+
+struct Example {
+  const char* trace;
+  const char* workload;
+};
+
+std::ostream& operator<<(std::ostream& os, const Example& e) { return os << e.trace << " on " << e.workload; }
+
+const Example kExamples[] = {
+    {"matmul_1024_avx2.json", "matmul:M=50,N=70,K=30"},
+    {"matmul_1024_avx2.json", "matmul:M=12,N=32,K=8"},
+    {"matmul_1024_avx512.json", "matmul:M=50,N=70,K=30"},
+    {"matmul_1024_avx512.json", "matmul:M=12,N=128,K=8"},
+    {"matmul_1024_loops.json", "matmul:M=50,N=70,K=30"},
+    {"conv2d_nchw_avx2.json", "conv2d_nchw:N=1,C=5,H=9,W=17,K=12,R=3,S=3,stride=1,pad=1"},
+    {"conv2d_nchw_avx2.json", "conv2d_nchw:N=2,C=3,H=7,W=11,K=8,R=3,S=3,stride=2,pad=1"},
+    {"conv2d_nchw_avx2.json", "conv2d_nchw:N=1,C=4,H=6,W=14,K=16,R=3,S=3,stride=1,pad=1"},
+    {"conv2d_nchw_avx512.json", "conv2d_nchw:N=1,C=5,H=9,W=17,K=12,R=3,S=3,stride=1,pad=1"},
+    {"conv2d_nchw_avx512.json", "conv2d_nchw:N=1,C=4,H=6,W=14,K=16,R=3,S=3,stride=1,pad=1"},
+};
+
+class ExampleSchedules : public ::testing::TestWithParam<Example> {};
+
+TEST_P(ExampleSchedules, MatchInterpreter) {
+  const Example& e = GetParam();
+  Target target = Target::parse("llvm -num-cores=2");
+  Trace trace = read_trace_file(std::string(KILN_SOURCE_DIR) + "/examples/schedules/" + e.trace);
+  PrepareOptions options;
+  options.trace = &trace;
+  OpProgram p = prepare_op(e.workload, target, options);
+  auto kernel = build_llvm(p.lowered, target);
+  std::vector<NDArray> want = reference_outputs(p.func, make_arguments(p.func, 5));
+  for (int threads : {1, 2}) {
+    ThreadPool pool(threads);
+    std::vector<NDArray> args = make_arguments(p.func, 5);
+    time_kernel(*kernel, args, pool, /*repeat=*/1, /*warmup=*/0);
+    EXPECT_LE(max_relative_error(args.back(), want.back()), check_tolerance(p.workload.dtype))
+        << e << " on " << threads << " threads";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, ExampleSchedules, ::testing::ValuesIn(kExamples));
+
+}  // namespace
+}  // namespace kiln
