@@ -4,6 +4,9 @@
 // schedule for every shape of its operator, not only the one it was tuned for.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
+#include "llvm_check.h"
 #include "tools/op_session.h"
 
 namespace kiln {
@@ -37,16 +40,9 @@ TEST_P(ExampleSchedules, MatchInterpreter) {
   Trace trace = read_trace_file(std::string(KILN_SOURCE_DIR) + "/examples/schedules/" + e.trace);
   PrepareOptions options;
   options.trace = &trace;
-  OpProgram p = prepare_op(e.workload, target, options);
-  auto kernel = build_llvm(p.lowered, target);
-  std::vector<NDArray> want = reference_outputs(p.func, make_arguments(p.func, 5));
-  for (int threads : {1, 2}) {
-    ThreadPool pool(threads);
-    std::vector<NDArray> args = make_arguments(p.func, 5);
-    time_kernel(*kernel, args, pool, /*repeat=*/1, /*warmup=*/0);
-    EXPECT_LE(max_relative_error(args.back(), want.back()), check_tolerance(p.workload.dtype))
-        << e << " on " << threads << " threads";
-  }
+  std::ostringstream what;
+  what << e;
+  testing::expect_llvm_matches_interpreter(prepare_op(e.workload, target, options), target, what.str());
 }
 
 INSTANTIATE_TEST_SUITE_P(All, ExampleSchedules, ::testing::ValuesIn(kExamples));

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "llvm_check.h"
 #include "tools/op_session.h"
 
 namespace kiln {
@@ -49,16 +50,7 @@ class OpsThroughLLVM : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(OpsThroughLLVM, MatchesInterpreter) {
   Target target = Target::parse("llvm -num-cores=2");
-  OpProgram p = prepare_op(GetParam(), target);
-  auto kernel = build_llvm(p.lowered, target);
-  std::vector<NDArray> want = reference_outputs(p.func, make_arguments(p.func, 3));
-  for (int threads : {1, 2}) {
-    ThreadPool pool(threads);
-    std::vector<NDArray> args = make_arguments(p.func, 3);
-    time_kernel(*kernel, args, pool, /*repeat=*/1, /*warmup=*/0);
-    double err = max_relative_error(args.back(), want.back());
-    EXPECT_LE(err, check_tolerance(p.workload.dtype)) << GetParam() << " on " << threads << " threads";
-  }
+  testing::expect_llvm_matches_interpreter(prepare_op(GetParam(), target), target, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, OpsThroughLLVM, ::testing::ValuesIn(kWorkloads));
