@@ -55,6 +55,8 @@ struct InstructionKind {
   X(compute_at)                      \
   X(reverse_compute_at)              \
   X(set_scope)                       \
+  X(rfactor)                         \
+  X(storage_align)                   \
   X(sample_perfect_tile)             \
   X(sample_categorical)
 
