@@ -49,6 +49,12 @@ void BufferNode::validate() const {
       KILN_USER_ERROR() << "buffer " << name << " has a non-integer extent";
   }
   if (align_factor < 0) KILN_USER_ERROR() << "buffer " << name << " has a negative alignment";
+  if (align_factor > 0 && (align_axis < 0 || align_axis >= static_cast<int64_t>(shape.size())))
+    KILN_USER_ERROR() << "buffer " << name << " is aligned on axis " << align_axis << ", but has " << shape.size()
+                      << " dimensions";
+  if (align_factor > 0 && (align_offset < 0 || align_offset >= align_factor))
+    KILN_USER_ERROR() << "buffer " << name << " has alignment offset " << align_offset << " outside [0, "
+                      << align_factor << ")";
 }
 
 Buffer::Buffer(std::string name, DataType dtype, std::vector<Expr> shape, std::string scope) {

@@ -144,13 +144,16 @@ class BufferNode : public Object {
   std::vector<Expr> shape;
   // "global", "local" (registers), "shared" (GPU block memory).
   std::string scope = "global";
-  // Pad each row (second-to-last axis) so that its length is a multiple of
-  // align_factor elements, offset by align_offset (storage_align). 0 = dense.
+  // storage_align: the stride of dimension align_axis (in elements) is
+  // padded up to the next value congruent to align_offset modulo
+  // align_factor (0 <= align_offset < align_factor); strides of the outer
+  // dimensions build on the padded one. align_factor 0 = dense.
+  int64_t align_axis = 0;
   int64_t align_factor = 0;
   int64_t align_offset = 0;
   bool has_identity() const override { return true; }
   void validate() const override;
-  KILN_NODE(BufferNode, "Buffer", name, dtype, shape, scope, align_factor, align_offset)
+  KILN_NODE(BufferNode, "Buffer", name, dtype, shape, scope, align_axis, align_factor, align_offset)
 };
 KILN_REGISTER_NODE(BufferNode);
 

@@ -26,7 +26,7 @@
 namespace kiln {
 
 // The format's version, written as "kiln_ir". Readers refuse other versions.
-inline constexpr int kIrJsonVersion = 1;
+inline constexpr int kIrJsonVersion = 2;
 
 nlohmann::json to_json(const ObjectRef& root);
 ObjectRef from_json(const nlohmann::json& doc);

@@ -345,7 +345,7 @@ std::string PrintContext::buffer_args(const Buffer& b) {
   os << "), " << quote_string(b.dtype().str());
   if (b->scope != "global") os << ", scope=" << quote_string(b->scope);
   if (b->align_factor != 0 || b->align_offset != 0)
-    os << ", align_factor=" << b->align_factor << ", align_offset=" << b->align_offset;
+    os << ", align_axis=" << b->align_axis << ", align_factor=" << b->align_factor << ", align_offset=" << b->align_offset;
   return os.str();
 }
 

@@ -50,7 +50,7 @@ class PrintContext {
   // a Python-style [start, stop) range (`2:6`, `vk * 4:vk * 4 + 4`).
   std::string stop(const Expr& min, const Expr& extent);
   // The arguments of a buffer declaration: `(64, 32), "float32"` plus
-  // `scope=...`, `align_factor=...`, `align_offset=...` when not default.
+  // `scope=...`, `align_axis=...`, `align_factor=...`, `align_offset=...` when not default.
   std::string buffer_args(const Buffer& b);
   // An iteration domain as T.axis and T.reduce_axis take it: `64` when it
   // starts at zero of the extent's type, else `(2, 66)`.

@@ -212,8 +212,7 @@ TEST(WorkloadDocs, HelpListsEveryOpWithItsKeys) {
 }
 
 TEST(WorkloadDocs, DocsFileHoldsTheGeneratedReference) {
-  std::string here = __FILE__;
-  std::string root = here.substr(0, here.rfind("/tests/ops/"));
+  const std::string root = KILN_SOURCE_DIR;
   std::ifstream in(root + "/docs/workloads.md");
   ASSERT_TRUE(in.good()) << "cannot read " << root << "/docs/workloads.md";
   std::stringstream doc;

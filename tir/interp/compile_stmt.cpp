@@ -95,6 +95,7 @@ class Allocation {
  public:
   Allocation(Compiler& c, const Buffer& b) {
     for (const Expr& e : b.shape()) shape_.push_back(c.index(e));
+    align_axis_ = b->align_axis;
     align_factor_ = b->align_factor;
     align_offset_ = b->align_offset;
     buffer_ = c.declare_buffer(b, /*dense=*/false);
@@ -109,7 +110,7 @@ class Allocation {
       lb.shape[d] = shape_[d].eval(fr);
       if (lb.shape[d] < 0) KILN_USER_ERROR() << "buffer " << name_ << " has extent " << lb.shape[d] << " in dimension " << d;
     }
-    const int64_t n = compute_layout(lb.shape, align_factor_, align_offset_, lb.strides);
+    const int64_t n = compute_layout(lb.shape, align_axis_, align_factor_, align_offset_, lb.strides);
     const size_t words = static_cast<size_t>((n * bytes_ + 7) / 8);
     storage_.assign(words, 0);
     lb.data = reinterpret_cast<char*>(storage_.data());
@@ -121,7 +122,7 @@ class Allocation {
   int bytes_ = 1;
   std::string name_;
   std::vector<IndexCode> shape_;
-  int64_t align_factor_ = 0, align_offset_ = 0;
+  int64_t align_axis_ = 0, align_factor_ = 0, align_offset_ = 0;
   mutable std::vector<uint64_t> storage_;
 };
 

@@ -53,7 +53,7 @@ int Compiler::declare_buffer(const Buffer& b, bool dense) {
     info.shape.push_back(*c);
   }
   if (info.static_layout) {
-    compute_layout(info.shape, dense ? 0 : b->align_factor, dense ? 0 : b->align_offset, info.strides);
+    compute_layout(info.shape, b->align_axis, dense ? 0 : b->align_factor, dense ? 0 : b->align_offset, info.strides);
   } else {
     info.shape.clear();
   }

@@ -4,17 +4,15 @@
 
 namespace kiln::interp {
 
-int64_t compute_layout(const std::vector<int64_t>& shape, int64_t align_factor, int64_t align_offset,
-                       std::vector<int64_t>& strides) {
+int64_t compute_layout(const std::vector<int64_t>& shape, int64_t align_axis, int64_t align_factor,
+                       int64_t align_offset, std::vector<int64_t>& strides) {
   const std::size_t nd = shape.size();
   strides.assign(nd, 1);
   if (nd == 0) return 1;
-  for (std::size_t d = nd - 1; d-- > 0;) {
-    int64_t s = strides[d + 1] * shape[d + 1];
-    if (d == nd - 2 && align_factor > 0) {
-      const int64_t want = ((align_offset % align_factor) + align_factor) % align_factor;
-      while (s % align_factor != want) ++s;
-    }
+  for (std::size_t d = nd; d-- > 0;) {
+    int64_t s = d + 1 < nd ? strides[d + 1] * shape[d + 1] : 1;
+    if (static_cast<int64_t>(d) == align_axis && align_factor > 0)
+      s += ((align_offset - s) % align_factor + align_factor) % align_factor;
     strides[d] = s;
   }
   return strides[0] * shape[0];

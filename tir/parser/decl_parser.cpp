@@ -35,6 +35,11 @@ Buffer ExprParser::parse_buffer_args(const std::string& name) {
     in_.expect_keyword("scope", "");
     n->scope = in_.expect_string("as the buffer scope").text;
   }
+  if (in_.at_op(",") && in_.peek(1).is_name("align_axis")) {
+    in_.next();
+    in_.expect_keyword("align_axis", "");
+    n->align_axis = parse_count("as the alignment axis");
+  }
   if (in_.at_op(",") && in_.peek(1).is_name("align_factor")) {
     in_.next();
     in_.expect_keyword("align_factor", "");

@@ -49,7 +49,7 @@ class ExprParser {
 
   // --- Declarations (decl_parser.cpp) ------------------------------------
   // The arguments of T.Buffer, T.alloc_buffer and T.allocate after the '(':
-  // `(64, 32), "float32", scope="local", align_factor=16, align_offset=1`.
+  // `(64, 32), "float32", scope="local", align_axis=0, align_factor=16, align_offset=1`.
   // The buffer is named `name`; the closing ')' is left to the caller.
   Buffer parse_buffer_args(const std::string& name);
   // `{"key": value, ...}`.

@@ -8,7 +8,7 @@ namespace kiln::parser {
 namespace {
 
 bool same_declaration(const BufferNode& a, const BufferNode& b) {
-  if (a.dtype != b.dtype || a.scope != b.scope || a.align_factor != b.align_factor ||
+  if (a.dtype != b.dtype || a.scope != b.scope || a.align_axis != b.align_axis || a.align_factor != b.align_factor ||
       a.align_offset != b.align_offset || a.shape.size() != b.shape.size())
     return false;
   for (size_t i = 0; i < a.shape.size(); ++i)

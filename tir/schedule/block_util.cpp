@@ -69,9 +69,35 @@ class BufferReplacer : public StmtMutator {
   const Buffer& to_;
 };
 
+// Replaces the buffer in the allocations of the blocks that own it.
+class AllocationReplacer : public StmtMutator {
+ public:
+  AllocationReplacer(const Buffer& from, const Buffer& to) : from_(from), to_(to) {}
+  using StmtMutator::mutate;
+  Stmt visit_Block(const BlockNode* op, const Stmt& s) override {
+    Stmt r = StmtMutator::visit_Block(op, s);
+    const auto* b = r.as<BlockNode>();
+    bool owns = false;
+    for (const Buffer& a : b->alloc_buffers) owns |= a.same_as(from_);
+    if (!owns) return r;
+    BlockFields f = fields_of(b);
+    for (Buffer& a : f.alloc_buffers)
+      if (a.same_as(from_)) a = to_;
+    return block(std::move(f));
+  }
+
+ private:
+  const Buffer& from_;
+  const Buffer& to_;
+};
+
 }  // namespace
 
 Stmt replace_buffer(const Stmt& s, const Buffer& from, const Buffer& to) { return BufferReplacer(from, to).mutate(s); }
+
+Stmt redeclare_buffer(const Stmt& s, const Buffer& from, const Buffer& to) {
+  return AllocationReplacer(from, to).mutate(replace_buffer(s, from, to));
+}
 
 const BlockNode* enclosing_block(const Located& loc, Stmt* block_stmt) {
   for (auto it = loc.ancestors.rbegin(); it != loc.ancestors.rend(); ++it) {

@@ -30,6 +30,11 @@ namespace kiln {
 // use of `to`. Allocations are left alone.
 Stmt replace_buffer(const Stmt& s, const Buffer& from, const Buffer& to);
 
+// `s` with buffer `from` replaced by `to` everywhere, the allocation
+// included: for primitives that change how a buffer is declared (its scope,
+// its layout) but not what it holds.
+Stmt redeclare_buffer(const Stmt& s, const Buffer& from, const Buffer& to);
+
 // The nearest Block among `loc`'s ancestors, or nullptr.
 const BlockNode* enclosing_block(const Located& loc, Stmt* block_stmt = nullptr);
 

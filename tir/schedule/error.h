@@ -54,6 +54,19 @@ KILN_SCHEDULE_ERROR(NotSingleWriterError);
 // transform_layout: an index map that could send two elements to one place,
 // or a buffer whose layout cannot be re-indexed.
 KILN_SCHEDULE_ERROR(LayoutError);
+// rfactor: no block under the loop, or the block is not a reduction (an
+// init and an update `buf[idx] = buf[idx] <op> value` writing one element
+// per spatial point).
+KILN_SCHEDULE_ERROR(NotReductionBlockError);
+// rfactor: the update's combiner is not add, multiply, min or max, or the
+// value it folds in also reads the accumulator, so partial results cannot be
+// regrouped.
+KILN_SCHEDULE_ERROR(UnknownCombinerError);
+// rfactor: the loop feeds a spatial axis of the block, or no reduction axis.
+KILN_SCHEDULE_ERROR(NotReductionLoopError);
+// rfactor: other blocks share the loop nest of the block, so the write-back
+// placed after the nest would run after they read the result.
+KILN_SCHEDULE_ERROR(NotSingleBlockError);
 // A sampling decision that does not fit the instruction.
 KILN_SCHEDULE_ERROR(DecisionError);
 

@@ -56,6 +56,8 @@ struct InstructionKind {
   X(reverse_compute_at)              \
   X(set_scope)                       \
   X(transform_layout)                \
+  X(rfactor)                         \
+  X(storage_align)                   \
   X(sample_perfect_tile)             \
   X(sample_categorical)
 

@@ -114,6 +114,25 @@ class Schedule {
   // as a lambda: "lambda k, j: (j // 64, k, j % 64)" packs a K x N buffer into
   // N/64 panels of K x 64; see primitive/transform_layout.cpp.
   void transform_layout(BlockRV block, BufferRole role, int index, const std::string& index_map);
+  // Factors the reduction of the one block under `loop` over that loop: a
+  // new block `<name>_rf` (returned) computes partial results into
+  // `<buf>_rf`, which has the loop's extent as a new dimension at
+  // factor_axis (0 <= factor_axis <= ndim), and the original block then folds
+  // them into its buffer. In the rf block the loop feeds a spatial axis, so it
+  // can be parallelized or vectorized:
+  //
+  //   auto k = sch.split(sch.get_loops(b)[1], {kInfer, 8});  // B[i] = sum_k A[i, k]
+  //   BlockRV rf = sch.rfactor(k[1], 1);                       // B_rf[i, k_1] partial sums
+  //   sch.vectorize(sch.get_loops(rf)[2]);
+  //
+  // See primitive/rfactor.cpp for the IR it builds and when it is legal.
+  BlockRV rfactor(LoopRV loop, int factor_axis);
+  // Pads the stride of dimension `axis` of the block's write_index-th written
+  // buffer (one the function allocates) to the next value congruent to
+  // `offset` modulo `factor` (0 <= offset < factor), so that the rows of a
+  // tile fall in different cache sets or shared-memory banks. Only the
+  // layout changes; see primitive/storage_align.cpp.
+  void storage_align(BlockRV block, int write_index, int axis, int64_t factor, int64_t offset);
 
   // ---- Sampling ------------------------------------------------------------
   // n factors whose product is the loop's (constant) extent, the innermost

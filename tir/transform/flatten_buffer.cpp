@@ -10,13 +10,16 @@ namespace kiln {
 std::vector<int64_t> buffer_strides(const Buffer& b) {
   int n = b.ndim();
   std::vector<int64_t> strides(n, 1);
-  for (int i = n - 2; i >= 0; --i) {
-    const int64_t* ext = as_const_int(b.shape()[i + 1]);
-    KILN_ICHECK(ext) << "buffer " << b.name() << " has a non-constant extent";
-    int64_t s = strides[i + 1] * *ext;
-    if (i == n - 2 && b->align_factor > 0) {
-      int64_t f = b->align_factor, off = b->align_offset;
-      s = ((s + f - off - 1) / f) * f + off;
+  for (int i = n - 1; i >= 0; --i) {
+    int64_t s = 1;
+    if (i < n - 1) {
+      const int64_t* ext = as_const_int(b.shape()[i + 1]);
+      KILN_ICHECK(ext) << "buffer " << b.name() << " has a non-constant extent";
+      s = strides[i + 1] * *ext;
+    }
+    if (i == b->align_axis && b->align_factor > 0) {
+      const int64_t f = b->align_factor, off = b->align_offset;
+      s += ((off - s) % f + f) % f;
     }
     strides[i] = s;
   }

@@ -2,9 +2,11 @@
 //
 // Every buffer (parameters, Allocates) becomes a flat buffer of the product of
 // its extents, and every access one index: row-major strides, with the padding
-// that storage_align asked for on the second-to-last axis:
+// that storage_align asked for on one axis (the stride of that axis is padded,
+// and the outer strides build on it):
 //
-//   A: (64, 30), align 16    A[i, j]  =>  A_flat[i * 32 + j]      (A_flat: 2048)
+//   A: (64, 30), axis 0 align 16       A[i, j]     =>  A_flat[i * 32 + j]             (A_flat: 2048)
+//   B: (4, 6, 30), axis 1 align 16 + 1 B[i, j, k]  =>  B_flat[i * 198 + j * 33 + k]   (B_flat: 792)
 //
 // Indices are int32, or int64 for buffers of 2^31 elements or more.
 #pragma once

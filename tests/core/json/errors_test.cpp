@@ -36,8 +36,8 @@ TEST(JsonErrors, NotAnObject) {
 
 TEST(JsonErrors, WrongOrMissingVersion) {
   nlohmann::json d = good();
-  d["kiln_ir"] = 2;
-  EXPECT_EQ(error_of(d), "unsupported kiln_ir version 2 (this build reads 1)");
+  d["kiln_ir"] = 1;
+  EXPECT_EQ(error_of(d), "unsupported kiln_ir version 1 (this build reads 2)");
   d.erase("kiln_ir");
   EXPECT_EQ(error_of(d), "IR JSON has no \"kiln_ir\" version");
 }

@@ -191,7 +191,7 @@ TEST_F(ExprPrinter, BufferDeclarations) {
   auto n = std::make_shared<BufferNode>(*Buffer("D", DataType::Float32(), {4, 8}));
   n->align_factor = 16;
   n->align_offset = 1;
-  EXPECT_EQ(ctx.buffer_args(Buffer(ObjectPtr(n))), "(4, 8), \"float32\", align_factor=16, align_offset=1");
+  EXPECT_EQ(ctx.buffer_args(Buffer(ObjectPtr(n))), "(4, 8), \"float32\", align_axis=0, align_factor=16, align_offset=1");
 }
 
 }  // namespace

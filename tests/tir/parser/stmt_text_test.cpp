@@ -66,7 +66,7 @@ def blocks(A: T.Buffer((64, 40), "float32"), C: T.Buffer((64,), "float32")):
         T.reads()
         T.writes()
         C_local = T.alloc_buffer((64,), "float32", scope="local")
-        S = T.alloc_buffer((8, 128), "float32", scope="shared", align_factor=16, align_offset=1)
+        S = T.alloc_buffer((8, 128), "float32", scope="shared", align_axis=0, align_factor=16, align_offset=1)
         for i, k in T.grid(64, 32):
             with T.block("C"):
                 vi = T.axis.spatial(64, i)

@@ -15,7 +15,7 @@ void random_step(Schedule& sch, RandomState& rng) {
   std::vector<LoopRV> loops = sch.get_loops(b);
   if (loops.empty()) return;
   LoopRV l = loops[rng.uniform_int(static_cast<int64_t>(loops.size()))];
-  switch (rng.uniform_int(11)) {
+  switch (rng.uniform_int(13)) {
     case 0: {
       auto t = sch.sample_perfect_tile(l, 2 + static_cast<int>(rng.uniform_int(2)), 8);
       sch.split(l, std::vector<Factor>(t.begin(), t.end()));
@@ -51,6 +51,19 @@ void random_step(Schedule& sch, RandomState& rng) {
       else sch.reverse_compute_at(b, t);
       break;
     }
+    case 11: {
+      // Factor the reduction (often over the innermost loop, a reduction
+      // loop in most reduction blocks); the factored loop, the rf block's
+      // now, feeds only a spatial axis, so it can run in parallel or as a vector.
+      LoopRV r = rng.uniform_int(2) ? loops.back() : l;
+      sch.rfactor(r, static_cast<int>(rng.uniform_int(3)));
+      if (rng.uniform_int(2)) sch.parallel(r);
+      else if (rng.uniform_int(2)) sch.vectorize(r);
+      break;
+    }
+    case 12:
+      sch.storage_align(b, 0, static_cast<int>(rng.uniform_int(3)), 1 + rng.uniform_int(8), rng.uniform_int(4));
+      break;
   }
 }
 

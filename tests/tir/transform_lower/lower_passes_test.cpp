@@ -77,6 +77,37 @@ TEST(FlattenBuffers, StridesOfDenseBuffer) {
   EXPECT_EQ(buffer_flat_size(A), 30);
 }
 
+// storage_align on any axis: that axis's stride is padded and the outer
+// strides build on it.
+Buffer aligned_buffer(std::vector<Expr> shape, int64_t axis, int64_t factor, int64_t offset) {
+  auto n = std::make_shared<BufferNode>(*Buffer("A", f32, std::move(shape)));
+  n->align_axis = axis;
+  n->align_factor = factor;
+  n->align_offset = offset;
+  n->validate();
+  return Buffer(ObjectPtr(std::move(n)));
+}
+
+TEST(FlattenBuffers, StridesWithStorageAlignOnAnyAxis) {
+  EXPECT_EQ(buffer_strides(aligned_buffer({c(2), c(3), c(5)}, 1, 4, 3)), (std::vector<int64_t>{21, 7, 1}));
+  EXPECT_EQ(buffer_flat_size(aligned_buffer({c(2), c(3), c(5)}, 1, 4, 3)), 42);
+  EXPECT_EQ(buffer_strides(aligned_buffer({c(2), c(3), c(5)}, 0, 16, 0)), (std::vector<int64_t>{16, 5, 1}));
+  EXPECT_EQ(buffer_strides(aligned_buffer({c(2), c(3), c(5)}, 1, 5, 0)), (std::vector<int64_t>{15, 5, 1}));
+  EXPECT_EQ(buffer_strides(aligned_buffer({c(3), c(4)}, 1, 2, 1)), (std::vector<int64_t>{4, 1}));
+  EXPECT_EQ(buffer_strides(aligned_buffer({c(3), c(4)}, 1, 4, 2)), (std::vector<int64_t>{8, 2}));
+}
+
+TEST(FlattenBuffers, AccessesThroughAMiddleAxisAlignment) {
+  Buffer P = aligned_buffer({c(2), c(3), c(5)}, 1, 4, 3);
+  Var i("i"), j("j"), k("k");
+  PrimFunc f("f", {P}, loop(i, 2, loop(j, 3, loop(k, 5, buffer_store(P, fc(0), {i, j, k})))));
+  PrimFunc g = flatten_buffers(f);
+  const Buffer& flat = g.params()[0];
+  EXPECT_TRUE(is_const_int(flat.shape()[0], 42));
+  Stmt expected = loop(i, 2, loop(j, 3, loop(k, 5, buffer_store(flat, fc(0), {i * c(21) + j * c(7) + k}))));
+  EXPECT_TRUE(structural_equal(g.body(), expected));
+}
+
 TEST(VectorizeLoops, WholeExtentWithinLanes) {
   Buffer A("A", f32, {c(8)}), B("B", f32, {c(8)});
   Var j("j");

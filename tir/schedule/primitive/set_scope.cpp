@@ -2,34 +2,11 @@
 // an intermediate stage in "local" (registers) or "shared" (GPU block
 // memory). Only buffers the function allocates can move; a parameter lives
 // where the caller put it.
-#include "tir/functor.h"
 #include "tir/schedule/block_util.h"
 #include "tir/schedule/primitive/replay.h"
 
 namespace kiln {
 namespace {
-
-// Replaces the buffer everywhere, allocations included.
-class Rescope : public StmtMutator {
- public:
-  Rescope(const Buffer& from, const Buffer& to) : from_(from), to_(to) {}
-  using StmtMutator::mutate;
-  Stmt visit_Block(const BlockNode* op, const Stmt& s) override {
-    Stmt r = StmtMutator::visit_Block(op, s);
-    const auto* b = r.as<BlockNode>();
-    bool owns = false;
-    for (const Buffer& a : b->alloc_buffers) owns |= a.same_as(from_);
-    if (!owns) return r;
-    BlockFields f = fields_of(b);
-    for (Buffer& a : f.alloc_buffers)
-      if (a.same_as(from_)) a = to_;
-    return block(std::move(f));
-  }
-
- private:
-  const Buffer& from_;
-  const Buffer& to_;
-};
 
 PrimFunc set_buffer_scope(const PrimFunc& f, const Located& blk, int index, const std::string& scope) {
   const char* const P = "set_scope";
@@ -43,8 +20,7 @@ PrimFunc set_buffer_scope(const PrimFunc& f, const Located& blk, int index, cons
     if (p.same_as(buf)) throw BadArgumentError(P, "buffer '" + buf.name() + "' is a parameter of the function");
   if (buf->scope == scope) return f;
   Buffer moved = buf.with_scope(scope);
-  Stmt body = Rescope(buf, moved).mutate(replace_buffer(f.body(), buf, moved));
-  return f.with_body(body);
+  return f.with_body(redeclare_buffer(f.body(), buf, moved));
 }
 
 }  // namespace
