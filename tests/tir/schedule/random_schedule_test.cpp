@@ -15,7 +15,7 @@ void random_step(Schedule& sch, RandomState& rng) {
   std::vector<LoopRV> loops = sch.get_loops(b);
   if (loops.empty()) return;
   LoopRV l = loops[rng.uniform_int(static_cast<int64_t>(loops.size()))];
-  switch (rng.uniform_int(11)) {
+  switch (rng.uniform_int(14)) {
     case 0: {
       auto t = sch.sample_perfect_tile(l, 2 + static_cast<int>(rng.uniform_int(2)), 8);
       sch.split(l, std::vector<Factor>(t.begin(), t.end()));
@@ -49,6 +49,13 @@ void random_step(Schedule& sch, RandomState& rng) {
       LoopRV t = targets[rng.uniform_int(static_cast<int64_t>(targets.size()))];
       if (rng.uniform_int(2)) sch.compute_at(b, t);
       else sch.reverse_compute_at(b, t);
+      break;
+    }
+    case 11: sch.compute_inline(b); break;
+    case 12: sch.reverse_compute_inline(b); break;
+    case 13: {
+      LoopRV at = sch.sample_compute_location(b);
+      EXPECT_NO_THROW(sch.compute_at(b, at)) << "a sampled compute location was refused";
       break;
     }
   }
