@@ -37,15 +37,17 @@ ScheduleErrorPtr schedule_error(const std::string& primitive, const std::string&
   return std::make_unique<E>(primitive, reason);
 }
 
-#define KILN_SCHEDULE_ERROR(Name)                                 \
-  class Name : public ScheduleError {                             \
-   public:                                                        \
-    using ScheduleError::ScheduleError;                           \
-    [[noreturn]] void raise() const override { throw *this; }     \
+#define KILN_SCHEDULE_ERROR(Name)                             \
+  class Name : public ScheduleError {                         \
+   public:                                                    \
+    using ScheduleError::ScheduleError;                       \
+    [[noreturn]] void raise() const override { throw *this; } \
   }
 
 // A handle or name that resolves to nothing (a block since inlined, a loop
-// since split, a block name the function does not have).
+// since split, a block name the function does not have), or a block or
+// buffer the primitive needs that is not there (compute_inline: a reader;
+// reverse_compute_inline: a producer).
 KILN_SCHEDULE_ERROR(NotFoundError);
 // A handle of the wrong kind in a replayed trace, or a bad argument value.
 KILN_SCHEDULE_ERROR(BadArgumentError);

@@ -4,6 +4,9 @@
 #include "tir/schedule/locate.h"
 
 namespace kiln {
+namespace {
+const char* mark_name(LocationMark m) { return m == LocationMark::kRoot ? "root" : "inline"; }
+}  // namespace
 
 Schedule::Schedule(PrimFunc func, ScheduleOptions options)
     : func_(std::move(func)), options_(options), rand_(options.seed) {
@@ -49,7 +52,7 @@ const Var& Schedule::loop_var(LoopRV rv) const {
   const auto& loop = std::get<1>(symbol(rv.rv(), RVKind::kLoop));
   if (const auto* mark = std::get_if<LocationMark>(&loop))
     throw BadArgumentError("schedule", "loop handle " + std::to_string(rv.id) + " names the location '" +
-                                           (*mark == LocationMark::kRoot ? "root" : "inline") + "', not a loop");
+                                           mark_name(*mark) + "', not a loop");
   return std::get<Var>(loop);
 }
 
@@ -69,8 +72,8 @@ Located Schedule::block_location(BlockRV rv, const char* primitive) const {
 
 Located Schedule::loop_location(LoopRV rv, const char* primitive) const {
   if (auto mark = location_mark(rv))
-    throw BadArgumentError(primitive, std::string("the handle names the location '") +
-                                          (*mark == LocationMark::kRoot ? "root" : "inline") + "', not a loop");
+    throw BadArgumentError(primitive, std::string("the handle names the location '") + mark_name(*mark) +
+                                          "', not a loop");
   const Var& v = loop_var(rv);
   auto loc = locate_loop(func_.body(), v);
   if (!loc) throw NotFoundError(primitive, "loop '" + v.name() + "' is no longer in the function");

@@ -28,7 +28,7 @@ std::string stage(int k, const std::string& name, int n, const std::string& read
 // A function of 1-D float32 buffers ("name:extent"), some of them
 // allocated by the root block, made of `stages`.
 PrimFunc chain(const std::vector<std::string>& params, const std::vector<std::string>& allocs,
-                        const std::vector<std::string>& stages) {
+               const std::vector<std::string>& stages) {
   auto split = [](const std::string& p) {
     size_t colon = p.find(':');
     return std::pair(p.substr(0, colon), "((" + p.substr(colon + 1) + ",), \"float32\")");
@@ -186,8 +186,8 @@ TEST(ComputeInline, OutputIsRefused) {
 
 TEST(ComputeInline, StoreNotAtItsIterVarsIsRefused) {
   Schedule sch = schedule_of(chain({"A:8", "D:4"}, {"B:8"},
-                                {stage(0, "B", 4, "A[v0 * 2]", "B[v0 * 2]", "B[v0 * 2] = A[v0 * 2]"),
-                                 stage(1, "C", 4, "B[v1 * 2]", "D[v1]", "D[v1] = B[v1 * 2]")}));
+                                   {stage(0, "B", 4, "A[v0 * 2]", "B[v0 * 2]", "B[v0 * 2] = A[v0 * 2]"),
+                                    stage(1, "C", 4, "B[v1 * 2]", "D[v1]", "D[v1] = B[v1 * 2]")}));
   expect_error<InlineBodyError>([&] { sch.compute_inline(sch.get_block("B")); },
                                 "compute_inline: block 'B' does not store 'B' at its iter vars, each once");
 }
@@ -209,16 +209,16 @@ TEST(ComputeInline, SecondWriterIsRefused) {
 }
 
 TEST(ComputeInline, NoReaderIsRefused) {
-  Schedule sch = schedule_of(chain({"A:8", "D:8"}, {"B:8"},
-                                {producer_b(), stage(1, "C", 8, "A[v1]", "D[v1]", "D[v1] = A[v1]")}));
+  Schedule sch =
+      schedule_of(chain({"A:8", "D:8"}, {"B:8"}, {producer_b(), stage(1, "C", 8, "A[v1]", "D[v1]", "D[v1] = A[v1]")}));
   expect_error<NotFoundError>([&] { sch.compute_inline(sch.get_block("B")); },
                               "compute_inline: no block reads 'B', which block 'B' writes");
 }
 
 TEST(ComputeInline, InputOverwrittenLaterIsRefused) {
   Schedule sch = schedule_of(chain({"A:8", "D:8"}, {"B:8"},
-                                {producer_b(), stage(1, "W", 8, "", "A[v1]", "A[v1] = T.float32(0)"),
-                                 stage(2, "C", 8, "B[v2]", "D[v2]", "D[v2] = B[v2]")}));
+                                   {producer_b(), stage(1, "W", 8, "", "A[v1]", "A[v1] = T.float32(0)"),
+                                    stage(2, "C", 8, "B[v2]", "D[v2]", "D[v2] = B[v2]")}));
   expect_error<DependentLoopError>(
       [&] { sch.compute_inline(sch.get_block("B")); },
       "compute_inline: block 'W' writes 'A', which block 'B' reads, after the nest of block 'B' begins");
@@ -258,9 +258,9 @@ def dense(X: T.Buffer((6, 5), "float32"), W: T.Buffer((8, 5), "float32"), b: T.B
 
 TEST(ReverseComputeInline, ReversedStore) {
   // The consumer may store anywhere; its iter var becomes the producer's.
-  const PrimFunc f = chain(
-      {"A:8", "D:8"}, {"B:8"},
-      {producer_b(), stage(1, "C", 8, "B[v1]", "D[7 - v1]", "D[7 - v1] = T.max(B[v1], T.float32(0))")});
+  const PrimFunc f =
+      chain({"A:8", "D:8"}, {"B:8"},
+            {producer_b(), stage(1, "C", 8, "B[v1]", "D[7 - v1]", "D[7 - v1] = T.max(B[v1], T.float32(0))")});
   Schedule sch = schedule_of(f);
   sch.reverse_compute_inline(sch.get_block("C"));
   expect_ir(sch.func(), R"(@T.prim_func
@@ -311,29 +311,29 @@ TEST(ReverseComputeInline, NoProducerIsRefused) {
 
 TEST(ReverseComputeInline, OtherReaderIsRefused) {
   Schedule sch = schedule_of(chain({"A:8", "D:8", "E:8"}, {"B:8"},
-                                {producer_b(), stage(1, "C", 8, "B[v1]", "D[v1]", "D[v1] = B[v1] + T.float32(1)"),
-                                 stage(2, "E", 8, "B[v2]", "E[v2]", "E[v2] = B[v2]")}));
+                                   {producer_b(), stage(1, "C", 8, "B[v1]", "D[v1]", "D[v1] = B[v1] + T.float32(1)"),
+                                    stage(2, "E", 8, "B[v2]", "E[v2]", "E[v2] = B[v2]")}));
   expect_error<NotSingleReaderError>([&] { sch.reverse_compute_inline(sch.get_block("C")); },
                                      "reverse_compute_inline: buffer 'B' is also read by block 'E'");
 }
 
 TEST(ReverseComputeInline, ParameterBetweenIsRefused) {
-  Schedule sch = schedule_of(chain({"A:8", "B:8", "D:8"}, {},
-                                {producer_b(), stage(1, "C", 8, "B[v1]", "D[v1]", "D[v1] = B[v1]")}));
+  Schedule sch = schedule_of(
+      chain({"A:8", "B:8", "D:8"}, {}, {producer_b(), stage(1, "C", 8, "B[v1]", "D[v1]", "D[v1] = B[v1]")}));
   expect_error<OutputBufferError>([&] { sch.reverse_compute_inline(sch.get_block("C")); },
                                   "reverse_compute_inline: block 'B' writes 'B', a parameter of the function");
 }
 
 TEST(ReverseComputeInline, LoadsNotAtItsIterVarsAreRefused) {
-  Schedule sch = schedule_of(chain({"A:8", "D:7"}, {"B:8"},
-                                {producer_b(), stage(1, "C", 7, "B[v1:v1 + 2]", "D[v1]", "D[v1] = B[v1] + B[v1 + 1]")}));
+  Schedule sch = schedule_of(chain(
+      {"A:8", "D:7"}, {"B:8"}, {producer_b(), stage(1, "C", 7, "B[v1:v1 + 2]", "D[v1]", "D[v1] = B[v1] + B[v1 + 1]")}));
   expect_error<InlineBodyError>([&] { sch.reverse_compute_inline(sch.get_block("C")); },
                                 "reverse_compute_inline: block 'C' does not load 'B' at its iter vars, each once");
 }
 
 TEST(ReverseComputeInline, OtherDomainIsRefused) {
-  Schedule sch = schedule_of(chain({"A:8", "D:6"}, {"B:8"},
-                                {producer_b(), stage(1, "C", 6, "B[v1]", "D[v1]", "D[v1] = B[v1]")}));
+  Schedule sch =
+      schedule_of(chain({"A:8", "D:6"}, {"B:8"}, {producer_b(), stage(1, "C", 6, "B[v1]", "D[v1]", "D[v1] = B[v1]")}));
   expect_error<InlineBodyError>(
       [&] { sch.reverse_compute_inline(sch.get_block("C")); },
       "reverse_compute_inline: block 'C' ranges over another part of 'B' than block 'B' writes in dimension 0");
@@ -341,8 +341,8 @@ TEST(ReverseComputeInline, OtherDomainIsRefused) {
 
 TEST(ReverseComputeInline, OutputUsedBetweenIsRefused) {
   Schedule sch = schedule_of(chain({"A:8", "D:8", "E:8"}, {"B:8"},
-                                {producer_b(), stage(1, "Q", 8, "D[v1]", "E[v1]", "E[v1] = D[v1]"),
-                                 stage(2, "C", 8, "B[v2]", "D[v2]", "D[v2] = B[v2]")}));
+                                   {producer_b(), stage(1, "Q", 8, "D[v1]", "E[v1]", "E[v1] = D[v1]"),
+                                    stage(2, "C", 8, "B[v2]", "D[v2]", "D[v2] = B[v2]")}));
   expect_error<DependentLoopError>(
       [&] { sch.reverse_compute_inline(sch.get_block("C")); },
       "reverse_compute_inline: block 'Q' uses 'D', which block 'C' writes, before blocks 'B' and 'C' are done");

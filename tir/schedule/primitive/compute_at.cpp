@@ -112,11 +112,10 @@ ScheduleErrorPtr plan_move(const Located& blk, const Located& lp, bool reverse, 
   KILN_ICHECK(ib >= 0 && il >= 0) << P << ": nests not found in their block";
   if (ib == il) return schedule_error<NotFoundError>(P, "loop " + lname + " is one of block " + bname + "'s own loops");
   if (!reverse && ib > il)
-    return schedule_error<DependentLoopError>(P, "block " + bname + " comes after loop " + lname +
-                                                     "; use reverse_compute_at");
+    return schedule_error<DependentLoopError>(
+        P, "block " + bname + " comes after loop " + lname + "; use reverse_compute_at");
   if (reverse && ib < il)
-    return schedule_error<DependentLoopError>(P, "block " + bname + " comes before loop " + lname +
-                                                     "; use compute_at");
+    return schedule_error<DependentLoopError>(P, "block " + bname + " comes before loop " + lname + "; use compute_at");
 
   // The linking buffer: what the block writes and the loop reads, or the
   // other way round.
@@ -139,23 +138,22 @@ ScheduleErrorPtr plan_move(const Located& blk, const Located& lp, bool reverse, 
   const int lo = std::min(ib, il), hi = std::max(ib, il);
   for (int i = lo + 1; i < hi; ++i)
     if (touches(list[i], buf, true, true))
-      return schedule_error<DependentLoopError>(P, "a statement between block " + bname + " and loop " + lname +
-                                                       " uses buffer " + q(buf.name()));
+      return schedule_error<DependentLoopError>(
+          P, "a statement between block " + bname + " and loop " + lname + " uses buffer " + q(buf.name()));
   // compute_at: every other reader is under the loop; reverse_compute_at:
   // every other writer.
   const int inside = count_accessors(loop->body, buf, reverse);
   const int elsewhere = count_accessors(encl->body, buf, reverse) - count_accessors(plan.top, buf, reverse);
   if (inside != elsewhere)
-    return schedule_error<DependentLoopError>(P, "buffer " + q(buf.name()) + " is " +
-                                                     (reverse ? "written" : "read") + " outside loop " + lname +
-                                                     " too");
+    return schedule_error<DependentLoopError>(
+        P, "buffer " + q(buf.name()) + " is " + (reverse ? "written" : "read") + " outside loop " + lname + " too");
   if (!reverse) {
     // Recomputing the producer's part in every iteration would overwrite
     // what a block under the loop wrote there (an accumulation).
     std::string writer = block_accessing(loop->body, buf, /*writes=*/true);
     if (!writer.empty())
-      return schedule_error<DependentLoopError>(P, "block " + q(writer) + " under loop " + lname +
-                                                       " also writes buffer " + q(buf.name()));
+      return schedule_error<DependentLoopError>(
+          P, "block " + q(writer) + " under loop " + lname + " also writes buffer " + q(buf.name()));
   }
   if (reverse) {
     // A writer that still reduces over this loop or an outer one has not
@@ -185,18 +183,18 @@ ScheduleErrorPtr plan_move(const Located& blk, const Located& lp, bool reverse, 
   for (size_t d = 0; d < (*own)->region.size(); ++d) {
     const Range& r = (*own)->region[d];
     if (!is_one(r->extent))
-      return schedule_error<LoopShapeError>(P, "block " + bname + " touches more than one element of " +
-                                                   q(buf.name()) + " per iteration");
+      return schedule_error<LoopShapeError>(
+          P, "block " + bname + " touches more than one element of " + q(buf.name()) + " per iteration");
     size_t k = 0;
     while (k < b->iter_vars.size() && !r->min.same_as(b->iter_vars[k].var())) ++k;
     if (k == b->iter_vars.size()) {
       if (as_const_int(r->min)) continue;
-      return schedule_error<LoopShapeError>(P, "block " + bname + " indexes dimension " + std::to_string(d) +
-                                                   " of " + q(buf.name()) + " with an expression, not one of its axes");
+      return schedule_error<LoopShapeError>(P, "block " + bname + " indexes dimension " + std::to_string(d) + " of " +
+                                                   q(buf.name()) + " with an expression, not one of its axes");
     }
     if (plan.axis_range[k])
-      return schedule_error<LoopShapeError>(P, "block " + bname + " indexes two dimensions of " + q(buf.name()) +
-                                                   " with one axis");
+      return schedule_error<LoopShapeError>(
+          P, "block " + bname + " indexes two dimensions of " + q(buf.name()) + " with one axis");
     const Range& want = (*need)->region[d];
     Expr ext = ana.simplify(want->extent);
     if (!as_const_int(ext))

@@ -26,6 +26,8 @@
 //    no other block's output, loads the buffer only at its own iter vars,
 //    each once, over the domain the producer writes, and no other block
 //    uses the consumer's buffer before the two nests are done.
+#include <optional>
+
 #include "core/structural.h"
 #include "tir/functor.h"
 #include "tir/schedule/block_util.h"
@@ -99,17 +101,17 @@ std::vector<const BufferLoadNode*> loads_of(const Expr& e, const Buffer& buf) {
 }
 
 // The iter var of `b` that each index is, when the indices are all of its
-// iter vars, each once (in some order); empty otherwise.
-std::vector<Var> as_iter_vars(const std::vector<Expr>& indices, const BlockNode* b) {
-  if (indices.size() != b->iter_vars.size()) return {};
+// iter vars, each once (in some order).
+std::optional<std::vector<Var>> as_iter_vars(const std::vector<Expr>& indices, const BlockNode* b) {
+  if (indices.size() != b->iter_vars.size()) return std::nullopt;
   std::vector<Var> vars;
   for (const Expr& e : indices) {
     const Var* own = nullptr;
     for (const IterVar& iv : b->iter_vars)
       if (iv.var().same_as(e)) own = &iv.var();
-    if (!own) return {};
+    if (!own) return std::nullopt;
     for (const Var& seen : vars)
-      if (seen.same_as(*own)) return {};
+      if (seen.same_as(*own)) return std::nullopt;
     vars.push_back(*own);
   }
   return vars;
@@ -188,17 +190,17 @@ ScheduleErrorPtr single_store(const char* P, const Located& loc, const BufferSto
   if (pred.defined() && !is_one(pred))
     return schedule_error<InlineBodyError>(P, "block " + q(b->name) + " runs under a predicate");
   if (loads(store->value, store->buffer))
-    return schedule_error<InlineBodyError>(P, "block " + q(b->name) + " reads the buffer " +
-                                                  q(store->buffer.name()) + " it writes");
+    return schedule_error<InlineBodyError>(
+        P, "block " + q(b->name) + " reads the buffer " + q(store->buffer.name()) + " it writes");
   return nullptr;
 }
 
 // ---- compute_inline ----------------------------------------------------------
 
 struct InlinePlan {
-  Stmt scope_stmt;                 // the block that allocates the buffer
-  const BufferStoreNode* store;    // the producer's
-  std::vector<Var> dim_vars;       // the iter var that indexes each dimension
+  Stmt scope_stmt;                         // the block that allocates the buffer
+  const BufferStoreNode* store = nullptr;  // the producer's
+  std::vector<Var> dim_vars;               // the iter var that indexes each dimension
 };
 
 ScheduleErrorPtr plan_inline(const PrimFunc& f, const Located& blk, InlinePlan& plan) {
@@ -206,23 +208,24 @@ ScheduleErrorPtr plan_inline(const PrimFunc& f, const Located& blk, InlinePlan& 
   const std::string name = q(b->name);
   if (ScheduleErrorPtr err = single_store(kInline, blk, plan.store)) return err;
   const Buffer& buf = plan.store->buffer;
-  plan.dim_vars = as_iter_vars(plan.store->indices, b);
-  if (plan.dim_vars.empty())
-    return schedule_error<InlineBodyError>(kInline, "block " + name + " does not store " + q(buf.name()) +
-                                                        " at its iter vars, each once");
+  std::optional<std::vector<Var>> dim_vars = as_iter_vars(plan.store->indices, b);
+  if (!dim_vars)
+    return schedule_error<InlineBodyError>(
+        kInline, "block " + name + " does not store " + q(buf.name()) + " at its iter vars, each once");
+  plan.dim_vars = std::move(*dim_vars);
   if (is_param(f, buf))
-    return schedule_error<OutputBufferError>(kInline, "block " + name + " writes " + q(buf.name()) +
-                                                          ", a parameter of the function");
+    return schedule_error<OutputBufferError>(
+        kInline, "block " + name + " writes " + q(buf.name()) + ", a parameter of the function");
   const BlockNode* scope = allocating_block(blk, buf, &plan.scope_stmt);
   KILN_ICHECK(scope) << "buffer '" << buf.name() << "' is not allocated around the block that writes it";
 
   if (std::vector<Located> w = accessors(f, scope->body, buf, /*writes=*/true, blk); !w.empty())
-    return schedule_error<NotSingleWriterError>(kInline, "buffer " + q(buf.name()) + " is also written by block " +
-                                                             q(block_of(w[0].stmt)->name));
+    return schedule_error<NotSingleWriterError>(
+        kInline, "buffer " + q(buf.name()) + " is also written by block " + q(block_of(w[0].stmt)->name));
   const std::vector<Located> consumers = accessors(f, scope->body, buf, /*writes=*/false, blk);
   if (consumers.empty())
-    return schedule_error<NotFoundError>(kInline, "no block reads " + q(buf.name()) + ", which block " + name +
-                                                      " writes");
+    return schedule_error<NotFoundError>(kInline,
+                                         "no block reads " + q(buf.name()) + ", which block " + name + " writes");
 
   // The consumers read the producer's inputs later than the producer did:
   // nothing may write them from the producer's nest on, and they must be
@@ -278,10 +281,10 @@ class Inliner : public StmtMutator {
 // ---- reverse_compute_inline --------------------------------------------------
 
 struct ReversePlan {
-  Stmt scope_stmt;                  // the block that allocates the buffer between
+  Stmt scope_stmt;  // the block that allocates the buffer between
   Located producer;
-  const BufferStoreNode* pstore;    // the producer's
-  const BufferStoreNode* cstore;    // the consumer's
+  const BufferStoreNode* pstore = nullptr;                 // the producer's
+  const BufferStoreNode* cstore = nullptr;                 // the consumer's
   std::vector<std::pair<Var, Expr>> consumer_to_producer;  // iter var -> the producer's
 };
 
@@ -293,15 +296,14 @@ ScheduleErrorPtr find_producer(const PrimFunc& f, const Located& blk, const Expr
   for (const Buffer& in : loaded_buffers(value)) {
     std::vector<Located> writers = accessors(f, f.body(), in, /*writes=*/true, blk);
     if (writers.size() > 1)
-      return schedule_error<NotSingleWriterError>(kReverse, "buffer " + q(in.name()) + ", which block " + name +
-                                                                " reads, is written by blocks " +
-                                                                q(block_of(writers[0].stmt)->name) + " and " +
-                                                                q(block_of(writers[1].stmt)->name));
+      return schedule_error<NotSingleWriterError>(
+          kReverse, "buffer " + q(in.name()) + ", which block " + name + " reads, is written by blocks " +
+                        q(block_of(writers[0].stmt)->name) + " and " + q(block_of(writers[1].stmt)->name));
     if (writers.empty()) continue;
     found.push_back(block_of(writers[0].stmt)->name);
     if (found.size() > 1)
-      return schedule_error<NotSingleWriterError>(kReverse, "block " + name + " reads the outputs of blocks " +
-                                                                q(found[0]) + " and " + q(found[1]));
+      return schedule_error<NotSingleWriterError>(
+          kReverse, "block " + name + " reads the outputs of blocks " + q(found[0]) + " and " + q(found[1]));
     buf = in;
     producer = writers[0];
   }
@@ -319,28 +321,28 @@ ScheduleErrorPtr plan_reverse(const PrimFunc& f, const Located& blk, ReversePlan
   const BlockNode* p = block_of(plan.producer.stmt);
   const std::string pname = q(p->name), bname = q(buf.name());
   if (is_param(f, buf))
-    return schedule_error<OutputBufferError>(kReverse, "block " + pname + " writes " + bname +
-                                                           ", a parameter of the function");
+    return schedule_error<OutputBufferError>(kReverse,
+                                             "block " + pname + " writes " + bname + ", a parameter of the function");
   const BlockNode* scope = allocating_block(blk, buf, &plan.scope_stmt);
   KILN_ICHECK(scope) << "buffer '" << buf.name() << "' is not allocated around the block that reads it";
   if (std::vector<Located> r = accessors(f, scope->body, buf, /*writes=*/false, blk); !r.empty())
-    return schedule_error<NotSingleReaderError>(kReverse, "buffer " + bname + " is also read by block " +
-                                                              q(block_of(r[0].stmt)->name));
+    return schedule_error<NotSingleReaderError>(
+        kReverse, "buffer " + bname + " is also read by block " + q(block_of(r[0].stmt)->name));
   if (ScheduleErrorPtr err = single_store(kReverse, plan.producer, plan.pstore)) return err;
-  const std::vector<Var> pvars = as_iter_vars(plan.pstore->indices, p);
-  if (pvars.empty())
-    return schedule_error<InlineBodyError>(kReverse, "block " + pname + " does not store " + bname +
-                                                         " at its iter vars, each once");
+  const std::optional<std::vector<Var>> pvars = as_iter_vars(plan.pstore->indices, p);
+  if (!pvars)
+    return schedule_error<InlineBodyError>(
+        kReverse, "block " + pname + " does not store " + bname + " at its iter vars, each once");
 
   // Each load of the buffer is at the consumer's iter vars, each once, and
   // they range over what the producer writes.
-  std::vector<Var> cvars;
+  std::optional<std::vector<Var>> cvars;
   for (const BufferLoadNode* l : loads_of(plan.cstore->value, buf)) {
-    std::vector<Var> vars = as_iter_vars(l->indices, c);
-    if (vars.empty() || (!cvars.empty() && !same_vars(vars, cvars)))
-      return schedule_error<InlineBodyError>(kReverse, "block " + name + " does not load " + bname +
-                                                           " at its iter vars, each once");
-    cvars = vars;
+    std::optional<std::vector<Var>> vars = as_iter_vars(l->indices, c);
+    if (!vars || (cvars && !same_vars(*vars, *cvars)))
+      return schedule_error<InlineBodyError>(
+          kReverse, "block " + name + " does not load " + bname + " at its iter vars, each once");
+    cvars = std::move(vars);
   }
   auto dom = [](const BlockNode* b, const Var& v) {
     for (const IterVar& iv : b->iter_vars)
@@ -349,12 +351,13 @@ ScheduleErrorPtr plan_reverse(const PrimFunc& f, const Located& blk, ReversePlan
     return Range();
   };
   plan.consumer_to_producer.clear();
-  for (size_t d = 0; d < cvars.size(); ++d) {
-    if (!structural_equal(dom(c, cvars[d]), dom(p, pvars[d])))
+  for (size_t d = 0; d < cvars->size(); ++d) {
+    const Var &cv = (*cvars)[d], &pv = (*pvars)[d];
+    if (!structural_equal(dom(c, cv), dom(p, pv)))
       return schedule_error<InlineBodyError>(kReverse, "block " + name + " ranges over another part of " + bname +
                                                            " than block " + pname + " writes in dimension " +
                                                            std::to_string(d));
-    plan.consumer_to_producer.emplace_back(cvars[d], pvars[d]);
+    plan.consumer_to_producer.emplace_back(cv, pv);
   }
 
   // The consumer's buffer is now written where the producer is: nothing
@@ -366,10 +369,9 @@ ScheduleErrorPtr plan_reverse(const PrimFunc& f, const Located& blk, ReversePlan
   for (bool writes : {true, false})
     for (const Located& o : accessors(f, scope->body, out, writes, blk))
       if (position_in(list, o) <= last)
-        return schedule_error<DependentLoopError>(kReverse, "block " + q(block_of(o.stmt)->name) + " uses " +
-                                                                q(out.name()) + ", which block " + name +
-                                                                " writes, before blocks " + pname + " and " + name +
-                                                                " are done");
+        return schedule_error<DependentLoopError>(
+            kReverse, "block " + q(block_of(o.stmt)->name) + " uses " + q(out.name()) + ", which block " + name +
+                          " writes, before blocks " + pname + " and " + name + " are done");
   std::vector<Buffer> used = loaded_buffers(plan.cstore->value);
   used.push_back(out);
   for (const Buffer& u : used)
@@ -426,7 +428,8 @@ PrimFunc inline_into_producer(const PrimFunc& f, const Located& blk) {
   const BlockNode* scope = plan.scope_stmt.as<BlockNode>();
   Stmt body = without_block(scope->body, blk);
   body = replace_stmt(body, plan.producer.stmt, merged_producer(plan));
-  return f.with_body(replace_stmt(f.body(), plan.scope_stmt, scope_without(plan.scope_stmt, body, plan.pstore->buffer)));
+  return f.with_body(
+      replace_stmt(f.body(), plan.scope_stmt, scope_without(plan.scope_stmt, body, plan.pstore->buffer)));
 }
 
 void Schedule::compute_inline(BlockRV block) {
