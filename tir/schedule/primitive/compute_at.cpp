@@ -35,11 +35,6 @@ namespace {
 
 std::string q(const std::string& s) { return "'" + s + "'"; }
 
-std::vector<Stmt> stmts_of(const Stmt& body) {
-  if (const auto* s = body.as<SeqStmtNode>()) return s->seq;
-  return {body};
-}
-
 bool touches(const Stmt& s, const Buffer& buf, bool reads, bool writes) {
   auto [r, w] = detect_access_regions(s);
   auto has = [&](const std::vector<BufferRegion>& v) {

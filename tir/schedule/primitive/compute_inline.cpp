@@ -42,11 +42,6 @@ const char* const kReverse = "reverse_compute_inline";
 
 std::string q(const std::string& s) { return "'" + s + "'"; }
 
-std::vector<Stmt> stmts_of(const Stmt& body) {
-  if (const auto* s = body.as<SeqStmtNode>()) return s->seq;
-  return {body};
-}
-
 bool is_param(const PrimFunc& f, const Buffer& buf) {
   for (const Buffer& p : f.params())
     if (p.same_as(buf)) return true;
