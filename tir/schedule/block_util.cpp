@@ -130,6 +130,11 @@ void check_storage_scope(const char* primitive, const std::string& scope) {
     throw BadArgumentError(primitive, "unknown storage scope '" + scope + "' (expected global, local or shared)");
 }
 
+std::vector<Stmt> stmts_of(const Stmt& body) {
+  if (const auto* s = body.as<SeqStmtNode>()) return s->seq;
+  return {body};
+}
+
 Stmt block_with_body(const Stmt& b, Stmt body, std::vector<Buffer> alloc_buffers) {
   BlockFields f = fields_of(b.as<BlockNode>());
   f.body = std::move(body);

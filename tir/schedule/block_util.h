@@ -49,6 +49,9 @@ std::string block_accessing(const Stmt& s, const Buffer& buf, bool writes, const
 // Throws BadArgumentError unless `scope` is global, local or shared.
 void check_storage_scope(const char* primitive, const std::string& scope);
 
+// The statements of a block's body: its sequence, or the one statement.
+std::vector<Stmt> stmts_of(const Stmt& body);
+
 // A copy of the block statement `b` with another body and allocations.
 Stmt block_with_body(const Stmt& b, Stmt body, std::vector<Buffer> alloc_buffers);
 

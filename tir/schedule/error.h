@@ -5,9 +5,12 @@
 // message names the block or loop at fault and the reason, worded the LLVM
 // way: `fuse: loops 'i' and 'k' are not adjacent: 'j' lies between them`.
 // A primitive throws before it changes anything, so a failed call leaves the
-// schedule exactly as it was.
+// schedule exactly as it was. A check-only path (asking whether a primitive
+// would run, as sample_compute_location does for every candidate) returns the
+// error instead of throwing it, and the primitive raises what it returns.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "core/error.h"
@@ -19,19 +22,32 @@ class ScheduleError : public Error {
   ScheduleError(const std::string& primitive, const std::string& reason)
       : Error(primitive + ": " + reason), primitive_(primitive) {}
   const std::string& primitive() const { return primitive_; }
+  // Throws this error as its own class.
+  [[noreturn]] virtual void raise() const = 0;
 
  private:
   std::string primitive_;
 };
 
-#define KILN_SCHEDULE_ERROR(Name)            \
-  class Name : public ScheduleError {        \
-   public:                                   \
-    using ScheduleError::ScheduleError;      \
+// What a check-only path returns: the error, or null when the call is legal.
+using ScheduleErrorPtr = std::unique_ptr<ScheduleError>;
+
+template <typename E>
+ScheduleErrorPtr schedule_error(const std::string& primitive, const std::string& reason) {
+  return std::make_unique<E>(primitive, reason);
+}
+
+#define KILN_SCHEDULE_ERROR(Name)                             \
+  class Name : public ScheduleError {                         \
+   public:                                                    \
+    using ScheduleError::ScheduleError;                       \
+    [[noreturn]] void raise() const override { throw *this; } \
   }
 
 // A handle or name that resolves to nothing (a block since inlined, a loop
-// since split, a block name the function does not have).
+// since split, a block name the function does not have), or a block or
+// buffer the primitive needs that is not there (compute_inline: a reader;
+// reverse_compute_inline: a producer).
 KILN_SCHEDULE_ERROR(NotFoundError);
 // A handle of the wrong kind in a replayed trace, or a bad argument value.
 KILN_SCHEDULE_ERROR(BadArgumentError);
@@ -43,13 +59,19 @@ KILN_SCHEDULE_ERROR(LoopsNotAdjacentError);
 // A loop that needs a constant extent (or zero start) does not have one.
 KILN_SCHEDULE_ERROR(LoopShapeError);
 // parallel / vectorize / bind: the loop carries a reduction, or a block
-// under it is bound to it in a way that is not a spatial axis.
+// under it is bound to it in a way that is not a spatial axis; compute_inline
+// / reverse_compute_inline: the block that would be inlined (the producer
+// that would take the consumer in) is a reduction.
 KILN_SCHEDULE_ERROR(NotDataParallelError);
 // A loop variable used in a way the primitive cannot rewrite (e.g. a loop's
-// bound depending on another loop being reordered around it).
+// bound depending on another loop being reordered around it), or blocks in
+// an order the move would break (a value read after another block changed it).
 KILN_SCHEDULE_ERROR(DependentLoopError);
 // cache_write: another block writes the same buffer (e.g. the init block
 // decompose_reduction made), so redirecting one writer would split the buffer.
+// compute_inline: another block writes the buffer the inlined block writes;
+// reverse_compute_inline: the consumer reads buffers of more than one
+// producer, or the buffer linking them has another writer.
 KILN_SCHEDULE_ERROR(NotSingleWriterError);
 // transform_layout: an index map that could send two elements to one place,
 // or a buffer whose layout cannot be re-indexed.
@@ -67,6 +89,17 @@ KILN_SCHEDULE_ERROR(NotReductionLoopError);
 // rfactor: other blocks share the loop nest of the block, so the write-back
 // placed after the nest would run after they read the result.
 KILN_SCHEDULE_ERROR(NotSingleBlockError);
+// reverse_compute_inline: another block reads the buffer the consumer reads
+// from its producer; it would no longer be written.
+KILN_SCHEDULE_ERROR(NotSingleReaderError);
+// compute_inline / reverse_compute_inline: the buffer that inlining would
+// stop writing is a parameter of the function (an output).
+KILN_SCHEDULE_ERROR(OutputBufferError);
+// compute_inline / reverse_compute_inline: a block is not one store of the
+// form inlining substitutes: its value stored at its iter vars, each once
+// (the inlined producer), or loaded at them (the inlined consumer), with no
+// predicate and no allocations, and not reading what it writes.
+KILN_SCHEDULE_ERROR(InlineBodyError);
 // A sampling decision that does not fit the instruction.
 KILN_SCHEDULE_ERROR(DecisionError);
 

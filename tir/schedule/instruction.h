@@ -54,12 +54,15 @@ struct InstructionKind {
   X(cache_write)                     \
   X(compute_at)                      \
   X(reverse_compute_at)              \
+  X(compute_inline)                  \
+  X(reverse_compute_inline)          \
   X(set_scope)                       \
   X(transform_layout)                \
   X(rfactor)                         \
   X(storage_align)                   \
   X(sample_perfect_tile)             \
-  X(sample_categorical)
+  X(sample_categorical)              \
+  X(sample_compute_location)
 
 namespace inst {
 #define X(name) extern const InstructionKind name;

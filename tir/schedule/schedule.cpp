@@ -4,6 +4,9 @@
 #include "tir/schedule/locate.h"
 
 namespace kiln {
+namespace {
+const char* mark_name(LocationMark m) { return m == LocationMark::kRoot ? "root" : "inline"; }
+}  // namespace
 
 Schedule::Schedule(PrimFunc func, ScheduleOptions options)
     : func_(std::move(func)), options_(options), rand_(options.seed) {
@@ -16,7 +19,12 @@ BlockRV Schedule::make_block_rv(std::string name) {
 }
 
 LoopRV Schedule::make_loop_rv(Var v) {
-  symbols_.emplace_back(std::move(v));
+  symbols_.emplace_back(std::in_place_index<1>, std::move(v));
+  return LoopRV{static_cast<int32_t>(symbols_.size() - 1)};
+}
+
+LoopRV Schedule::make_location_rv(LocationMark mark) {
+  symbols_.emplace_back(std::in_place_index<1>, mark);
   return LoopRV{static_cast<int32_t>(symbols_.size() - 1)};
 }
 
@@ -40,7 +48,19 @@ const Schedule::Symbol& Schedule::symbol(RV rv, RVKind kind) const {
 const std::string& Schedule::block_name(BlockRV rv) const {
   return std::get<std::string>(symbol(rv.rv(), RVKind::kBlock));
 }
-const Var& Schedule::loop_var(LoopRV rv) const { return std::get<Var>(symbol(rv.rv(), RVKind::kLoop)); }
+const Var& Schedule::loop_var(LoopRV rv) const {
+  const auto& loop = std::get<1>(symbol(rv.rv(), RVKind::kLoop));
+  if (const auto* mark = std::get_if<LocationMark>(&loop))
+    throw BadArgumentError("schedule", "loop handle " + std::to_string(rv.id) + " names the location '" +
+                                           mark_name(*mark) + "', not a loop");
+  return std::get<Var>(loop);
+}
+
+std::optional<LocationMark> Schedule::location_mark(LoopRV rv) const {
+  const auto& loop = std::get<1>(symbol(rv.rv(), RVKind::kLoop));
+  if (const auto* mark = std::get_if<LocationMark>(&loop)) return *mark;
+  return std::nullopt;
+}
 int64_t Schedule::value(ExprRV rv) const { return std::get<int64_t>(symbol(rv.rv(), RVKind::kExpr)); }
 
 Located Schedule::block_location(BlockRV rv, const char* primitive) const {
@@ -51,6 +71,9 @@ Located Schedule::block_location(BlockRV rv, const char* primitive) const {
 }
 
 Located Schedule::loop_location(LoopRV rv, const char* primitive) const {
+  if (auto mark = location_mark(rv))
+    throw BadArgumentError(primitive, std::string("the handle names the location '") + mark_name(*mark) +
+                                          "', not a loop");
   const Var& v = loop_var(rv);
   auto loc = locate_loop(func_.body(), v);
   if (!loc) throw NotFoundError(primitive, "loop '" + v.name() + "' is no longer in the function");

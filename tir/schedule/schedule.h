@@ -60,6 +60,14 @@ enum class BufferRole { kRead, kWrite };
 // An annotation value: an integer or a string.
 using AnnValue = std::variant<int64_t, std::string>;
 
+// The two compute locations that are not loops, as TensorIR's RootRV and
+// InlineRV: sample_compute_location returns a loop handle that names one of
+// these marks when it chooses to leave the block where it is (root) or to
+// inline it. compute_at takes such a handle: root does nothing and inline
+// runs compute_inline (reverse_compute_at: nothing, reverse_compute_inline).
+// Every other primitive refuses it.
+enum class LocationMark : uint8_t { kRoot, kInline };
+
 class Schedule {
  public:
   explicit Schedule(PrimFunc func, ScheduleOptions options = {});
@@ -133,6 +141,28 @@ class Schedule {
   // tile fall in different cache sets or shared-memory banks. Only the
   // layout changes; see primitive/storage_align.cpp.
   void storage_align(BlockRV block, int write_index, int axis, int64_t factor, int64_t offset);
+  // Computes a producer block's value where each consumer reads it, and
+  // removes the producer, the loops left empty and its buffer. The padding
+  // stage of conv2d_nchw (bounds clamping left out):
+  //   for i0, i1, i2, i3: block pad:
+  //     pad[v0, v1, v2, v3] = T.Select(1 <= v2 < 6 and 1 <= v3 < 6, data[v0, v1, v2 - 1, v3 - 1], 0)
+  //   for i0_1, ..., rc, r, s: block conv2d_nchw:
+  //     conv2d_nchw[..] += pad[vn, vrc, vy + vr, vx + vs] * kernel[..]
+  // becomes
+  //   for i0_1, ..., rc, r, s: block conv2d_nchw:
+  //     conv2d_nchw[..] += T.Select(1 <= vy + vr < 6 and 1 <= vx + vs < 6,
+  //                                 data[vn, vrc, vy + vr - 1, vx + vs - 1], 0) * kernel[..]
+  // The producer must store one value into an allocated buffer at its
+  // spatial iter vars; see primitive/compute_inline.cpp.
+  void compute_inline(BlockRV block);
+  // Inlines a consumer block into its only producer: the producer stores
+  // the consumer's value straight into the consumer's buffer, and the
+  // consumer, its empty loops and the buffer between them go.
+  //   block add: T[vi, vj] = A[vi, vj] + B[vi, vj]
+  //   block relu: C[vi, vj] = T.max(T[vi, vj], T.float32(0))
+  // becomes
+  //   block add: C[vi, vj] = T.max(A[vi, vj] + B[vi, vj], T.float32(0))
+  void reverse_compute_inline(BlockRV block);
 
   // ---- Sampling ------------------------------------------------------------
   // n factors whose product is the loop's (constant) extent, the innermost
@@ -142,10 +172,21 @@ class Schedule {
   // One of `candidates`, drawn with weights `probs`; the decision is the index.
   ExprRV sample_categorical(const std::vector<int64_t>& candidates, const std::vector<double>& probs,
                             std::optional<int64_t> decision = std::nullopt);
+  // Where to compute `block`, drawn uniformly among: inline (when
+  // compute_inline is legal), root (where it is), and every loop of the
+  // block that holds it at which compute_at is legal. The decision is -2
+  // for inline, -1 for root, else the index of the loop among those legal
+  // loops listed outermost first and in program order (a pre-order walk of
+  // the enclosing block's body, not entering nested blocks). The handle
+  // returned names the loop or a LocationMark; pass it to compute_at.
+  LoopRV sample_compute_location(BlockRV block, std::optional<int64_t> decision = std::nullopt);
 
   // ---- Resolving handles (for primitives, tools and tests) -----------------
   const std::string& block_name(BlockRV rv) const;
+  // The loop's variable; throws BadArgumentError for a location mark.
   const Var& loop_var(LoopRV rv) const;
+  // The mark a loop handle names, or nullopt when it names a loop.
+  std::optional<LocationMark> location_mark(LoopRV rv) const;
   int64_t value(ExprRV rv) const;
   // The BlockRealize / For the handle names now; throws NotFoundError.
   Stmt block_stmt(BlockRV rv, const char* primitive) const;
@@ -156,6 +197,7 @@ class Schedule {
   // ---- For primitive implementations ----------------------------------------
   BlockRV make_block_rv(std::string name);
   LoopRV make_loop_rv(Var v);
+  LoopRV make_location_rv(LocationMark mark);
   ExprRV make_expr_rv(int64_t value);
   // Installs a primitive's result (verifying it if asked).
   void update(PrimFunc f, const char* primitive);
@@ -163,7 +205,8 @@ class Schedule {
               std::vector<RV> outputs, nlohmann::json decision = nullptr);
 
  private:
-  using Symbol = std::variant<std::string, Var, int64_t>;
+  // Indexed by RVKind: a block's name, a loop (its variable or a mark), a value.
+  using Symbol = std::variant<std::string, std::variant<Var, LocationMark>, int64_t>;
   const Symbol& symbol(RV rv, RVKind kind) const;
 
   PrimFunc func_;

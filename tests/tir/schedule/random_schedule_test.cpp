@@ -15,7 +15,7 @@ void random_step(Schedule& sch, RandomState& rng) {
   std::vector<LoopRV> loops = sch.get_loops(b);
   if (loops.empty()) return;
   LoopRV l = loops[rng.uniform_int(static_cast<int64_t>(loops.size()))];
-  switch (rng.uniform_int(13)) {
+  switch (rng.uniform_int(17)) {
     case 0: {
       auto t = sch.sample_perfect_tile(l, 2 + static_cast<int>(rng.uniform_int(2)), 8);
       sch.split(l, std::vector<Factor>(t.begin(), t.end()));
@@ -64,6 +64,36 @@ void random_step(Schedule& sch, RandomState& rng) {
     case 12:
       sch.storage_align(b, 0, static_cast<int>(rng.uniform_int(3)), 1 + rng.uniform_int(8), rng.uniform_int(4));
       break;
+    case 13: sch.compute_inline(b); break;
+    case 14: sch.reverse_compute_inline(b); break;
+    case 15: {
+      LoopRV at = sch.sample_compute_location(b);
+      EXPECT_NO_THROW(sch.compute_at(b, at)) << "a sampled compute location was refused";
+      break;
+    }
+    case 16: {
+      // Re-lay out what the block writes: swap its first two axes, or split
+      // its last one in two (refused for a parameter).
+      const BlockNode* blk = block_of(sch.block_stmt(b, "transform_layout"));
+      const int ndim = blk->writes.empty() ? 0 : blk->writes[0].buffer().ndim();
+      if (ndim == 0) break;
+      std::vector<std::string> in, out;
+      for (int d = 0; d < ndim; ++d) in.push_back("a" + std::to_string(d));
+      out = in;
+      if (ndim >= 2 && rng.uniform_int(2)) {
+        std::swap(out[0], out[1]);
+      } else {
+        out.back() = in.back() + " // 2";
+        out.push_back(in.back() + " % 2");
+      }
+      auto join = [](const std::vector<std::string>& v) {
+        std::string s;
+        for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+        return s;
+      };
+      sch.transform_layout(b, BufferRole::kWrite, 0, "lambda " + join(in) + ": (" + join(out) + ")");
+      break;
+    }
   }
 }
 

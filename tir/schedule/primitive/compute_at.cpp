@@ -27,17 +27,13 @@
 #include "tir/functor.h"
 #include "tir/schedule/bindings.h"
 #include "tir/schedule/block_util.h"
+#include "tir/schedule/primitive/compute_location.h"
 #include "tir/schedule/primitive/replay.h"
 
 namespace kiln {
 namespace {
 
 std::string q(const std::string& s) { return "'" + s + "'"; }
-
-std::vector<Stmt> stmts_of(const Stmt& body) {
-  if (const auto* s = body.as<SeqStmtNode>()) return s->seq;
-  return {body};
-}
 
 bool touches(const Stmt& s, const Buffer& buf, bool reads, bool writes) {
   auto [r, w] = detect_access_regions(s);
@@ -59,23 +55,41 @@ int count_accessors(const Stmt& s, const Buffer& buf, bool writes) {
   return n;
 }
 
-PrimFunc move_block(const PrimFunc& f, const Located& blk, const Located& lp, bool reverse) {
+// What building the move needs once its checks passed.
+struct MovePlan {
+  Stmt encl_stmt;  // the block that holds both nests
+  Stmt top;        // the moved block's nest
+  // Per axis of the moved block: the part the loop needs, or none for the
+  // whole domain.
+  std::vector<std::optional<Range>> axis_range;
+};
+
+// Binds the loops at and around `lp` to their ranges.
+void bind_loops(arith::Analyzer& ana, const Located& lp) {
+  for (const Stmt& a : lp.ancestors)
+    if (const auto* f = a.as<ForNode>()) ana.bind(f->loop_var, Range(f->min, f->extent));
+  const auto* loop = lp.stmt.as<ForNode>();
+  ana.bind(loop->loop_var, Range(loop->min, loop->extent));
+}
+
+// The checks of the move: null (and `plan` filled in) when it is legal.
+ScheduleErrorPtr plan_move(const Located& blk, const Located& lp, bool reverse, MovePlan& plan) {
   const char* const P = reverse ? "reverse_compute_at" : "compute_at";
   const BlockNode* b = block_of(blk.stmt);
   const auto* loop = lp.stmt.as<ForNode>();
   const std::string bname = q(b->name), lname = q(loop->loop_var.name());
 
-  Stmt encl_stmt, loop_encl_stmt;
-  const BlockNode* encl = enclosing_block(blk, &encl_stmt);
-  if (!encl || !enclosing_block(lp, &loop_encl_stmt) || !loop_encl_stmt.same_as(encl_stmt))
-    throw NotFoundError(P, "loop " + lname + " is not in the block that holds block " + bname);
+  Stmt loop_encl_stmt;
+  const BlockNode* encl = enclosing_block(blk, &plan.encl_stmt);
+  if (!encl || !enclosing_block(lp, &loop_encl_stmt) || !loop_encl_stmt.same_as(plan.encl_stmt))
+    return schedule_error<NotFoundError>(P, "loop " + lname + " is not in the block that holds block " + bname);
 
   // The moved block's nest must be only itself.
-  const Stmt top_b = top_of_nest(blk);
+  plan.top = top_of_nest(blk);
   for (const Stmt& l : enclosing_loops(blk)) {
     const Stmt& body = l.as<ForNode>()->body;
     if (body.kind() != StmtKind::For && !body.same_as(blk.stmt))
-      throw LoopsNotAdjacentError(P, "block " + bname + " shares its loops with other statements");
+      return schedule_error<LoopsNotAdjacentError>(P, "block " + bname + " shares its loops with other statements");
   }
 
   // Positions of the two nests in the enclosing block's body.
@@ -88,14 +102,15 @@ PrimFunc move_block(const PrimFunc& f, const Located& blk, const Located& lp, bo
     }
     return -1;
   };
-  const int ib = index_of(top_b, {});
+  const int ib = index_of(plan.top, {});
   const int il = index_of(lp.stmt, lp.ancestors);
   KILN_ICHECK(ib >= 0 && il >= 0) << P << ": nests not found in their block";
-  if (ib == il) throw NotFoundError(P, "loop " + lname + " is one of block " + bname + "'s own loops");
+  if (ib == il) return schedule_error<NotFoundError>(P, "loop " + lname + " is one of block " + bname + "'s own loops");
   if (!reverse && ib > il)
-    throw DependentLoopError(P, "block " + bname + " comes after loop " + lname + "; use reverse_compute_at");
+    return schedule_error<DependentLoopError>(
+        P, "block " + bname + " comes after loop " + lname + "; use reverse_compute_at");
   if (reverse && ib < il)
-    throw DependentLoopError(P, "block " + bname + " comes before loop " + lname + "; use compute_at");
+    return schedule_error<DependentLoopError>(P, "block " + bname + " comes before loop " + lname + "; use compute_at");
 
   // The linking buffer: what the block writes and the loop reads, or the
   // other way round.
@@ -110,29 +125,30 @@ PrimFunc move_block(const PrimFunc& f, const Located& blk, const Located& lp, bo
         need = t;
       }
   if (!own)
-    throw NotFoundError(P, std::string("nothing under loop ") + lname + (reverse ? " writes" : " reads") +
-                               " a buffer that block " + bname + (reverse ? " reads" : " writes"));
+    return schedule_error<NotFoundError>(P, std::string("nothing under loop ") + lname +
+                                                (reverse ? " writes" : " reads") + " a buffer that block " + bname +
+                                                (reverse ? " reads" : " writes"));
   const Buffer buf = own->buffer();
 
   const int lo = std::min(ib, il), hi = std::max(ib, il);
   for (int i = lo + 1; i < hi; ++i)
     if (touches(list[i], buf, true, true))
-      throw DependentLoopError(P, "a statement between block " + bname + " and loop " + lname + " uses buffer " +
-                                      q(buf.name()));
+      return schedule_error<DependentLoopError>(
+          P, "a statement between block " + bname + " and loop " + lname + " uses buffer " + q(buf.name()));
   // compute_at: every other reader is under the loop; reverse_compute_at:
   // every other writer.
   const int inside = count_accessors(loop->body, buf, reverse);
-  const int elsewhere = count_accessors(encl->body, buf, reverse) - count_accessors(top_b, buf, reverse);
+  const int elsewhere = count_accessors(encl->body, buf, reverse) - count_accessors(plan.top, buf, reverse);
   if (inside != elsewhere)
-    throw DependentLoopError(P, "buffer " + q(buf.name()) + " is " + (reverse ? "written" : "read") +
-                                    " outside loop " + lname + " too");
+    return schedule_error<DependentLoopError>(
+        P, "buffer " + q(buf.name()) + " is " + (reverse ? "written" : "read") + " outside loop " + lname + " too");
   if (!reverse) {
     // Recomputing the producer's part in every iteration would overwrite
     // what a block under the loop wrote there (an accumulation).
     std::string writer = block_accessing(loop->body, buf, /*writes=*/true);
     if (!writer.empty())
-      throw DependentLoopError(P, "block " + q(writer) + " under loop " + lname + " also writes buffer " +
-                                      q(buf.name()));
+      return schedule_error<DependentLoopError>(
+          P, "block " + q(writer) + " under loop " + lname + " also writes buffer " + q(buf.name()));
   }
   if (reverse) {
     // A writer that still reduces over this loop or an outer one has not
@@ -148,36 +164,48 @@ PrimFunc move_block(const PrimFunc& f, const Located& blk, const Located& lp, bo
         if (!w->iter_vars[k].is_reduce()) continue;
         for (const Var& v : outer)
           if (uses_var(rz->iter_values[k], v))
-            throw DependentLoopError(P, "block " + q(w->name) + " still reduces over loop " + q(v.name()) +
-                                            " when an iteration of loop " + lname + " ends");
+            return schedule_error<DependentLoopError>(P, "block " + q(w->name) + " still reduces over loop " +
+                                                             q(v.name()) + " when an iteration of loop " + lname +
+                                                             " ends");
       }
     }
   }
 
   // Each dimension of the buffer, as the block indexes it, must be one axis.
   arith::Analyzer ana;
-  for (const Stmt& a : lp.ancestors)
-    if (const auto* f2 = a.as<ForNode>()) ana.bind(f2->loop_var, Range(f2->min, f2->extent));
-  ana.bind(loop->loop_var, Range(loop->min, loop->extent));
-  std::vector<std::optional<Range>> axis_range(b->iter_vars.size());
+  bind_loops(ana, lp);
+  plan.axis_range.assign(b->iter_vars.size(), std::nullopt);
   for (size_t d = 0; d < (*own)->region.size(); ++d) {
     const Range& r = (*own)->region[d];
-    if (!is_one(r->extent)) throw LoopShapeError(P, "block " + bname + " touches more than one element of " + q(buf.name()) + " per iteration");
+    if (!is_one(r->extent))
+      return schedule_error<LoopShapeError>(
+          P, "block " + bname + " touches more than one element of " + q(buf.name()) + " per iteration");
     size_t k = 0;
     while (k < b->iter_vars.size() && !r->min.same_as(b->iter_vars[k].var())) ++k;
     if (k == b->iter_vars.size()) {
       if (as_const_int(r->min)) continue;
-      throw LoopShapeError(P, "block " + bname + " indexes dimension " + std::to_string(d) + " of " + q(buf.name()) +
-                                  " with an expression, not one of its axes");
+      return schedule_error<LoopShapeError>(P, "block " + bname + " indexes dimension " + std::to_string(d) + " of " +
+                                                   q(buf.name()) + " with an expression, not one of its axes");
     }
-    if (axis_range[k]) throw LoopShapeError(P, "block " + bname + " indexes two dimensions of " + q(buf.name()) + " with one axis");
+    if (plan.axis_range[k])
+      return schedule_error<LoopShapeError>(
+          P, "block " + bname + " indexes two dimensions of " + q(buf.name()) + " with one axis");
     const Range& want = (*need)->region[d];
     Expr ext = ana.simplify(want->extent);
     if (!as_const_int(ext))
-      throw LoopShapeError(P, "the part of " + q(buf.name()) + " needed per iteration of loop " + lname +
-                                  " has no constant size in dimension " + std::to_string(d));
-    axis_range[k] = Range(ana.simplify(want->min), ext);
+      return schedule_error<LoopShapeError>(P, "the part of " + q(buf.name()) + " needed per iteration of loop " +
+                                                   lname + " has no constant size in dimension " + std::to_string(d));
+    plan.axis_range[k] = Range(ana.simplify(want->min), ext);
   }
+  return nullptr;
+}
+
+// The function with the block moved as `plan` says.
+PrimFunc build_move(const PrimFunc& f, const Located& blk, const Located& lp, bool reverse, const MovePlan& plan) {
+  const BlockNode* b = block_of(blk.stmt);
+  const auto* loop = lp.stmt.as<ForNode>();
+  arith::Analyzer ana;
+  bind_loops(ana, lp);
 
   // The new nest: one loop per axis, over the needed part or the whole domain.
   std::vector<Var> loops;
@@ -185,13 +213,14 @@ PrimFunc move_block(const PrimFunc& f, const Located& blk, const Located& lp, bo
   Expr pred;
   for (size_t k = 0; k < b->iter_vars.size(); ++k) {
     const IterVar& iv = b->iter_vars[k];
+    const std::optional<Range>& part = plan.axis_range[k];
     DataType t = iv.var().dtype();
     loops.emplace_back("ax" + std::to_string(k), t);
-    Range r = axis_range[k] ? *axis_range[k] : iv.dom();
+    Range r = part ? *part : iv.dom();
     extents.push_back(r->extent);
     Expr value = ana.simplify(add(r->min, loops.back()));
     values.push_back(value);
-    if (axis_range[k]) {
+    if (part) {
       ana.bind(loops.back(), Range(int_imm(t, 0), r->extent));
       Expr end = add(iv.dom()->min, iv.dom()->extent);
       for (Expr c : {ge(value, iv.dom()->min), lt(value, end)}) {
@@ -204,24 +233,50 @@ PrimFunc move_block(const PrimFunc& f, const Located& blk, const Located& lp, bo
   for (size_t k = loops.size(); k-- > 0;)
     nest = for_loop(loops[k], int_imm(loops[k].dtype(), 0), extents[k], ForKind::kSerial, nest);
 
+  const BlockNode* encl = plan.encl_stmt.as<BlockNode>();
   Stmt new_loop = with_loop_body(lp.stmt, reverse ? seq({loop->body, nest}) : seq({nest, loop->body}));
-  Stmt body = replace_stmt(encl->body, top_b, no_op());
+  Stmt body = replace_stmt(encl->body, plan.top, no_op());
   body = replace_stmt(body, lp.stmt, new_loop);
-  Stmt new_encl = block_with_body(encl_stmt, seq(stmts_of(body)), encl->alloc_buffers);
-  return f.with_body(replace_stmt(f.body(), encl_stmt, new_encl));
+  Stmt new_encl = block_with_body(plan.encl_stmt, seq(stmts_of(body)), encl->alloc_buffers);
+  return f.with_body(replace_stmt(f.body(), plan.encl_stmt, new_encl));
+}
+
+PrimFunc move_block(const PrimFunc& f, const Located& blk, const Located& lp, bool reverse) {
+  MovePlan plan;
+  if (ScheduleErrorPtr err = plan_move(blk, lp, reverse, plan)) err->raise();
+  return build_move(f, blk, lp, reverse, plan);
 }
 
 }  // namespace
 
+ScheduleErrorPtr compute_at_error(const Located& block, const Located& loop, bool reverse) {
+  MovePlan plan;
+  return plan_move(block, loop, reverse, plan);
+}
+
+// The location marks of sample_compute_location: root leaves the block where
+// it is, inline inlines it. The call is recorded either way, so that a
+// replay with another decision moves the block.
 void Schedule::compute_at(BlockRV block, LoopRV loop) {
-  PrimFunc r = move_block(func_, block_location(block, "compute_at"), loop_location(loop, "compute_at"), false);
+  const Located blk = block_location(block, "compute_at");
+  const std::optional<LocationMark> mark = location_mark(loop);
+  PrimFunc r = func_;  // root: stays
+  if (!mark)
+    r = move_block(func_, blk, loop_location(loop, "compute_at"), false);
+  else if (*mark == LocationMark::kInline)
+    r = inline_into_consumers(func_, blk);
   update(r, "compute_at");
   record(inst::compute_at, {block.rv(), loop.rv()}, nlohmann::json::array(), {});
 }
 
 void Schedule::reverse_compute_at(BlockRV block, LoopRV loop) {
-  PrimFunc r = move_block(func_, block_location(block, "reverse_compute_at"),
-                          loop_location(loop, "reverse_compute_at"), true);
+  const Located blk = block_location(block, "reverse_compute_at");
+  const std::optional<LocationMark> mark = location_mark(loop);
+  PrimFunc r = func_;  // root: stays
+  if (!mark)
+    r = move_block(func_, blk, loop_location(loop, "reverse_compute_at"), true);
+  else if (*mark == LocationMark::kInline)
+    r = inline_into_producer(func_, blk);
   update(r, "reverse_compute_at");
   record(inst::reverse_compute_at, {block.rv(), loop.rv()}, nlohmann::json::array(), {});
 }

@@ -1,0 +1,81 @@
+// sample_compute_location: a random choice of where to compute a block,
+// which the search mutates like any other decision (MetaSchedule's
+// SampleComputeLocation).
+//
+// The candidates are inline (when compute_inline is legal), root (the block
+// stays where it is) and the loops at which compute_at is legal, found by the
+// primitives' own checks (compute_location.h), so that compute_at with the
+// returned handle never fails. The decision is -2 for inline, -1 for root,
+// else the index of the loop among the legal ones, listed in a pre-order walk
+// of the body of the block that holds `block` (outer before inner, earlier
+// before later), not entering nested blocks.
+#include "tir/schedule/block_util.h"
+#include "tir/schedule/primitive/compute_location.h"
+#include "tir/schedule/primitive/replay.h"
+
+namespace kiln {
+namespace {
+
+constexpr int64_t kInlineDecision = -2;
+constexpr int64_t kRootDecision = -1;
+
+void collect_loops(const Stmt& s, std::vector<Var>& out) {
+  if (const auto* f = s.as<ForNode>()) {
+    out.push_back(f->loop_var);
+    collect_loops(f->body, out);
+  } else if (const auto* q = s.as<SeqStmtNode>()) {
+    for (const Stmt& c : q->seq) collect_loops(c, out);
+  }
+}
+
+// The loops at which compute_at(block) is legal, in the decision's order.
+std::vector<Var> legal_loops(const PrimFunc& f, const Located& blk) {
+  const BlockNode* encl = enclosing_block(blk);
+  if (!encl) return {};
+  std::vector<Var> all, legal;
+  collect_loops(encl->body, all);
+  for (const Var& v : all)
+    if (!compute_at_error(blk, *locate_loop(f.body(), v), /*reverse=*/false)) legal.push_back(v);
+  return legal;
+}
+
+}  // namespace
+
+LoopRV Schedule::sample_compute_location(BlockRV block, std::optional<int64_t> decision) {
+  const char* const P = "sample_compute_location";
+  const Located blk = block_location(block, P);
+  const std::vector<Var> loops = legal_loops(func_, blk);
+  const bool can_inline = !compute_inline_error(func_, blk);
+  const int64_t first = can_inline ? kInlineDecision : kRootDecision;
+  int64_t d;
+  if (decision) {
+    d = *decision;
+    if (d < first || d >= static_cast<int64_t>(loops.size()))
+      throw DecisionError(P, "decision " + std::to_string(d) + " is not a location of block '" +
+                                 block_of(blk.stmt)->name + "', which has " + std::to_string(loops.size()) +
+                                 " legal loops and " + (can_inline ? "can" : "cannot") + " be inlined");
+  } else {
+    d = first + rand().uniform_int(static_cast<int64_t>(loops.size()) - first);
+  }
+  LoopRV out = d == kInlineDecision ? make_location_rv(LocationMark::kInline)
+               : d == kRootDecision ? make_location_rv(LocationMark::kRoot)
+                                    : make_loop_rv(loops[d]);
+  record(inst::sample_compute_location, {block.rv()}, nlohmann::json::array(), {out.rv()}, d);
+  return out;
+}
+
+namespace inst {
+const InstructionKind sample_compute_location{
+    "sample_compute_location", true,
+    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&, const nlohmann::json& decision) {
+      replay::expect_inputs(in, 1);
+      std::optional<int64_t> d;
+      if (!decision.is_null()) {
+        if (!decision.is_number_integer())
+          throw BadArgumentError("replay", "sample_compute_location's decision must be an integer");
+        d = decision.get<int64_t>();
+      }
+      return std::vector<RV>{sch.sample_compute_location(replay::block(in, 0), d).rv()};
+    }};
+}  // namespace inst
+}  // namespace kiln
