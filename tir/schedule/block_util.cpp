@@ -3,6 +3,7 @@
 #include <set>
 
 #include "tir/analysis/access_region.h"
+#include "tir/buffer_rewrite.h"
 #include "tir/functor.h"
 #include "tir/schedule/error.h"
 #include "tir/schedule/locate.h"
@@ -40,63 +41,11 @@ std::string unique_block_name(const Stmt& root, const std::string& base) {
 }  // namespace kiln
 
 namespace kiln {
-namespace {
 
-class BufferReplacer : public StmtMutator {
- public:
-  BufferReplacer(const Buffer& from, const Buffer& to) : from_(from), to_(to) {}
-  using StmtMutator::mutate;
-
-  Expr visit_BufferLoad(const BufferLoadNode* op, const Expr& e) override {
-    Expr r = StmtMutator::visit_BufferLoad(op, e);
-    const auto* n = r.as<BufferLoadNode>();
-    return n->buffer.same_as(from_) ? buffer_load(to_, n->indices) : r;
-  }
-  Stmt visit_BufferStore(const BufferStoreNode* op, const Stmt& s) override {
-    Stmt r = StmtMutator::visit_BufferStore(op, s);
-    const auto* n = r.as<BufferStoreNode>();
-    return n->buffer.same_as(from_) ? buffer_store(to_, n->value, n->indices) : r;
-  }
-  ObjectRef mutate_other(const ObjectRef& o) override {
-    ObjectRef r = StmtMutator::mutate_other(o);
-    if (const auto* br = r.as<BufferRegionNode>(); br && br->buffer.same_as(from_))
-      return BufferRegion(to_, br->region);
-    return r;
-  }
-
- private:
-  const Buffer& from_;
-  const Buffer& to_;
-};
-
-// Replaces the buffer in the allocations of the blocks that own it.
-class AllocationReplacer : public StmtMutator {
- public:
-  AllocationReplacer(const Buffer& from, const Buffer& to) : from_(from), to_(to) {}
-  using StmtMutator::mutate;
-  Stmt visit_Block(const BlockNode* op, const Stmt& s) override {
-    Stmt r = StmtMutator::visit_Block(op, s);
-    const auto* b = r.as<BlockNode>();
-    bool owns = false;
-    for (const Buffer& a : b->alloc_buffers) owns |= a.same_as(from_);
-    if (!owns) return r;
-    BlockFields f = fields_of(b);
-    for (Buffer& a : f.alloc_buffers)
-      if (a.same_as(from_)) a = to_;
-    return block(std::move(f));
-  }
-
- private:
-  const Buffer& from_;
-  const Buffer& to_;
-};
-
-}  // namespace
-
-Stmt replace_buffer(const Stmt& s, const Buffer& from, const Buffer& to) { return BufferReplacer(from, to).mutate(s); }
+Stmt replace_buffer(const Stmt& s, const Buffer& from, const Buffer& to) { return rewrite_buffer(s, {from, to}); }
 
 Stmt redeclare_buffer(const Stmt& s, const Buffer& from, const Buffer& to) {
-  return AllocationReplacer(from, to).mutate(replace_buffer(s, from, to));
+  return rewrite_buffer(s, {from, to, nullptr, /*allocations=*/true});
 }
 
 const BlockNode* enclosing_block(const Located& loc, Stmt* block_stmt) {

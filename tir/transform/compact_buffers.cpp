@@ -2,6 +2,7 @@
 
 #include "core/arith/analyzer.h"
 #include "tir/analysis/access_region.h"
+#include "tir/buffer_rewrite.h"
 #include "tir/functor.h"
 #include "tir/replace_stmt.h"
 
@@ -20,37 +21,16 @@ bool accesses(const Stmt& s, const Buffer& buf) {
   return found;
 }
 
-// Rewrites accesses of `from` into `to`, index by index minus `offset`.
-class Rebase : public StmtMutator {
- public:
-  Rebase(const Buffer& from, const Buffer& to, std::vector<Expr> offset) : from_(from), to_(to), offset_(offset) {}
-  using StmtMutator::mutate;
-
-  Expr visit_BufferLoad(const BufferLoadNode* op, const Expr& e) override {
-    Expr r = StmtMutator::visit_BufferLoad(op, e);
-    const auto* n = r.as<BufferLoadNode>();
-    return n->buffer.same_as(from_) ? buffer_load(to_, shift(n->indices)) : r;
+// The indices of an access minus the region's start `offset`.
+std::vector<Expr> shift(const std::vector<Expr>& idx, const std::vector<Expr>& offset) {
+  std::vector<Expr> out;
+  for (size_t d = 0; d < idx.size(); ++d) {
+    Expr o = offset[d];
+    if (idx[d].dtype().lanes() > 1) o = broadcast(o, idx[d].dtype().lanes());
+    out.push_back(is_zero(offset[d]) ? idx[d] : sub(idx[d], o));
   }
-  Stmt visit_BufferStore(const BufferStoreNode* op, const Stmt& s) override {
-    Stmt r = StmtMutator::visit_BufferStore(op, s);
-    const auto* n = r.as<BufferStoreNode>();
-    return n->buffer.same_as(from_) ? buffer_store(to_, n->value, shift(n->indices)) : r;
-  }
-
- private:
-  std::vector<Expr> shift(const std::vector<Expr>& idx) const {
-    std::vector<Expr> out;
-    for (size_t d = 0; d < idx.size(); ++d) {
-      Expr o = offset_[d];
-      if (idx[d].dtype().lanes() > 1) o = broadcast(o, idx[d].dtype().lanes());
-      out.push_back(is_zero(offset_[d]) ? idx[d] : sub(idx[d], o));
-    }
-    return out;
-  }
-  const Buffer& from_;
-  const Buffer& to_;
-  std::vector<Expr> offset_;
-};
+  return out;
+}
 
 class Compactor : public StmtMutator {
  public:
@@ -134,7 +114,10 @@ class Compactor : public StmtMutator {
     }
     for (const Var& v : bound) ana_.unbind(v);
 
-    Stmt placed = compact.same_as(buf) ? target : Rebase(buf, compact, offset).mutate(target);
+    Stmt placed = compact.same_as(buf) ? target
+                                       : rewrite_buffer(target, {buf, compact, [&](const std::vector<Expr>& idx) {
+                                                                   return shift(idx, offset);
+                                                                 }});
     placed = allocate(compact, placed);
     if (path.size() == 1) return placed;
     return replace_stmt(body, target, placed);

@@ -13,49 +13,13 @@
 // The map must be a permutation of splits of the old indices (index_map.h),
 // so no two elements share a place and the rewrite cannot change a result.
 // A parameter keeps its layout: the caller owns it.
-#include "tir/functor.h"
+#include "tir/buffer_rewrite.h"
 #include "tir/index_map.h"
 #include "tir/schedule/block_util.h"
 #include "tir/schedule/primitive/replay.h"
 
 namespace kiln {
 namespace {
-
-class Relayout : public StmtMutator {
- public:
-  Relayout(const Buffer& from, const Buffer& to, const IndexMap& map) : from_(from), to_(to), map_(map) {}
-  using StmtMutator::mutate;
-
-  Expr visit_BufferLoad(const BufferLoadNode* op, const Expr& e) override {
-    Expr r = StmtMutator::visit_BufferLoad(op, e);
-    const auto* n = r.as<BufferLoadNode>();
-    return n->buffer.same_as(from_) ? buffer_load(to_, map_.apply(n->indices)) : r;
-  }
-  Stmt visit_BufferStore(const BufferStoreNode* op, const Stmt& s) override {
-    Stmt r = StmtMutator::visit_BufferStore(op, s);
-    const auto* n = r.as<BufferStoreNode>();
-    return n->buffer.same_as(from_) ? buffer_store(to_, n->value, map_.apply(n->indices)) : r;
-  }
-  Stmt visit_Block(const BlockNode* op, const Stmt& s) override {
-    Stmt r = StmtMutator::visit_Block(op, s);
-    BlockFields f = fields_of(r.as<BlockNode>());
-    bool changed = false;
-    for (Buffer& a : f.alloc_buffers)
-      if (a.same_as(from_)) a = to_, changed = true;
-    auto mentions = [&](const std::vector<BufferRegion>& rs) {
-      for (const BufferRegion& x : rs)
-        if (x.buffer().same_as(from_)) return true;
-      return false;
-    };
-    if (mentions(f.reads) || mentions(f.writes)) return block_with_regions(std::move(f));
-    return changed ? block(std::move(f)) : r;
-  }
-
- private:
-  const Buffer& from_;
-  const Buffer& to_;
-  const IndexMap& map_;
-};
 
 PrimFunc relayout(const PrimFunc& f, const Located& blk, BufferRole role, int index, const std::string& text) {
   const char* const P = "transform_layout";
@@ -94,7 +58,8 @@ PrimFunc relayout(const PrimFunc& f, const Located& blk, BufferRole role, int in
   std::vector<int64_t> image = map.image_shape(extents);
   for (size_t d = 0; d < image.size(); ++d) shape.push_back(int_imm(map.outputs[d].dtype(), image[d]));
   Buffer moved(buf.name(), buf.dtype(), shape, buf->scope);
-  return f.with_body(Relayout(buf, moved, map).mutate(f.body()));
+  auto apply = [&](const std::vector<Expr>& idx) { return map.apply(idx); };
+  return f.with_body(rewrite_buffer(f.body(), {buf, moved, apply, /*allocations=*/true}));
 }
 
 }  // namespace
