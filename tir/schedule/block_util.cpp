@@ -74,6 +74,21 @@ std::string block_accessing(const Stmt& s, const Buffer& buf, bool writes, const
   return name;
 }
 
+Buffer region_buffer(const char* primitive, const BlockNode* b, bool is_write, int index) {
+  const auto& regions = is_write ? b->writes : b->reads;
+  if (index < 0 || index >= static_cast<int>(regions.size()))
+    throw BadArgumentError(primitive, "block '" + b->name + "' has " + std::to_string(regions.size()) +
+                                          (is_write ? " written" : " read") + " buffers, no buffer " +
+                                          std::to_string(index));
+  return regions[index].buffer();
+}
+
+bool is_param(const PrimFunc& f, const Buffer& buf) {
+  for (const Buffer& p : f.params())
+    if (p.same_as(buf)) return true;
+  return false;
+}
+
 void check_storage_scope(const char* primitive, const std::string& scope) {
   if (scope != "global" && scope != "local" && scope != "shared")
     throw BadArgumentError(primitive, "unknown storage scope '" + scope + "' (expected global, local or shared)");

@@ -46,6 +46,13 @@ Stmt top_of_nest(const Located& loc);
 // (writes = true) or reads `buf`, or "" if there is none.
 std::string block_accessing(const Stmt& s, const Buffer& buf, bool writes, const BlockNode* except = nullptr);
 
+// The buffer of the block's index-th written (is_write) or read region;
+// throws BadArgumentError naming the block and how many it has otherwise.
+Buffer region_buffer(const char* primitive, const BlockNode* b, bool is_write, int index);
+
+// Whether `buf` is a parameter of `f` (its layout and scope are the caller's).
+bool is_param(const PrimFunc& f, const Buffer& buf);
+
 // Throws BadArgumentError unless `scope` is global, local or shared.
 void check_storage_scope(const char* primitive, const std::string& scope);
 

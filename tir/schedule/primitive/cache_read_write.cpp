@@ -50,11 +50,7 @@ CacheResult cache(const PrimFunc& f, const Located& blk, int index, const std::s
   const char* const P = is_write ? "cache_write" : "cache_read";
   check_storage_scope(P, scope);
   const BlockNode* b = block_of(blk.stmt);
-  const auto& regions = is_write ? b->writes : b->reads;
-  if (index < 0 || index >= static_cast<int>(regions.size()))
-    throw BadArgumentError(P, "block '" + b->name + "' has " + std::to_string(regions.size()) +
-                                  (is_write ? " written" : " read") + " buffers, no buffer " + std::to_string(index));
-  const Buffer buf = regions[index].buffer();
+  const Buffer buf = region_buffer(P, b, is_write, index);
   if (!is_write) {
     for (const BufferRegion& w : b->writes)
       if (w.buffer().same_as(buf))

@@ -42,12 +42,6 @@ const char* const kReverse = "reverse_compute_inline";
 
 std::string q(const std::string& s) { return "'" + s + "'"; }
 
-bool is_param(const PrimFunc& f, const Buffer& buf) {
-  for (const Buffer& p : f.params())
-    if (p.same_as(buf)) return true;
-  return false;
-}
-
 // The innermost block around `loc` that allocates `buf`, or nullptr.
 const BlockNode* allocating_block(const Located& loc, const Buffer& buf, Stmt* block_stmt = nullptr) {
   for (auto it = loc.ancestors.rbegin(); it != loc.ancestors.rend(); ++it) {

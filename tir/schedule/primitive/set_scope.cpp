@@ -11,13 +11,9 @@ namespace {
 PrimFunc set_buffer_scope(const PrimFunc& f, const Located& blk, int index, const std::string& scope) {
   const char* const P = "set_scope";
   const BlockNode* b = block_of(blk.stmt);
-  if (index < 0 || index >= static_cast<int>(b->writes.size()))
-    throw BadArgumentError(P, "block '" + b->name + "' has " + std::to_string(b->writes.size()) +
-                                  " written buffers, no buffer " + std::to_string(index));
+  const Buffer buf = region_buffer(P, b, /*is_write=*/true, index);
   check_storage_scope(P, scope);
-  const Buffer buf = b->writes[index].buffer();
-  for (const Buffer& p : f.params())
-    if (p.same_as(buf)) throw BadArgumentError(P, "buffer '" + buf.name() + "' is a parameter of the function");
+  if (is_param(f, buf)) throw BadArgumentError(P, "buffer '" + buf.name() + "' is a parameter of the function");
   if (buf->scope == scope) return f;
   Buffer moved = buf.with_scope(scope);
   return f.with_body(redeclare_buffer(f.body(), buf, moved));

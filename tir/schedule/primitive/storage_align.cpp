@@ -21,12 +21,8 @@ namespace {
 PrimFunc align_buffer(const PrimFunc& f, const Located& blk, int index, int axis, int64_t factor, int64_t offset) {
   const char* const P = "storage_align";
   const BlockNode* b = block_of(blk.stmt);
-  if (index < 0 || index >= static_cast<int>(b->writes.size()))
-    throw BadArgumentError(P, "block '" + b->name + "' has " + std::to_string(b->writes.size()) +
-                                  " written buffers, no buffer " + std::to_string(index));
-  const Buffer buf = b->writes[index].buffer();
-  for (const Buffer& p : f.params())
-    if (p.same_as(buf)) throw BadArgumentError(P, "buffer '" + buf.name() + "' is a parameter of the function");
+  const Buffer buf = region_buffer(P, b, /*is_write=*/true, index);
+  if (is_param(f, buf)) throw BadArgumentError(P, "buffer '" + buf.name() + "' is a parameter of the function");
   if (axis < 0 || axis >= buf.ndim())
     throw BadArgumentError(P, "buffer '" + buf.name() + "' written by block '" + b->name + "' has " +
                                   std::to_string(buf.ndim()) + " dimensions, no axis " + std::to_string(axis));

@@ -24,16 +24,10 @@ namespace {
 PrimFunc relayout(const PrimFunc& f, const Located& blk, BufferRole role, int index, const std::string& text) {
   const char* const P = "transform_layout";
   const BlockNode* b = block_of(blk.stmt);
-  const bool is_write = role == BufferRole::kWrite;
-  const auto& regions = is_write ? b->writes : b->reads;
-  if (index < 0 || index >= static_cast<int>(regions.size()))
-    throw BadArgumentError(P, "block '" + b->name + "' has " + std::to_string(regions.size()) +
-                                  (is_write ? " written" : " read") + " buffers, no buffer " + std::to_string(index));
-  const Buffer buf = regions[index].buffer();
+  const Buffer buf = region_buffer(P, b, role == BufferRole::kWrite, index);
   const std::string bname = "'" + buf.name() + "'";
-  for (const Buffer& p : f.params())
-    if (p.same_as(buf))
-      throw BadArgumentError(P, "buffer " + bname + " is a parameter of the function; its layout is the caller's");
+  if (is_param(f, buf))
+    throw BadArgumentError(P, "buffer " + bname + " is a parameter of the function; its layout is the caller's");
   if (buf->align_factor > 0)
     throw LayoutError(P, "buffer " + bname + " has a storage alignment; transform its layout first");
 
