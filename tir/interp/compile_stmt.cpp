@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "tir/interp/compiler.h"
-#include "tir/interp/layout.h"
+#include "tir/buffer_layout.h"
 
 namespace kiln::interp {
 

@@ -1,6 +1,6 @@
 #include "tir/interp/compiler.h"
 
-#include "tir/interp/layout.h"
+#include "tir/buffer_layout.h"
 
 namespace kiln::interp {
 

@@ -1,7 +1,7 @@
 #include "tir/interp/interpreter.h"
 
 #include "tir/interp/compiler.h"
-#include "tir/interp/layout.h"
+#include "tir/buffer_layout.h"
 
 namespace kiln {
 
@@ -48,7 +48,7 @@ void Interpreter::run(const std::vector<HostBuffer>& args) const {
     LiveBuffer& lb = buffers[p.params[i].buffer];
     lb.data = static_cast<char*>(a.data);
     lb.shape = a.shape;
-    interp::compute_layout(lb.shape, 0, 0, 0, lb.strides);
+    compute_layout(lb.shape, 0, 0, 0, lb.strides);
   }
   for (size_t i = 0; i < args.size(); ++i) {
     for (size_t d = 0; d < args[i].shape.size(); ++d) {

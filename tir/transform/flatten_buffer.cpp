@@ -3,26 +3,21 @@
 #include <limits>
 #include <unordered_map>
 
+#include "tir/buffer_layout.h"
 #include "tir/functor.h"
 
 namespace kiln {
 
 std::vector<int64_t> buffer_strides(const Buffer& b) {
-  int n = b.ndim();
-  std::vector<int64_t> strides(n, 1);
-  for (int i = n - 1; i >= 0; --i) {
-    int64_t s = 1;
-    if (i < n - 1) {
-      const int64_t* ext = as_const_int(b.shape()[i + 1]);
-      KILN_ICHECK(ext) << "buffer " << b.name() << " has a non-constant extent";
-      s = strides[i + 1] * *ext;
-    }
-    if (i == b->align_axis && b->align_factor > 0) {
-      const int64_t f = b->align_factor, off = b->align_offset;
-      s += ((off - s) % f + f) % f;
-    }
-    strides[i] = s;
+  // The outermost extent does not enter the strides.
+  std::vector<int64_t> shape;
+  for (int i = 0; i < b.ndim(); ++i) {
+    const int64_t* ext = as_const_int(b.shape()[i]);
+    KILN_ICHECK(ext || i == 0) << "buffer " << b.name() << " has a non-constant extent";
+    shape.push_back(ext ? *ext : 1);
   }
+  std::vector<int64_t> strides;
+  compute_layout(shape, b->align_axis, b->align_factor, b->align_offset, strides);
   return strides;
 }
 

@@ -1,8 +1,8 @@
-#include "tir/interp/layout.h"
+#include "tir/buffer_layout.h"
 
 #include <cstddef>
 
-namespace kiln::interp {
+namespace kiln {
 
 int64_t compute_layout(const std::vector<int64_t>& shape, int64_t align_axis, int64_t align_factor,
                        int64_t align_offset, std::vector<int64_t>& strides) {
@@ -18,4 +18,4 @@ int64_t compute_layout(const std::vector<int64_t>& shape, int64_t align_axis, in
   return strides[0] * shape[0];
 }
 
-}  // namespace kiln::interp
+}  // namespace kiln
