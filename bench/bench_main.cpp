@@ -114,13 +114,13 @@ int run(int argc, char** argv) {
     };
     std::vector<Variant> variants;
     OpProgram p = prepare_op(wstr, target);
-    variants.push_back({"default", build_llvm(p.lowered, target)});
+    variants.push_back({"default", build(p.lowered, target)});
     std::optional<Trace> trace;
     if (at != std::string::npos) {
       const std::string path = spec.substr(at + 1);
       PrepareOptions options;
       options.trace = &trace.emplace(read_trace_file(path));
-      variants.push_back({path, build_llvm(prepare_op(wstr, target, options).lowered, target)});
+      variants.push_back({path, build(prepare_op(wstr, target, options).lowered, target)});
     }
     double flops = ops::workload_flops(p.workload);
     for (int threads : parse_threads(threads_list)) {

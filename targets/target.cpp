@@ -1,6 +1,7 @@
 #include "targets/target.h"
 
 #include <algorithm>
+#include <iterator>
 #include <cctype>
 #include <charconv>
 #include <map>
@@ -186,6 +187,28 @@ std::string Target::str() const { return d_->canonical; }
 
 bool Target::has_feature(const std::string& name) const {
   return std::binary_search(d_->features.begin(), d_->features.end(), name);
+}
+
+const std::vector<std::string>& Target::features() const { return d_->features; }
+
+std::vector<std::string> Target::isa_features() const {
+  static const std::vector<std::string> detectable = llvm_backend::host_detectable_features();
+  std::vector<std::string> out;
+  std::set_intersection(features().begin(), features().end(), detectable.begin(), detectable.end(),
+                        std::back_inserter(out));
+  return out;
+}
+
+std::string Target::cannot_run_on(const Target& device) const {
+  if (kind() != device.kind()) return "a " + kind() + " kernel cannot run on a " + device.kind() + " device";
+  if (!is_cpu()) return arch() == device.arch() ? "" : "built for " + arch() + ", the device is " + device.arch();
+  if (mtriple() != device.mtriple()) return "built for " + mtriple() + ", the device is " + device.mtriple();
+  std::vector<std::string> missing, mine = isa_features(), theirs = device.isa_features();
+  std::set_difference(mine.begin(), mine.end(), theirs.begin(), theirs.end(), std::back_inserter(missing));
+  if (missing.empty()) return "";
+  std::string s = "needs CPU features the device lacks:";
+  for (const std::string& f : missing) s += " " + f;
+  return s;
 }
 
 int Target::vector_width_bits(DataType t) const {

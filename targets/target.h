@@ -60,6 +60,17 @@ class Target {
   // llvm: whether the CPU with mattr applied has the LLVM feature `name`
   // (e.g. "avx512f"), implied features included.
   bool has_feature(const std::string& name) const;
+  // llvm: every feature enabled, implied ones included, sorted.
+  const std::vector<std::string>& features() const;
+  // llvm: the enabled features a CPU can lack (instruction sets such as
+  // avx512f, as opposed to LLVM's tuning flags), sorted.
+  std::vector<std::string> isa_features() const;
+  // Why code built for this target cannot run on a machine described by
+  // `device` (another kind or triple, or the CPU features it lacks, named);
+  // empty when it can. Runners ask this before loading a kernel, so an
+  // AVX-512 kernel meets a clear refusal on an AVX2 machine, not SIGILL.
+  std::string cannot_run_on(const Target& device) const;
+
   // Width in bits of the widest vector register worth using for values of
   // type t: 512 with AVX-512, 256 with AVX2 (AVX for floats), 128 with SSE or
   // NEON. On GPU kinds, t's own width: vectors there are threads.

@@ -1,14 +1,23 @@
 // kiln bench-op WORKLOAD [--trace FILE] [--target T] [--threads N] [--repeat R] [--check] [--json]
+//                        [--runner ADDR|local [--token T] [--number N] [--min-repeat-ms MS] [--flush-cache]]
 //
 // Compiles the workload's program (the default one, or the one a trace schedules), runs it on seeded
 // random data and reports the median time and GFLOP/s; --check compares the
 // output with the reference interpreter.
+//
+// With --runner, the program is built by the builder and measured by a
+// runner (docs/measurement.md): "local" spawns one as a child, an address
+// reaches a running `kiln runner`. The runner always checks the output
+// against the workload's default program before timing it.
 #include <chrono>
+#include <cstdlib>
 #include <iomanip>
 #include <optional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "rpc/builder.h"
+#include "rpc/runner_client.h"
 #include "tir/analysis/workload_key.h"
 #include "tools/commands.h"
 #include "tools/op_session.h"
@@ -25,13 +34,83 @@ struct Args {
   bool json = false;
   uint64_t seed = 1;
   std::string trace;
+  std::string runner;
+  std::string token;
+  int number = 1;
+  double min_repeat_ms = 0;
+  bool flush_cache = false;
+  double timeout_ms = 60000;
 };
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Builds with the builder and measures through a runner; the JSON it
+// prints has the fields of the in-process path, plus the runner's.
+void run_on_runner(const Args& a) {
+  Target target = Target::parse(a.target);
+  int threads = a.threads > 0 ? a.threads : target.num_cores();
+  std::ostream& log = std::cerr;
+  std::optional<Trace> trace;
+  if (!a.trace.empty()) trace = read_trace_file(a.trace);
+  ops::Workload w = ops::parse_workload(a.workload);
+  PrimFunc f = ops::build_workload(w);
+
+  rpc::Builder builder;
+  std::vector<rpc::BuildResult> built = builder.build({{f, trace, target}, {f, std::nullopt, target}});
+  for (const rpc::BuildResult& b : built)
+    if (!b.ok()) KILN_USER_ERROR() << w.str() << ": " << rpc::error_kind_name(b.error) << " error: " << b.message;
+  log << "kiln: " << w.str() << " built in " << std::fixed << std::setprecision(1) << built[0].build_ms
+      << " ms; measuring through runner " << a.runner << "\n";
+
+  std::string token = a.token;
+  if (const char* env = std::getenv("KILN_RUNNER_TOKEN"); token.empty() && env) token = env;
+  std::unique_ptr<rpc::Runner> runner = rpc::connect_runner(a.runner, token);
+  rpc::MeasureBatch batch;
+  batch.timing.repeat = a.repeat;
+  batch.timing.number = a.number;
+  batch.timing.min_repeat_ms = a.min_repeat_ms;
+  batch.timing.flush_cache = a.flush_cache;
+  batch.timing.timeout_ms = a.timeout_ms;
+  batch.timing.threads = threads;
+  batch.timing.seed = a.seed;
+  const std::string key = workload_key(f);
+  batch.references.push_back({key, built[1].artifact});
+  batch.candidates.push_back({0, built[0].artifact, built[0].args, key, check_tolerance(w.dtype)});
+  rpc::MeasureResult r = runner->measure(batch).front();
+  if (!r.ok()) {
+    std::cerr << "kiln: error: " << w.str() << ": " << rpc::error_kind_name(r.error) << ": " << r.message << "\n";
+    std::exit(1);
+  }
+  std::vector<double> times;
+  for (double t : r.times_s) times.push_back(t * 1e3);
+  double med = median(times);
+  double gflops = ops::workload_flops(w) / (med * 1e-3) / 1e9;
+  nlohmann::json out = {{"workload", w.str()},
+                        {"workload_key", key},
+                        {"target", target.str()},
+                        {"threads", threads},
+                        {"repeat", a.repeat},
+                        {"number", r.number},
+                        {"median_ms", med},
+                        {"gflops", gflops},
+                        {"times_ms", times},
+                        {"build_ms", built[0].build_ms},
+                        {"runner", runner->address()},
+                        {"runner_ms", r.runner_ms},
+                        {"max_rel_err", r.max_rel_err},
+                        {"check_passed", true}};
+  if (!a.trace.empty()) out["trace"] = a.trace;
+  std::cout << w.str() << ": median " << std::setprecision(3) << med << " ms, " << std::setprecision(2) << gflops
+            << " GFLOP/s\n";
+  std::cout << "check: max relative error against the default program " << std::scientific << std::setprecision(2)
+            << r.max_rel_err << " ok\n";
+  if (a.json) std::cout << out.dump() << "\n";
+}
+
 void run(const Args& a) {
+  if (!a.runner.empty()) return run_on_runner(a);
   Target target = Target::parse(a.target);
   int threads = a.threads > 0 ? a.threads : target.num_cores();
   std::ostream& log = std::cerr;
@@ -43,7 +122,7 @@ void run(const Args& a) {
   OpProgram p = prepare_op(a.workload, target, options);
   double lower_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
-  std::unique_ptr<CompiledKernel> kernel = build_llvm(p.lowered, target);
+  std::unique_ptr<CompiledKernel> kernel = build(p.lowered, target);
   double build_ms = ms_since(t0);
   log << "kiln: " << p.workload.str() << " built in " << std::fixed << std::setprecision(1) << lower_ms + build_ms
       << " ms; running " << a.repeat << " times on " << threads << " threads\n";
@@ -102,6 +181,21 @@ void add_bench_op(CLI::App& app) {
   cmd->add_option("--seed", a->seed, "seed of the random inputs");
   cmd->add_flag("--check", a->check, "compare the output with the reference interpreter");
   cmd->add_flag("--json", a->json, "print one JSON object as the last line of stdout");
+  CLI::Option* runner = cmd->add_option("--runner", a->runner,
+                  "measure through a runner: 'local' (a child process) or its address (docs/measurement.md)");
+  cmd->add_option("--token", a->token, "the runner's token (or set KILN_RUNNER_TOKEN)")->needs(runner);
+  cmd->add_option("--number", a->number, "with --runner: runs per timed repeat to start from")
+      ->check(CLI::PositiveNumber)
+      ->needs(runner);
+  cmd->add_option("--min-repeat-ms", a->min_repeat_ms,
+                  "with --runner: raise --number until one repeat lasts this long")
+      ->check(CLI::NonNegativeNumber)
+      ->needs(runner);
+  cmd->add_flag("--flush-cache", a->flush_cache, "with --runner: evict the arguments from the caches before each repeat")
+      ->needs(runner);
+  cmd->add_option("--timeout-ms", a->timeout_ms, "with --runner: limit per candidate")
+      ->check(CLI::PositiveNumber)
+      ->needs(runner);
   cmd->callback([a] { run(*a); });
 }
 

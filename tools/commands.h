@@ -9,5 +9,7 @@ namespace kiln::cli {
 
 void add_bench_op(CLI::App& app);
 void add_print(CLI::App& app);
+void add_runner(CLI::App& app);
+void add_worker(CLI::App& app);
 
 }  // namespace kiln::cli

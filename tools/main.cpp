@@ -9,13 +9,15 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   kiln::cli::add_bench_op(app);
   kiln::cli::add_print(app);
+  kiln::cli::add_runner(app);
+  kiln::cli::add_worker(app);
   auto is_command = [&](const std::string& name) {
     for (const CLI::App* sub : app.get_subcommands({}))
       if (sub->get_name() == name) return true;
     return false;
   };
   if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
-    std::cerr << "kiln: error: unknown command '" << argv[1] << "' (commands: bench-op, print)\n";
+    std::cerr << "kiln: error: unknown command '" << argv[1] << "' (commands: bench-op, print, runner)\n";
     return 2;
   }
   try {

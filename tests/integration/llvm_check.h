@@ -12,12 +12,12 @@
 namespace kiln::testing {
 
 inline void expect_llvm_matches_interpreter(const OpProgram& p, const Target& target, const std::string& what) {
-  auto kernel = build_llvm(p.lowered, target);
+  auto kernel = build(p.lowered, target);
   std::vector<NDArray> want = reference_outputs(p.func, make_arguments(p.func, 3));
   for (int threads : {1, 2}) {
     ThreadPool pool(threads);
     std::vector<NDArray> args = make_arguments(p.func, 3);
-    time_kernel(*kernel, args, pool, /*repeat=*/1, /*warmup=*/0);
+    run_kernel(*kernel, args, pool);
     EXPECT_LE(max_relative_error(args.back(), want.back()), check_tolerance(p.workload.dtype))
         << what << " on " << threads << " threads";
   }

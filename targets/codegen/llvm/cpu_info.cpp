@@ -103,3 +103,14 @@ std::vector<std::string> enabled_features(const std::string& triple, const std::
 }
 
 }  // namespace kiln::llvm_backend
+
+namespace kiln::llvm_backend {
+
+std::vector<std::string> host_detectable_features() {
+  std::vector<std::string> out;
+  for (const auto& kv : llvm::sys::getHostCPUFeatures()) out.push_back(kv.getKey().str());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace kiln::llvm_backend

@@ -28,4 +28,9 @@ std::vector<std::string> host_feature_delta(const std::string& triple, const std
 std::vector<std::string> enabled_features(const std::string& triple, const std::string& cpu,
                                           const std::vector<std::string>& mattr);
 
+// The features the host CPU can be asked about (CPUID on x86), present or
+// not, sorted: instruction-set features, as opposed to LLVM's tuning flags
+// ("prefer-256-bit", "fast-gather"), which no CPU lacks.
+std::vector<std::string> host_detectable_features();
+
 }  // namespace kiln::llvm_backend

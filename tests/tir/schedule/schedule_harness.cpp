@@ -23,12 +23,12 @@ void expect_same_results(const PrimFunc& original, const PrimFunc& scheduled) {
       << "interpreter, scheduled:\n" << scheduled;
 
   Target target = Target::parse("llvm -num-cores=2");
-  PrimFunc lowered = lower(scheduled, lower_options_for(target));
-  auto kernel = build_llvm(lowered, target);
+  PrimFunc lowered = lower(scheduled, target);
+  auto kernel = build(lowered, target);
   for (int threads : {1, 2}) {
     ThreadPool pool(threads);
     std::vector<NDArray> args = make_arguments(original, 7);
-    time_kernel(*kernel, args, pool, /*repeat=*/1, /*warmup=*/0);
+    run_kernel(*kernel, args, pool);
     EXPECT_LE(max_relative_error(args.back(), want), tol)
         << "LLVM on " << threads << " threads, lowered:\n" << lowered;
   }

@@ -1,0 +1,128 @@
+#include "rpc/convert.h"
+
+#include "core/error.h"
+
+namespace kiln::rpc {
+
+proto::ErrorKind to_proto(ErrorKind k) {
+  switch (k) {
+    case ErrorKind::kNone: return proto::NONE;
+    case ErrorKind::kInstantiation: return proto::INSTANTIATION;
+    case ErrorKind::kLowering: return proto::LOWERING;
+    case ErrorKind::kCompile: return proto::COMPILE;
+    case ErrorKind::kBuildTimeout: return proto::BUILD_TIMEOUT;
+    case ErrorKind::kRuntimeError: return proto::RUNTIME_ERROR;
+    case ErrorKind::kTimeout: return proto::TIMEOUT;
+    case ErrorKind::kWrongAnswer: return proto::WRONG_ANSWER;
+    case ErrorKind::kUnsupportedTarget: return proto::UNSUPPORTED_TARGET;
+  }
+  return proto::RUNTIME_ERROR;
+}
+
+ErrorKind from_proto(proto::ErrorKind k) {
+  switch (k) {
+    case proto::NONE: return ErrorKind::kNone;
+    case proto::INSTANTIATION: return ErrorKind::kInstantiation;
+    case proto::LOWERING: return ErrorKind::kLowering;
+    case proto::COMPILE: return ErrorKind::kCompile;
+    case proto::BUILD_TIMEOUT: return ErrorKind::kBuildTimeout;
+    case proto::RUNTIME_ERROR: return ErrorKind::kRuntimeError;
+    case proto::TIMEOUT: return ErrorKind::kTimeout;
+    case proto::WRONG_ANSWER: return ErrorKind::kWrongAnswer;
+    case proto::UNSUPPORTED_TARGET: return ErrorKind::kUnsupportedTarget;
+    default: return ErrorKind::kRuntimeError;  // a kind from a newer peer
+  }
+}
+
+void to_proto(const ArgSpec& s, proto::TensorSpec* out) {
+  out->set_name(s.name);
+  out->set_dtype(s.dtype.str());
+  for (int64_t d : s.shape) out->add_shape(d);
+  out->set_is_output(s.is_output);
+}
+
+ArgSpec from_proto(const proto::TensorSpec& s) {
+  ArgSpec a{s.name(), DataType::parse(s.dtype()), {s.shape().begin(), s.shape().end()}, s.is_output()};
+  for (int64_t d : a.shape)
+    if (d < 0) KILN_USER_ERROR() << "argument " << a.name << " has a negative extent " << d;
+  return a;
+}
+
+void to_proto(const Artifact& a, proto::Artifact* out) {
+  out->set_format(a.format);
+  out->set_data(a.data);
+  out->set_kernel_name(a.kernel_name);
+  out->set_target(a.target);
+}
+
+Artifact from_proto(const proto::Artifact& a) { return Artifact{a.format(), a.data(), a.kernel_name(), a.target()}; }
+
+void to_proto(const TimingConfig& t, proto::TimingConfig* out) {
+  out->set_warmup(t.warmup);
+  out->set_number(t.number);
+  out->set_repeat(t.repeat);
+  out->set_min_repeat_ms(t.min_repeat_ms);
+  out->set_flush_cache(t.flush_cache);
+  out->set_timeout_ms(t.timeout_ms);
+  out->set_threads(t.threads);
+  out->set_seed(t.seed);
+}
+
+TimingConfig from_proto(const proto::TimingConfig& t) {
+  TimingConfig c;
+  c.warmup = t.warmup();
+  c.number = t.number();
+  c.repeat = t.repeat();
+  c.min_repeat_ms = t.min_repeat_ms();
+  c.flush_cache = t.flush_cache();
+  c.timeout_ms = t.timeout_ms();
+  c.threads = t.threads();
+  c.seed = t.seed();
+  return c;
+}
+
+proto::MeasureRequest to_proto(const MeasureBatch& b) {
+  proto::MeasureRequest r;
+  r.set_protocol_version(kProtocolVersion);
+  to_proto(b.timing, r.mutable_timing());
+  for (const ReferenceProgram& ref : b.references) {
+    proto::Reference* p = r.add_references();
+    p->set_id(ref.id);
+    to_proto(ref.artifact, p->mutable_artifact());
+  }
+  for (const MeasureInput& c : b.candidates) {
+    proto::Candidate* p = r.add_candidates();
+    p->set_id(c.id);
+    to_proto(c.artifact, p->mutable_artifact());
+    for (const ArgSpec& s : c.args) to_proto(s, p->add_args());
+    p->set_reference_id(c.reference_id);
+    p->set_tolerance(c.tolerance);
+  }
+  return r;
+}
+
+MeasureResult from_proto(const proto::MeasureResult& r) {
+  MeasureResult m;
+  m.id = r.candidate_id();
+  m.error = from_proto(r.error_kind());
+  m.message = r.error_message();
+  m.times_s.assign(r.times_s().begin(), r.times_s().end());
+  m.number = r.number();
+  m.max_rel_err = r.max_rel_err();
+  m.runner_ms = r.runner_ms();
+  return m;
+}
+
+DeviceInfo from_proto(const proto::InfoReply& r) {
+  DeviceInfo d;
+  d.kiln_version = r.kiln_version();
+  d.device_key = r.device_key();
+  d.cpu_model = r.cpu_model();
+  d.cpu_name = r.cpu_name();
+  d.isa_features.assign(r.isa_features().begin(), r.isa_features().end());
+  d.num_cores = r.num_cores();
+  d.targets.assign(r.targets().begin(), r.targets().end());
+  return d;
+}
+
+}  // namespace kiln::rpc

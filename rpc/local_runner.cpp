@@ -1,0 +1,132 @@
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include "core/error.h"
+#include "rpc/runner/stream.h"
+#include "rpc/runner_client.h"
+
+namespace kiln::rpc {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long a fresh `kiln runner` may take to say it listens.
+constexpr int kStartupMs = 60000;
+// The line `kiln runner` prints once it serves (tools/cmd_runner.cpp).
+constexpr const char* kReadyPrefix = "kiln runner: listening on ";
+
+std::string make_private_dir() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "kiln-runner-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) KILN_USER_ERROR() << "cannot create a directory under " << std::filesystem::temp_directory_path();
+  return tmpl;
+}
+
+// Reads the child's stdout until the ready line; false on timeout or EOF.
+bool wait_ready(int fd, std::string& seen) {
+  auto deadline = Clock::now() + std::chrono::milliseconds(kStartupMs);
+  char buf[4096];
+  for (;;) {
+    if (seen.find(kReadyPrefix) != std::string::npos) return true;
+    int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
+    if (left <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, left) <= 0) continue;
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) return seen.find(kReadyPrefix) != std::string::npos;
+    seen.append(buf, static_cast<size_t>(n));
+  }
+}
+
+}  // namespace
+
+LocalRunner::LocalRunner(LocalRunnerOptions options) : options_(std::move(options)), dir_(make_private_dir()) {
+  address_ = "unix:" + dir_ + "/runner.sock";
+  ensure_running();
+}
+
+LocalRunner::~LocalRunner() {
+  client_.reset();
+  child_.kill();
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+void LocalRunner::ensure_running() {
+  if (child_.running()) return;
+  std::error_code ec;
+  std::filesystem::remove(dir_ + "/runner.sock", ec);
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) KILN_USER_ERROR() << "pipe failed";
+  std::vector<std::string> argv = {options_.kiln, "runner", "--listen", address_, "--workdir", dir_ + "/work"};
+  argv.insert(argv.end(), options_.args.begin(), options_.args.end());
+  try {
+    child_ = ChildProcess::spawn(argv, {}, out[1]);
+  } catch (...) {
+    close(out[0]);
+    close(out[1]);
+    throw;
+  }
+  close(out[1]);
+  std::string seen;
+  bool ready = wait_ready(out[0], seen);
+  close(out[0]);  // `kiln runner` writes nothing to stdout after the ready line
+  if (!ready) {
+    child_.wait_or_kill(1000);
+    KILN_USER_ERROR() << "the local runner (" << options_.kiln << " runner) did not start: "
+                      << (child_.running() ? "no ready line within " + std::to_string(kStartupMs) + " ms"
+                                           : child_.exit_description())
+                      << (seen.empty() ? "" : "; it printed: " + seen);
+  }
+  ++starts_;
+  client_ = connect_remote_runner(address_);
+}
+
+DeviceInfo LocalRunner::info() {
+  ensure_running();
+  return client_->info();
+}
+
+std::vector<MeasureResult> LocalRunner::measure(const MeasureBatch& batch, const ResultCallback& on_result) {
+  std::vector<MeasureResult> results(batch.candidates.size());
+  std::set<size_t> pending;
+  for (size_t i = 0; i < batch.candidates.size(); ++i) pending.insert(i);
+  std::vector<int> deaths(batch.candidates.size(), 0);
+  auto deliver = [&](size_t i, MeasureResult r) {
+    results[i] = std::move(r);
+    pending.erase(i);
+    if (on_result) on_result(results[i]);
+  };
+
+  while (!pending.empty()) {
+    ensure_running();
+    auto stub = make_runner_stub(address_);
+    grpc::Status s = measure_stream(*stub, "", batch, {pending.begin(), pending.end()}, deliver);
+    if (pending.empty()) break;
+    // The stream ended early. A refusal of the request is the caller's to
+    // see; anything else means the runner died or broke: restart it.
+    const bool alive = child_.running();
+    if (alive && s.error_code() != grpc::StatusCode::UNAVAILABLE && s.error_code() != grpc::StatusCode::CANCELLED &&
+        s.error_code() != grpc::StatusCode::INTERNAL && s.error_code() != grpc::StatusCode::UNKNOWN && !s.ok())
+      KILN_USER_ERROR() << describe_failure(address_, s);
+    if (alive) child_.kill();
+    // Measured in order: the first unanswered candidate was on the device
+    // when the runner went. Twice is not chance: give it a result.
+    size_t in_flight = *pending.begin();
+    if (++deaths[in_flight] >= 2) {
+      MeasureResult r;
+      r.id = batch.candidates[in_flight].id;
+      r.error = ErrorKind::kRuntimeError;
+      r.message = "the runner died twice while measuring this candidate (last: " + child_.exit_description() + ")";
+      deliver(in_flight, std::move(r));
+    }
+  }
+  return results;
+}
+
+}  // namespace kiln::rpc

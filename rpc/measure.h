@@ -1,0 +1,77 @@
+// What the tuner hands a runner and gets back, in plain C++ (the wire form
+// is rpc/proto/runner.proto; rpc/convert.h translates).
+//
+//   MeasureBatch b;
+//   b.timing.repeat = 5;
+//   b.references.push_back({workload_key(f), build_artifact(lower(f, t), t)});
+//   b.candidates.push_back({/*id=*/0, built.artifact, built.args, workload_key(f), 1e-4});
+//   std::vector<MeasureResult> rs = runner.measure(b);
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rpc/error_kind.h"
+#include "targets/build.h"
+#include "targets/runtime/arguments.h"
+
+namespace kiln::rpc {
+
+// Timing semantics: targets/runtime/timing.h and docs/measurement.md.
+struct TimingConfig {
+  int warmup = 1;
+  int number = 1;
+  int repeat = 3;
+  double min_repeat_ms = 0;
+  bool flush_cache = false;
+  double timeout_ms = 10000;  // per candidate
+  int threads = 0;            // 0: the device's cores
+  uint64_t seed = 1;
+};
+
+// The program whose output a candidate must reproduce: the workload's
+// default schedule, built for the same device.
+struct ReferenceProgram {
+  std::string id;  // the workload key
+  Artifact artifact;
+};
+
+struct MeasureInput {
+  uint64_t id = 0;
+  Artifact artifact;
+  std::vector<ArgSpec> args;
+  std::string reference_id;  // empty: unchecked
+  double tolerance = 1e-4;
+};
+
+struct MeasureBatch {
+  TimingConfig timing;
+  std::vector<ReferenceProgram> references;
+  std::vector<MeasureInput> candidates;
+};
+
+struct MeasureResult {
+  uint64_t id = 0;
+  ErrorKind error = ErrorKind::kNone;
+  std::string message;
+  std::vector<double> times_s;  // seconds per run, one per repeat
+  int number = 0;
+  double max_rel_err = 0;
+  double runner_ms = 0;  // the runner's wall time on this candidate
+
+  bool ok() const { return error == ErrorKind::kNone; }
+};
+
+// The device behind a runner (the Info call).
+struct DeviceInfo {
+  std::string kiln_version;
+  std::string device_key;
+  std::string cpu_model;
+  std::string cpu_name;
+  std::vector<std::string> isa_features;
+  int num_cores = 0;
+  std::vector<std::string> targets;
+};
+
+}  // namespace kiln::rpc

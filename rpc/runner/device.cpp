@@ -1,0 +1,34 @@
+#include "rpc/runner/device.h"
+
+#include <fstream>
+
+#include "core/version.h"
+
+namespace kiln::rpc {
+
+std::string cpu_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) break;
+    size_t start = line.find_first_not_of(" \t", colon + 1);
+    return start == std::string::npos ? "unknown" : line.substr(start);
+  }
+  return "unknown";
+}
+
+DeviceInfo describe_device(const Target& device, const std::string& device_key) {
+  DeviceInfo d;
+  d.kiln_version = kiln_version();
+  d.device_key = device_key;
+  d.cpu_model = cpu_model_name();
+  d.cpu_name = device.is_cpu() ? device.mcpu() : device.arch();
+  d.isa_features = device.isa_features();
+  d.num_cores = device.num_cores();
+  d.targets = {device.str()};
+  return d;
+}
+
+}  // namespace kiln::rpc

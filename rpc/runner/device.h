@@ -1,0 +1,19 @@
+// The device a runner measures on: what it reports in Info, and the target
+// whose features decide which artifacts it accepts.
+#pragma once
+
+#include <string>
+
+#include "rpc/measure.h"
+#include "targets/target.h"
+
+namespace kiln::rpc {
+
+// "AMD EPYC 9R14 96-Core Processor", from /proc/cpuinfo; "unknown" elsewhere.
+std::string cpu_model_name();
+
+// The Info reply of a runner on `device` (normally Target::host(), or a
+// narrower target given with `kiln runner --device-target`).
+DeviceInfo describe_device(const Target& device, const std::string& device_key);
+
+}  // namespace kiln::rpc

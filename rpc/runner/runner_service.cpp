@@ -1,0 +1,211 @@
+#include "rpc/runner/runner_service.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "core/error.h"
+#include "rpc/convert.h"
+#include "rpc/proto/worker.pb.h"
+#include "rpc/runner/device.h"
+
+namespace kiln::rpc {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Compares without an early exit, so timing says nothing about the token.
+bool same_secret(const std::string& given, const std::string& secret) {
+  unsigned char diff = given.size() == secret.size() ? 0 : 1;
+  for (size_t i = 0; i < secret.size(); ++i)
+    diff |= static_cast<unsigned char>(secret[i] ^ (i < given.size() ? given[i] : 0));
+  return diff == 0;
+}
+
+grpc::Status check_version(uint32_t v) {
+  if (v == kProtocolVersion) return grpc::Status::OK;
+  return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                      "protocol version " + std::to_string(v) + " is not this runner's version " +
+                          std::to_string(kProtocolVersion));
+}
+
+std::string format_ms(double ms) {
+  std::ostringstream os;
+  os << ms << " ms";
+  return os.str();
+}
+
+// Refuses timing settings no measurement can follow.
+grpc::Status check_timing(const proto::TimingConfig& t) {
+  if (t.repeat() < 1) return {grpc::StatusCode::INVALID_ARGUMENT, "timing.repeat must be at least 1"};
+  if (t.number() < 0 || t.warmup() < 0 || t.min_repeat_ms() < 0 || t.threads() < 0)
+    return {grpc::StatusCode::INVALID_ARGUMENT, "timing.number, warmup, min_repeat_ms and threads must not be negative"};
+  if (!(t.timeout_ms() > 0)) return {grpc::StatusCode::INVALID_ARGUMENT, "timing.timeout_ms must be positive"};
+  return grpc::Status::OK;
+}
+
+proto::MeasureResult failed(const proto::Candidate& c, proto::ErrorKind kind, const std::string& message) {
+  proto::MeasureResult r;
+  r.set_protocol_version(kProtocolVersion);
+  r.set_candidate_id(c.id());
+  r.set_error_kind(kind);
+  r.set_error_message(message);
+  return r;
+}
+
+}  // namespace
+
+RunnerService::RunnerService(RunnerOptions options)
+    : options_(std::move(options)),
+      info_(describe_device(options_.device, options_.device_key)),
+      worker_({options_.kiln, "worker", "--role=run"}) {
+  std::filesystem::create_directories(options_.workdir);
+  worker_.start();
+}
+
+RunnerService::~RunnerService() = default;
+
+grpc::Status RunnerService::authenticate(const grpc::ServerContext& ctx) const {
+  if (options_.token.empty()) return grpc::Status::OK;
+  auto range = ctx.client_metadata().equal_range("authorization");
+  for (auto it = range.first; it != range.second; ++it) {
+    std::string value(it->second.data(), it->second.size());
+    if (same_secret(value, "Bearer " + options_.token)) return grpc::Status::OK;
+  }
+  return {grpc::StatusCode::UNAUTHENTICATED, "this runner needs a token: the request carried none or a wrong one"};
+}
+
+grpc::Status RunnerService::Info(grpc::ServerContext* ctx, const proto::InfoRequest* req, proto::InfoReply* reply) {
+  if (grpc::Status s = authenticate(*ctx); !s.ok()) return s;
+  if (grpc::Status s = check_version(req->protocol_version()); !s.ok()) return s;
+  reply->set_protocol_version(kProtocolVersion);
+  reply->set_kiln_version(info_.kiln_version);
+  reply->set_device_key(info_.device_key);
+  reply->set_cpu_model(info_.cpu_model);
+  reply->set_cpu_name(info_.cpu_name);
+  for (const std::string& f : info_.isa_features) reply->add_isa_features(f);
+  reply->set_num_cores(info_.num_cores);
+  for (const std::string& t : info_.targets) reply->add_targets(t);
+  return grpc::Status::OK;
+}
+
+grpc::Status RunnerService::Measure(grpc::ServerContext* ctx, const proto::MeasureRequest* req,
+                                    grpc::ServerWriter<proto::MeasureResult>* writer) {
+  if (grpc::Status s = authenticate(*ctx); !s.ok()) return s;
+  if (grpc::Status s = check_version(req->protocol_version()); !s.ok()) return s;
+  if (grpc::Status s = check_timing(req->timing()); !s.ok()) return s;
+  for (const proto::Candidate& c : req->candidates()) {
+    if (c.reference_id().empty()) continue;
+    bool found = false;
+    for (const proto::Reference& r : req->references()) found = found || r.id() == c.reference_id();
+    if (!found)
+      return {grpc::StatusCode::INVALID_ARGUMENT,
+              "candidate " + std::to_string(c.id()) + " names reference '" + c.reference_id() +
+                  "', which the request does not hold"};
+  }
+  for (const proto::Candidate& c : req->candidates()) {
+    if (ctx->IsCancelled()) return {grpc::StatusCode::CANCELLED, "the client went away"};
+    proto::MeasureResult r;
+    {
+      std::lock_guard<std::mutex> lock(device_mu_);
+      auto t0 = Clock::now();
+      r = measure_one(c, *req);
+      r.set_runner_ms(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+    if (!writer->Write(r)) return {grpc::StatusCode::CANCELLED, "the client went away"};
+  }
+  return grpc::Status::OK;
+}
+
+std::string RunnerService::write_artifact(const proto::Artifact& a) {
+  std::string path = (std::filesystem::path(options_.workdir) / ("artifact-" + std::to_string(next_file_++) + ".so")).string();
+  std::ofstream out(path, std::ios::binary);
+  out.write(a.data().data(), static_cast<std::streamsize>(a.data().size()));
+  if (!out) KILN_USER_ERROR() << "cannot write " << path;
+  return path;
+}
+
+std::string RunnerService::reference_path(const proto::Reference& ref, const proto::Candidate& c,
+                                          const proto::MeasureRequest& req, std::string* error) {
+  // One output per (reference, seed, arguments): a hash of them names the file.
+  std::ostringstream key;
+  key << ref.id() << '/' << req.timing().seed();
+  for (const proto::TensorSpec& s : c.args()) {
+    key << '/' << s.dtype() << (s.is_output() ? '!' : ':');
+    for (int64_t d : s.shape()) key << d << ',';
+  }
+  std::ostringstream name;
+  name << "reference-" << std::hex << std::hash<std::string>{}(key.str()) << ".bin";
+  std::string path = (std::filesystem::path(options_.workdir) / name.str()).string();
+  if (std::filesystem::exists(path)) return path;
+
+  proto::WorkerRequest wr;
+  proto::RunRequest* run = wr.mutable_run();
+  run->set_artifact_path(write_artifact(ref.artifact()));
+  run->set_kernel_name(ref.artifact().kernel_name());
+  *run->mutable_args() = c.args();
+  *run->mutable_timing() = req.timing();
+  run->set_reference_path(path);
+  run->set_compute_reference(true);
+  // The default program is slow by nature: give it far longer than a candidate.
+  const double limit = std::max(120000.0, 20 * req.timing().timeout_ms());
+  WorkerCall call = worker_.call(wr.SerializeAsString(), limit);
+  std::filesystem::remove(run->artifact_path());
+  proto::RunReply reply;
+  if (call.status == WorkerCall::kTimeout) *error = "the reference program took longer than " + format_ms(limit);
+  else if (call.status == WorkerCall::kDied) *error = "the reference program crashed: worker " + call.death;
+  else if (!reply.ParseFromString(call.reply)) *error = "the worker sent a malformed reply";
+  else if (reply.error_kind() != proto::NONE) *error = "the reference program failed: " + reply.error_message();
+  return error->empty() ? path : "";
+}
+
+proto::MeasureResult RunnerService::measure_one(const proto::Candidate& c, const proto::MeasureRequest& req) {
+  try {
+    Target t = Target::parse(c.artifact().target());
+    std::string why = t.cannot_run_on(options_.device);
+    if (!why.empty())
+      return failed(c, proto::UNSUPPORTED_TARGET,
+                    "this device (" + options_.device.str() + ") cannot run target " + t.str() + ": " + why);
+  } catch (const Error& e) {
+    return failed(c, proto::UNSUPPORTED_TARGET, std::string("cannot read the candidate's target: ") + e.what());
+  }
+
+  std::string ref_path;
+  if (!c.reference_id().empty()) {
+    for (const proto::Reference& ref : req.references()) {
+      if (ref.id() != c.reference_id()) continue;
+      std::string error;
+      ref_path = reference_path(ref, c, req, &error);
+      if (!error.empty()) return failed(c, proto::RUNTIME_ERROR, error);
+    }
+  }
+
+  proto::WorkerRequest wr;
+  proto::RunRequest* run = wr.mutable_run();
+  run->set_artifact_path(write_artifact(c.artifact()));
+  run->set_kernel_name(c.artifact().kernel_name());
+  *run->mutable_args() = c.args();
+  *run->mutable_timing() = req.timing();
+  run->set_reference_path(ref_path);
+  run->set_tolerance(c.tolerance());
+  WorkerCall call = worker_.call(wr.SerializeAsString(), req.timing().timeout_ms());
+  std::filesystem::remove(run->artifact_path());
+
+  if (call.status == WorkerCall::kTimeout)
+    return failed(c, proto::TIMEOUT,
+                  "the candidate did not finish within the limit of " + format_ms(req.timing().timeout_ms()) +
+                      " (loading, the checked run and timing); its worker was killed");
+  if (call.status == WorkerCall::kDied)
+    return failed(c, proto::RUNTIME_ERROR, "the candidate crashed its worker: " + call.death);
+  proto::RunReply reply;
+  if (!reply.ParseFromString(call.reply)) return failed(c, proto::RUNTIME_ERROR, "the worker sent a malformed reply");
+  proto::MeasureResult r = failed(c, reply.error_kind(), reply.error_message());
+  *r.mutable_times_s() = reply.times_s();
+  r.set_number(reply.number());
+  r.set_max_rel_err(reply.max_rel_err());
+  return r;
+}
+
+}  // namespace kiln::rpc

@@ -1,0 +1,58 @@
+#include "rpc/runner/server.h"
+
+#include "core/error.h"
+
+namespace kiln::rpc {
+namespace {
+
+// Candidates carry their code: allow batches far above gRPC's 4 MB default.
+constexpr int kMaxMessageBytes = 512 << 20;
+
+std::string host_of(const std::string& address) {
+  std::string a = address;
+  if (a.rfind("ipv4:", 0) == 0) a = a.substr(5);
+  if (a.rfind("ipv6:", 0) == 0) a = a.substr(5);
+  if (!a.empty() && a[0] == '[') return a.substr(1, a.find(']') - 1);
+  size_t colon = a.rfind(':');
+  return colon == std::string::npos ? a : a.substr(0, colon);
+}
+
+}  // namespace
+
+bool is_local_address(const std::string& address) {
+  if (address.rfind("unix:", 0) == 0 || address.rfind("unix-abstract:", 0) == 0) return true;
+  std::string host = host_of(address);
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+RunnerServer::RunnerServer(const std::string& address, RunnerOptions options) {
+  if (!is_local_address(address) && options.token.empty())
+    KILN_USER_ERROR() << "listening on " << address
+                      << " would let anyone on the network run code here: give a --token, or listen on "
+                         "loopback (127.0.0.1) or a unix socket";
+  service_ = std::make_unique<RunnerService>(std::move(options));
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(service_.get());
+  builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  builder.SetMaxSendMessageSize(kMaxMessageBytes);
+  server_ = builder.BuildAndStart();
+  if (!server_) KILN_USER_ERROR() << "cannot listen on " << address;
+  address_ = address;
+  if (address.rfind("unix", 0) != 0) {
+    size_t colon = address.rfind(':');
+    if (colon != std::string::npos && address.substr(colon + 1) == "0")
+      address_ = address.substr(0, colon + 1) + std::to_string(port);
+  }
+}
+
+RunnerServer::~RunnerServer() { shutdown(); }
+
+void RunnerServer::wait() { server_->Wait(); }
+
+void RunnerServer::shutdown() {
+  if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+}
+
+}  // namespace kiln::rpc

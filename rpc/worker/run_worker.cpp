@@ -1,0 +1,128 @@
+#include "rpc/worker/run_worker.h"
+
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "core/error.h"
+#include "rpc/convert.h"
+#include "targets/runtime/check.h"
+#include "targets/runtime/shared_library.h"
+#include "targets/runtime/timing.h"
+
+namespace kiln::rpc {
+namespace {
+
+size_t output_index(const std::vector<ArgSpec>& specs) {
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (specs[i].is_output) return i;
+  KILN_USER_ERROR() << "the candidate's arguments name no output";
+}
+
+void write_file_atomically(const std::string& path, const void* data, size_t n) {
+  std::string tmp = path + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(n));
+    if (!out) KILN_USER_ERROR() << "cannot write " << tmp;
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+std::string describe(double x) {
+  std::ostringstream os;
+  os.precision(3);
+  os << x;
+  return os.str();
+}
+
+}  // namespace
+
+std::vector<NDArray>& RunWorker::arguments(const std::vector<ArgSpec>& specs, uint64_t seed) {
+  std::ostringstream key;
+  key << seed;
+  for (const ArgSpec& s : specs) {
+    key << ';' << s.dtype.str() << (s.is_output ? "!" : ":");
+    for (int64_t d : s.shape) key << d << ',';
+  }
+  if (key.str() != inputs_key_) {
+    inputs_key_.clear();
+    pristine_ = make_arguments(specs, seed);
+    working_.clear();
+    for (const NDArray& a : pristine_) working_.push_back(a.copy());
+    inputs_key_ = key.str();
+  }
+  for (size_t i = 0; i < working_.size(); ++i)
+    std::memcpy(working_[i].data(), pristine_[i].data(), pristine_[i].nbytes());
+  return working_;
+}
+
+const NDArray& RunWorker::reference(const std::string& path, const ArgSpec& output) {
+  auto it = references_.find(path);
+  if (it != references_.end()) return it->second;
+  NDArray a(output.dtype, output.shape);
+  std::ifstream in(path, std::ios::binary);
+  in.read(static_cast<char*>(a.data()), static_cast<std::streamsize>(a.nbytes()));
+  if (!in || in.peek() != EOF)
+    KILN_USER_ERROR() << "the reference output " << path << " does not hold " << a.nbytes() << " bytes";
+  return references_.emplace(path, std::move(a)).first->second;
+}
+
+ThreadPool& RunWorker::pool(int threads) {
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (!pool_ || pool_->num_threads() != threads) pool_ = std::make_unique<ThreadPool>(threads);
+  return *pool_;
+}
+
+proto::RunReply RunWorker::handle(const proto::RunRequest& req) {
+  proto::RunReply reply;
+  try {
+    std::vector<ArgSpec> specs;
+    for (const proto::TensorSpec& s : req.args()) specs.push_back(from_proto(s));
+    const size_t out = output_index(specs);
+    const TimingConfig timing = from_proto(req.timing());
+    std::vector<NDArray>& args = arguments(specs, timing.seed);
+    ThreadPool& threads = pool(timing.threads);
+    std::unique_ptr<CompiledKernel> kernel = load_shared_library(req.artifact_path(), req.kernel_name());
+
+    if (req.compute_reference()) {
+      run_kernel(*kernel, args, threads);
+      write_file_atomically(req.reference_path(), args[out].data(), args[out].nbytes());
+      return reply;
+    }
+
+    // The checked run: every output element must be written, and right.
+    poison(args[out]);
+    run_kernel(*kernel, args, threads);
+    if (!req.reference_path().empty()) {
+      double err = max_relative_error(args[out], reference(req.reference_path(), specs[out]));
+      reply.set_max_rel_err(err);
+      if (!(err <= req.tolerance())) {
+        reply.set_error_kind(proto::WRONG_ANSWER);
+        reply.set_error_message("output differs from the reference: max relative error " + describe(err) +
+                                " exceeds the tolerance " + describe(req.tolerance()));
+        return reply;
+      }
+    }
+
+    TimingOptions o;
+    o.warmup = timing.warmup;
+    o.number = std::max(1, timing.number);
+    o.repeat = std::max(1, timing.repeat);
+    o.min_repeat_ms = timing.min_repeat_ms;
+    o.flush_cache = timing.flush_cache;
+    Timing t = measure_kernel(*kernel, args, threads, o);
+    for (double ms : t.ms_per_run) reply.add_times_s(ms * 1e-3);
+    reply.set_number(t.number);
+  } catch (const std::exception& e) {
+    reply.set_error_kind(proto::RUNTIME_ERROR);
+    reply.set_error_message(e.what());
+  }
+  return reply;
+}
+
+}  // namespace kiln::rpc

@@ -1,0 +1,33 @@
+#include "rpc/worker/serve_worker.h"
+
+#include <unistd.h>
+
+#include "core/error.h"
+#include "rpc/process/frame.h"
+#include "rpc/worker/build_worker.h"
+#include "rpc/worker/run_worker.h"
+
+namespace kiln::rpc {
+
+int serve_worker(const std::string& role, int fd) {
+  if (role != "run" && role != "build") KILN_USER_ERROR() << "unknown worker role '" << role << "' (run, build)";
+  RunWorker runs;
+  BuildWorker builds;
+  proto::WorkerHello hello;
+  hello.set_role(role);
+  hello.set_pid(getpid());
+  if (!write_frame(fd, hello.SerializeAsString())) return 1;
+  std::string frame;
+  while (read_frame(fd, frame) == FrameRead::kOk) {
+    proto::WorkerRequest req;
+    if (!req.ParseFromString(frame)) KILN_USER_ERROR() << "worker received a malformed request";
+    std::string reply;
+    if (role == "run" && req.has_run()) reply = runs.handle(req.run()).SerializeAsString();
+    else if (role == "build" && req.has_build()) reply = builds.handle(req.build()).SerializeAsString();
+    else KILN_USER_ERROR() << "a " << role << " worker received another kind of request";
+    if (!write_frame(fd, reply)) return 1;
+  }
+  return 0;
+}
+
+}  // namespace kiln::rpc

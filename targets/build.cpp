@@ -1,0 +1,73 @@
+#include "targets/build.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "targets/codegen/llvm/build_llvm.h"
+
+namespace kiln {
+namespace {
+
+constexpr const char* kSharedLibrary = "shared_library";
+
+// A file name no other call in this process (or another process) uses.
+std::string unique_path(const std::filesystem::path& dir, const std::string& stem) {
+  static std::atomic<uint64_t> counter{0};
+  return (dir / (stem + "." + std::to_string(getpid()) + "." + std::to_string(counter++) + ".so")).string();
+}
+
+void require_back_end(const Target& target) {
+  if (!target.is_cpu()) KILN_USER_ERROR() << "no back end builds target kind '" << target.kind() << "' yet";
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) KILN_USER_ERROR() << "cannot read " << path;
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+// Removes a file when it goes out of scope.
+struct RemoveFile {
+  std::string path;
+  ~RemoveFile() {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<CompiledKernel> build(const PrimFunc& lowered, const Target& target) {
+  require_back_end(target);
+  return build_llvm(lowered, target);
+}
+
+Artifact build_artifact(const PrimFunc& lowered, const Target& target) {
+  require_back_end(target);
+  RemoveFile tmp{unique_path(std::filesystem::temp_directory_path(), "kiln-artifact")};
+  export_shared_library(lowered, target, tmp.path);
+  return Artifact{kSharedLibrary, read_all(tmp.path), lowered->name, target.str()};
+}
+
+std::unique_ptr<CompiledKernel> load_artifact(const Artifact& a, const std::string& dir) {
+  if (a.format != kSharedLibrary)
+    KILN_USER_ERROR() << "artifact of kernel '" << a.kernel_name << "' has format '" << a.format
+                      << "'; this runtime loads only " << kSharedLibrary;
+  RemoveFile file{unique_path(dir, "kiln-kernel")};
+  {
+    std::ofstream out(file.path, std::ios::binary);
+    out.write(a.data.data(), static_cast<std::streamsize>(a.data.size()));
+    if (!out) KILN_USER_ERROR() << "cannot write " << file.path;
+  }
+  // The loaded mapping outlives the file, which is removed right away.
+  return load_shared_library(file.path, a.kernel_name);
+}
+
+}  // namespace kiln

@@ -1,0 +1,42 @@
+// Code generation's one entry point: a lowered PrimFunc and a target in, a
+// kernel out, whichever back end the target's kind needs (LLVM for CPUs
+// today; CUDA and OpenCL later).
+//
+//   auto k = build(lower(f, t), t);                  // run it in this process
+//   Artifact a = build_artifact(lower(f, t), t);     // ship it to a runner
+//   auto k2 = load_artifact(a, "/tmp/kiln-run");     // ... which loads it
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "targets/runtime/compiled_kernel.h"
+#include "targets/target.h"
+#include "tir/stmt.h"
+
+namespace kiln {
+
+// A built kernel as bytes: what the builder hands the runner, possibly on
+// another machine.
+struct Artifact {
+  // "shared_library": a library in kiln's kernel ABI (runtime/kernel_abi.h).
+  std::string format;
+  std::string data;
+  std::string kernel_name;
+  std::string target;  // canonical target string it was built for
+};
+
+// Compiles for this process. Throws kiln::Error when the target cannot be
+// built or run here (another triple, a kind without a back end, a schedule
+// that does not fit the target, such as GPU thread axes on a CPU).
+std::unique_ptr<CompiledKernel> build(const PrimFunc& lowered, const Target& target);
+
+// Compiles into an artifact another process can load. Same errors as build().
+Artifact build_artifact(const PrimFunc& lowered, const Target& target);
+
+// Writes the artifact into `dir` (under a name no other load in this
+// process used, so the loader never returns a stale copy) and loads it.
+// Throws kiln::Error naming what is wrong with it.
+std::unique_ptr<CompiledKernel> load_artifact(const Artifact& a, const std::string& dir);
+
+}  // namespace kiln

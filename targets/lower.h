@@ -1,0 +1,24 @@
+// Lowering for a target: the tir pipeline (tir/transform/lower.h) with the
+// knobs a target decides, such as the widest vector its registers hold.
+// Everything that turns a scheduled PrimFunc into code goes through here and
+// then build() (targets/build.h), so a new back end changes these two
+// places, not their callers.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "targets/target.h"
+#include "tir/transform/lower.h"
+
+namespace kiln {
+
+// The tir pipeline's options for `target`.
+LowerOptions lower_options_for(const Target& target);
+
+// lower(f, lower_options_for(target)), calling `after_pass` after each step
+// when given (`kiln print --print-after-all`).
+PrimFunc lower(const PrimFunc& f, const Target& target,
+               const std::function<void(const std::string& pass, const PrimFunc& f)>& after_pass = {});
+
+}  // namespace kiln

@@ -1,0 +1,50 @@
+// Timing a kernel the way every kiln measurement does (docs/measurement.md).
+//
+//   warmup runs (untimed)
+//   number := options.number, raised until one repeat of `number` back-to-back
+//             runs lasts at least min_repeat_ms
+//   repeat times: [flush the arguments from the caches] then `number` runs,
+//             timed together on the steady clock; the repeat's time / number
+//             is one sample
+//
+// Raising `number` keeps a fast kernel's sample far above the clock's
+// resolution and the loop's own overhead; flushing measures the kernel on
+// cold data, as it would run inside a model.
+#pragma once
+
+#include <vector>
+
+#include "targets/runtime/compiled_kernel.h"
+
+namespace kiln {
+
+struct TimingOptions {
+  int warmup = 1;
+  int number = 1;
+  int repeat = 10;
+  double min_repeat_ms = 0;
+  bool flush_cache = false;
+};
+
+struct Timing {
+  std::vector<double> ms_per_run;  // one sample per repeat
+  int number = 1;                  // runs per repeat, after raising
+};
+
+// Throws kiln::Error when the kernel returns a non-zero status.
+Timing measure_kernel(const CompiledKernel& k, std::vector<NDArray>& args, ThreadPool& pool,
+                      const TimingOptions& options);
+
+// `repeat` single runs after `warmup`: per-run milliseconds.
+std::vector<double> time_kernel(const CompiledKernel& k, std::vector<NDArray>& args, ThreadPool& pool, int repeat,
+                                int warmup = 1);
+
+// Runs the kernel once; throws kiln::Error on a non-zero status.
+void run_kernel(const CompiledKernel& k, std::vector<NDArray>& args, ThreadPool& pool);
+
+// Evicts the bytes of every array from all cache levels.
+void flush_from_caches(const std::vector<NDArray>& args);
+
+double median(std::vector<double> v);
+
+}  // namespace kiln

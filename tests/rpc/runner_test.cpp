@@ -1,0 +1,169 @@
+// The runner measuring real candidates, good and bad, through a local
+// runner (a `kiln runner` child on a unix socket): every failure is a result
+// with its error kind, and the runner keeps serving the rest of the batch.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <atomic>
+#include <thread>
+
+#include "faulty_artifacts.h"
+#include "ops/workload.h"
+#include "rpc/runner_client.h"
+#include "targets/runtime/check.h"
+
+namespace kiln::testing {
+namespace {
+
+using rpc::ErrorKind;
+
+PrimFunc small_matmul() { return ops::build_workload(ops::parse_workload("matmul:M=32,N=32,K=32")); }
+
+rpc::LocalRunnerOptions options(std::vector<std::string> args = {}) {
+  rpc::LocalRunnerOptions o;
+  o.kiln = KILN_BINARY;
+  o.args = std::move(args);
+  return o;
+}
+
+rpc::MeasureBatch batch_for(const PrimFunc& f, const Target& t) {
+  rpc::MeasureBatch b;
+  b.timing.repeat = 2;
+  b.timing.timeout_ms = 3000;
+  b.references.push_back(reference(f, t));
+  return b;
+}
+
+TEST(Runner, EveryFaultIsAResultAndTheBatchGoesOn) {
+  PrimFunc f = small_matmul();
+  Target t = Target::host();
+  rpc::MeasureBatch b = batch_for(f, t);
+  Artifact good = default_artifact(f, t);
+  b.candidates = {candidate(10, f, good),
+                  candidate(11, f, faulty_artifact(f, t, Fault::kSegfault)),
+                  candidate(12, f, good),
+                  candidate(13, f, faulty_artifact(f, t, Fault::kHang)),
+                  candidate(14, f, good),
+                  candidate(15, f, wrong_answer_artifact(f, t)),
+                  candidate(16, f, faulty_artifact(f, t, Fault::kIllegal)),
+                  candidate(17, f, faulty_artifact(f, t, Fault::kAbort)),
+                  candidate(18, f, good)};
+  b.timing.timeout_ms = 1500;
+  rpc::LocalRunner runner(options());
+  std::vector<uint64_t> seen;
+  std::vector<rpc::MeasureResult> rs = runner.measure(b, [&](const rpc::MeasureResult& r) { seen.push_back(r.id); });
+
+  ASSERT_EQ(rs.size(), b.candidates.size());
+  EXPECT_EQ(seen, (std::vector<uint64_t>{10, 11, 12, 13, 14, 15, 16, 17, 18}));
+  for (size_t i = 0; i < rs.size(); ++i) EXPECT_EQ(rs[i].id, b.candidates[i].id);
+  for (size_t i : {0, 2, 4, 8}) {
+    EXPECT_TRUE(rs[i].ok()) << i << ": " << rs[i].message;
+    EXPECT_EQ(rs[i].times_s.size(), 2u);
+    EXPECT_GT(rs[i].times_s[0], 0);
+    EXPECT_LE(rs[i].max_rel_err, 1e-4);
+  }
+  EXPECT_EQ(rs[1].error, ErrorKind::kRuntimeError);
+  EXPECT_NE(rs[1].message.find("SIGSEGV"), std::string::npos) << rs[1].message;
+  EXPECT_EQ(rs[3].error, ErrorKind::kTimeout);
+  EXPECT_NE(rs[3].message.find("1500 ms"), std::string::npos) << rs[3].message;
+  EXPECT_EQ(rs[5].error, ErrorKind::kWrongAnswer);
+  EXPECT_GT(rs[5].max_rel_err, 1.0);
+  EXPECT_NE(rs[5].message.find("max relative error"), std::string::npos) << rs[5].message;
+  EXPECT_EQ(rs[6].error, ErrorKind::kRuntimeError);
+  EXPECT_NE(rs[6].message.find("SIGILL"), std::string::npos) << rs[6].message;
+  EXPECT_EQ(rs[7].error, ErrorKind::kRuntimeError);
+  EXPECT_NE(rs[7].message.find("SIGABRT"), std::string::npos) << rs[7].message;
+  for (const auto& r : rs)
+    if (!r.ok()) {
+      EXPECT_TRUE(r.times_s.empty()) << "a failed candidate has no time";
+    }
+  EXPECT_EQ(runner.starts(), 1) << "the runner itself never went down";
+}
+
+TEST(Runner, RefusesATargetTheDeviceCannotRunBeforeLoadingIt) {
+  PrimFunc f = small_matmul();
+  Target avx512 = Target::parse("llvm -mcpu=skylake-avx512");
+  // The device offers no AVX-512 (on an AVX2 machine, that is the host).
+  rpc::LocalRunner runner(options({"--device-target=llvm -mattr=-avx512f"}));
+  rpc::MeasureBatch b = batch_for(f, Target::host());
+  // Faulty on purpose: had the runner loaded it, the answer would be SIGILL.
+  b.candidates = {candidate(0, f, faulty_artifact(f, avx512, Fault::kIllegal)),
+                  candidate(1, f, default_artifact(f, Target::parse("llvm -mattr=-avx512f")))};
+  std::vector<rpc::MeasureResult> rs = runner.measure(b);
+  EXPECT_EQ(rs[0].error, ErrorKind::kUnsupportedTarget);
+  EXPECT_NE(rs[0].message.find("avx512f"), std::string::npos) << rs[0].message;
+  EXPECT_TRUE(rs[1].ok()) << rs[1].message;
+  rpc::DeviceInfo d = runner.info();
+  EXPECT_EQ(std::count(d.isa_features.begin(), d.isa_features.end(), "avx512f"), 0);
+}
+
+TEST(Runner, MinRepeatMsRaisesNumberForFastKernels) {
+  PrimFunc f = ops::build_workload(ops::parse_workload("add:M=4,N=4"));
+  Target t = Target::host();
+  rpc::LocalRunner runner(options());
+  rpc::MeasureBatch b = batch_for(f, t);
+  b.timing.repeat = 3;
+  b.candidates = {candidate(0, f, default_artifact(f, t))};
+  rpc::MeasureResult plain = runner.measure(b).front();
+  ASSERT_TRUE(plain.ok()) << plain.message;
+  EXPECT_EQ(plain.number, 1);
+
+  b.timing.min_repeat_ms = 20;
+  rpc::MeasureResult raised = runner.measure(b).front();
+  ASSERT_TRUE(raised.ok()) << raised.message;
+  EXPECT_GT(raised.number, 100) << "a 4x4 add takes well under 0.2 ms";
+  for (double s : raised.times_s) EXPECT_GE(s * raised.number * 1e3, 20 * 0.5) << "each repeat lasts about min_repeat_ms";
+}
+
+TEST(Runner, ARunnerKilledMidBatchIsRestartedAndEveryCandidateAccountedFor) {
+  PrimFunc f = small_matmul();
+  Target t = Target::host();
+  rpc::LocalRunner runner(options());
+  rpc::MeasureBatch b = batch_for(f, t);
+  b.timing.min_repeat_ms = 50;  // long enough to be killed in the middle
+  Artifact good = default_artifact(f, t);
+  for (uint64_t i = 0; i < 6; ++i) b.candidates.push_back(candidate(100 + i, f, good));
+  int killed = 0;
+  std::vector<rpc::MeasureResult> rs = runner.measure(b, [&](const rpc::MeasureResult& r) {
+    if (r.id == 101 && killed++ == 0) ::kill(runner.pid(), SIGKILL);
+  });
+  EXPECT_EQ(killed, 1);
+  EXPECT_EQ(runner.starts(), 2);
+  ASSERT_EQ(rs.size(), 6u);
+  for (size_t i = 0; i < rs.size(); ++i) {
+    EXPECT_EQ(rs[i].id, 100 + i);
+    EXPECT_TRUE(rs[i].ok()) << i << ": " << rs[i].message;
+  }
+}
+
+TEST(Runner, TwoClientsShareOneRunner) {
+  PrimFunc f = small_matmul();
+  Target t = Target::host();
+  rpc::LocalRunner runner(options());
+  rpc::MeasureBatch b = batch_for(f, t);
+  Artifact good = default_artifact(f, t);
+  for (uint64_t i = 0; i < 4; ++i) b.candidates.push_back(candidate(i, f, good));
+  std::vector<rpc::MeasureResult> a_results, b_results;
+  std::thread other([&] { b_results = rpc::connect_remote_runner(runner.address())->measure(b); });
+  a_results = rpc::connect_remote_runner(runner.address())->measure(b);
+  other.join();
+  for (const auto* rs : {&a_results, &b_results}) {
+    ASSERT_EQ(rs->size(), 4u);
+    for (const auto& r : *rs) EXPECT_TRUE(r.ok()) << r.message;
+  }
+}
+
+TEST(Runner, InfoNamesTheDevice) {
+  rpc::LocalRunner runner(options({"--key=bench-box"}));
+  rpc::DeviceInfo d = runner.info();
+  EXPECT_EQ(d.device_key, "bench-box");
+  EXPECT_FALSE(d.cpu_model.empty());
+  EXPECT_EQ(d.cpu_name, Target::host().mcpu());
+  EXPECT_EQ(d.targets, std::vector<std::string>{Target::host().str()});
+  EXPECT_GT(d.num_cores, 0);
+  EXPECT_FALSE(d.kiln_version.empty());
+}
+
+}  // namespace
+}  // namespace kiln::testing

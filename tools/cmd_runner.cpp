@@ -1,0 +1,93 @@
+// kiln runner [--listen ADDR] [--key KEY] [--token TOKEN] [--device-target T] [--workdir DIR]
+//
+// Serves the Runner protocol (docs/measurement.md) until SIGINT or SIGTERM.
+// Prints the device, then "kiln runner: listening on ADDR" as its last line
+// on stdout: a parent that spawned it (the local runner) waits for that line.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "core/error.h"
+#include "rpc/runner/server.h"
+#include "tools/commands.h"
+
+namespace kiln::cli {
+namespace {
+
+struct Args {
+  std::string listen = "127.0.0.1:9190";
+  std::string key;
+  std::string token;
+  std::string device_target = "llvm";
+  std::string workdir;
+  int lifeline_fd = -1;
+};
+
+void run(const Args& a) {
+  // Signals are taken by one thread with sigwait; every other thread (gRPC
+  // starts many) inherits the blocked mask, so none of them is interrupted.
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  if (a.lifeline_fd >= 0) rpc::watch_lifeline(a.lifeline_fd);
+
+  rpc::RunnerOptions o;
+  o.device = Target::parse(a.device_target);
+  o.device_key = a.key.empty() ? o.device.mcpu() : a.key;
+  o.token = a.token;
+  if (o.token.empty())
+    if (const char* env = std::getenv("KILN_RUNNER_TOKEN")) o.token = env;
+  bool own_workdir = a.workdir.empty();
+  if (own_workdir) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "kiln-runner-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) KILN_USER_ERROR() << "cannot create a working directory";
+    o.workdir = tmpl;
+  } else {
+    o.workdir = a.workdir;
+  }
+  const std::string workdir = o.workdir;
+
+  rpc::RunnerServer server(a.listen, std::move(o));
+  const rpc::DeviceInfo& d = server.device_info();
+  std::cout << "kiln runner: device '" << d.device_key << "': " << d.cpu_model << " (" << d.cpu_name << "), "
+            << d.num_cores << " cores, kiln " << d.kiln_version << "\n"
+            << "kiln runner: runs target " << d.targets.front() << "\n"
+            << "kiln runner: listening on " << server.address() << std::endl;
+
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&stop, &sig);
+    std::cerr << "kiln runner: stopping on signal " << sig << "\n";
+    server.shutdown();
+  });
+  server.wait();
+  waiter.join();
+  if (own_workdir) std::filesystem::remove_all(workdir);
+}
+
+}  // namespace
+
+void add_runner(CLI::App& app) {
+  auto a = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("runner", "serve measurements of built kernels over gRPC (docs/measurement.md)");
+  cmd->add_option("--listen", a->listen,
+                  "address: HOST:PORT (port 0 picks one) or unix:PATH; off loopback a token is required")
+      ->capture_default_str();
+  cmd->add_option("--key", a->key, "device key this runner reports (default: the CPU's name)");
+  cmd->add_option("--token", a->token, "require this token from clients (or set KILN_RUNNER_TOKEN)");
+  cmd->add_option("--device-target", a->device_target,
+                  "the target whose CPU features this device offers; artifacts needing more are refused")
+      ->capture_default_str();
+  cmd->add_option("--workdir", a->workdir, "where artifacts and reference outputs go (default: a private temporary one)");
+  cmd->add_option("--lifeline-fd", a->lifeline_fd)->group("");
+  cmd->callback([a] { run(*a); });
+}
+
+}  // namespace kiln::cli
