@@ -1,5 +1,6 @@
 #include "rpc/worker/serve_worker.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include "core/error.h"
@@ -9,8 +10,23 @@
 
 namespace kiln::rpc {
 
+namespace {
+
+// A kernel's fatal signal must end the worker with that very signal, for its
+// supervisor to name it: no handler of anyone's (a sanitizer's, say) may
+// turn it into an exit status.
+void restore_fatal_signals() {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP}) sigaction(sig, &dfl, nullptr);
+}
+
+}  // namespace
+
 int serve_worker(const std::string& role, int fd) {
   if (role != "run" && role != "build") KILN_USER_ERROR() << "unknown worker role '" << role << "' (run, build)";
+  restore_fatal_signals();
   RunWorker runs;
   BuildWorker builds;
   proto::WorkerHello hello;

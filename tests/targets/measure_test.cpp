@@ -1,0 +1,125 @@
+// Building, running and timing a kernel the way every measurement does:
+// build()/build_artifact()/load_artifact(), arguments from specs, the
+// checked comparison and measure_kernel's timing rules.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "core/error.h"
+#include "ops/workload.h"
+#include "targets/build.h"
+#include "targets/lower.h"
+#include "targets/runtime/arguments.h"
+#include "targets/runtime/check.h"
+#include "targets/runtime/timing.h"
+
+namespace kiln {
+namespace {
+
+PrimFunc workload(const std::string& w) { return ops::build_workload(ops::parse_workload(w)); }
+
+TEST(Arguments, SpecsNameEveryParameterAndTheOutput) {
+  std::vector<ArgSpec> specs = arg_specs(workload("matmul:M=2,N=3,K=4"));
+  ASSERT_EQ(specs.size(), 3u);
+  EXPECT_EQ(specs[0].shape, (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(specs[1].shape, (std::vector<int64_t>{4, 3}));
+  EXPECT_EQ(specs[2].shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_FALSE(specs[0].is_output);
+  EXPECT_TRUE(specs[2].is_output);
+  EXPECT_EQ(specs[2].numel(), 6);
+}
+
+TEST(Arguments, TheSameSpecsAndSeedGiveTheSameArrays) {
+  std::vector<ArgSpec> specs = arg_specs(workload("matmul:M=8,N=8,K=8"));
+  std::vector<NDArray> a = make_arguments(specs, 5), b = make_arguments(specs, 5), c = make_arguments(specs, 6);
+  EXPECT_EQ(max_relative_error(a[0], b[0]), 0);
+  EXPECT_GT(max_relative_error(a[0], c[0]), 0);
+  EXPECT_NE(max_relative_error(a[0], a[1]), 0) << "each argument has its own seed";
+  for (int64_t i = 0; i < a[2].numel(); ++i) ASSERT_EQ(a[2].get(i), 0) << "the output starts zeroed";
+}
+
+TEST(Check, PoisonFailsTheComparisonEverywhere) {
+  NDArray want(DataType::Float32(), {4});
+  NDArray got = want.copy();
+  EXPECT_EQ(max_relative_error(got, want), 0);
+  poison(got);
+  EXPECT_TRUE(std::isinf(max_relative_error(got, want)));
+  got = want.copy();
+  got.set(2, 2.0);  // |2 - 0| / max(0, 1)
+  EXPECT_DOUBLE_EQ(max_relative_error(got, want), 2.0);
+  NDArray ints(DataType::Int(32), {3});
+  poison(ints);
+  EXPECT_EQ(ints.data_as<int32_t>()[1], 0x5A5A5A5A);
+}
+
+TEST(Build, AnArtifactLoadedElsewhereComputesWhatTheJitDoes) {
+  PrimFunc f = workload("matmul:M=16,N=8,K=32");
+  Target t = Target::host();
+  PrimFunc lowered = lower(f, t);
+  std::unique_ptr<CompiledKernel> jit = build(lowered, t);
+  Artifact a = build_artifact(lowered, t);
+  EXPECT_EQ(a.format, "shared_library");
+  EXPECT_EQ(a.kernel_name, f.name());
+  EXPECT_EQ(a.target, t.str());
+  std::unique_ptr<CompiledKernel> loaded = load_artifact(a, std::filesystem::temp_directory_path().string());
+
+  ThreadPool pool(2);
+  std::vector<NDArray> x = make_arguments(f, 3), y = make_arguments(f, 3);
+  run_kernel(*jit, x, pool);
+  run_kernel(*loaded, y, pool);
+  EXPECT_EQ(max_relative_error(y.back(), x.back()), 0);
+  EXPECT_LE(max_relative_error(x.back(), reference_outputs(f, make_arguments(f, 3)).back()), 1e-4);
+}
+
+TEST(Build, RefusesWhatItCannotBuildOrLoad) {
+  PrimFunc lowered = lower(workload("add:M=2,N=2"), Target::host());
+  EXPECT_THROW(build(lowered, Target::parse("cuda -arch=sm_90")), Error);
+  Artifact bad{"ptx", "", "add", "cuda"};
+  EXPECT_THROW(load_artifact(bad, "/tmp"), Error);
+  Artifact garbage{"shared_library", "not an ELF file", "add", Target::host().str()};
+  EXPECT_THROW(load_artifact(garbage, "/tmp"), Error);
+}
+
+TEST(Timing, MinRepeatMsRaisesNumberUntilARepeatIsLongEnough) {
+  PrimFunc f = workload("add:M=4,N=4");
+  std::unique_ptr<CompiledKernel> k = build(lower(f, Target::host()), Target::host());
+  std::vector<NDArray> args = make_arguments(f, 1);
+  ThreadPool pool(1);
+  TimingOptions o;
+  o.repeat = 4;
+  Timing plain = measure_kernel(*k, args, pool, o);
+  EXPECT_EQ(plain.number, 1);
+  EXPECT_EQ(plain.ms_per_run.size(), 4u);
+
+  o.min_repeat_ms = 5;
+  o.flush_cache = true;
+  Timing raised = measure_kernel(*k, args, pool, o);
+  EXPECT_GT(raised.number, 10);
+  ASSERT_EQ(raised.ms_per_run.size(), 4u);
+  for (double ms : raised.ms_per_run) {
+    EXPECT_GT(ms, 0);
+    EXPECT_LT(ms, 5.0) << "a sample is one run's time, not the repeat's";
+  }
+  EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(median({4, 1, 2, 3}), 2.5);
+}
+
+TEST(TargetFit, KernelsRunWhereTheirFeaturesAre) {
+  Target host = Target::host();
+  EXPECT_EQ(host.cannot_run_on(host), "");
+  Target no512 = Target::parse("llvm -mattr=-avx512f");
+  Target skx = Target::parse("llvm -mcpu=skylake-avx512");
+  EXPECT_EQ(no512.cannot_run_on(host), "");
+  std::string why = skx.cannot_run_on(no512);
+  EXPECT_NE(why.find("avx512f"), std::string::npos) << why;
+  EXPECT_EQ(why.find("prefer-256-bit"), std::string::npos) << "tuning flags are no CPU's to lack: " << why;
+  EXPECT_NE(Target::parse("llvm -mtriple=aarch64-linux-gnu").cannot_run_on(host).find("aarch64"), std::string::npos);
+  EXPECT_NE(Target::parse("cuda -arch=sm_90").cannot_run_on(host), "");
+  std::vector<std::string> isa = skx.isa_features();
+  EXPECT_TRUE(std::binary_search(isa.begin(), isa.end(), "avx512f"));
+  EXPECT_FALSE(std::binary_search(isa.begin(), isa.end(), "prefer-256-bit"));
+}
+
+}  // namespace
+}  // namespace kiln
