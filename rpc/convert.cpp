@@ -1,5 +1,7 @@
 #include "rpc/convert.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 
 namespace kiln::rpc {
@@ -71,7 +73,7 @@ void to_proto(const TimingConfig& t, proto::TimingConfig* out) {
 TimingConfig from_proto(const proto::TimingConfig& t) {
   TimingConfig c;
   c.warmup = t.warmup();
-  c.number = t.number();
+  c.number = std::max(1, t.number());  // 0: unset
   c.repeat = t.repeat();
   c.min_repeat_ms = t.min_repeat_ms();
   c.flush_cache = t.flush_cache();

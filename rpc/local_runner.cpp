@@ -45,13 +45,17 @@ bool wait_ready(int fd, std::string& seen) {
 
 }  // namespace
 
+struct LocalRunner::Connection {
+  std::unique_ptr<proto::Runner::Stub> stub;
+};
+
 LocalRunner::LocalRunner(LocalRunnerOptions options) : options_(std::move(options)), dir_(make_private_dir()) {
   address_ = "unix:" + dir_ + "/runner.sock";
   ensure_running();
 }
 
 LocalRunner::~LocalRunner() {
-  client_.reset();
+  conn_.reset();
   child_.kill();
   std::error_code ec;
   std::filesystem::remove_all(dir_, ec);
@@ -84,12 +88,12 @@ void LocalRunner::ensure_running() {
                       << (seen.empty() ? "" : "; it printed: " + seen);
   }
   ++starts_;
-  client_ = connect_remote_runner(address_);
+  conn_ = std::make_unique<Connection>(Connection{make_runner_stub(address_)});
 }
 
 DeviceInfo LocalRunner::info() {
   ensure_running();
-  return client_->info();
+  return runner_info(*conn_->stub, address_, "");
 }
 
 std::vector<MeasureResult> LocalRunner::measure(const MeasureBatch& batch, const ResultCallback& on_result) {
@@ -105,8 +109,7 @@ std::vector<MeasureResult> LocalRunner::measure(const MeasureBatch& batch, const
 
   while (!pending.empty()) {
     ensure_running();
-    auto stub = make_runner_stub(address_);
-    grpc::Status s = measure_stream(*stub, "", batch, {pending.begin(), pending.end()}, deliver);
+    grpc::Status s = measure_stream(*conn_->stub, "", batch, {pending.begin(), pending.end()}, deliver);
     if (pending.empty()) break;
     // The stream ended early. A refusal of the request is the caller's to
     // see; anything else means the runner died or broke: restart it.

@@ -15,16 +15,13 @@
 #include "rpc/error_kind.h"
 #include "targets/build.h"
 #include "targets/runtime/arguments.h"
+#include "targets/runtime/timing.h"
 
 namespace kiln::rpc {
 
-// Timing semantics: targets/runtime/timing.h and docs/measurement.md.
-struct TimingConfig {
-  int warmup = 1;
-  int number = 1;
-  int repeat = 3;
-  double min_repeat_ms = 0;
-  bool flush_cache = false;
+// How a runner times each candidate: the runtime's timing rules
+// (targets/runtime/timing.h), and what only a runner decides.
+struct TimingConfig : TimingOptions {
   double timeout_ms = 10000;  // per candidate
   int threads = 0;            // 0: the device's cores
   uint64_t seed = 1;

@@ -65,7 +65,8 @@ class LocalRunner : public Runner {
   LocalRunnerOptions options_;
   std::string dir_, address_;
   ChildProcess child_;
-  std::unique_ptr<Runner> client_;
+  struct Connection;  // the gRPC channel to the current child
+  std::unique_ptr<Connection> conn_;
   int starts_ = 0;
 };
 

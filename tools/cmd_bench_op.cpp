@@ -102,8 +102,8 @@ void run_on_runner(const Args& a) {
                         {"max_rel_err", r.max_rel_err},
                         {"check_passed", true}};
   if (!a.trace.empty()) out["trace"] = a.trace;
-  std::cout << w.str() << ": median " << std::setprecision(3) << med << " ms, " << std::setprecision(2) << gflops
-            << " GFLOP/s\n";
+  std::cout << w.str() << ": median " << std::defaultfloat << std::setprecision(3) << med << " ms, " << std::fixed
+            << std::setprecision(1) << gflops << " GFLOP/s\n";
   std::cout << "check: max relative error against the default program " << std::scientific << std::setprecision(2)
             << r.max_rel_err << " ok\n";
   if (a.json) std::cout << out.dump() << "\n";
@@ -143,8 +143,8 @@ void run(const Args& a) {
                         {"times_ms", times},
                         {"build_ms", lower_ms + build_ms}};
   if (!a.trace.empty()) out["trace"] = a.trace;
-  std::cout << p.workload.str() << ": median " << std::setprecision(3) << med << " ms, " << std::setprecision(2)
-            << gflops << " GFLOP/s\n";
+  std::cout << p.workload.str() << ": median " << std::defaultfloat << std::setprecision(3) << med << " ms, " << std::fixed
+            << std::setprecision(1) << gflops << " GFLOP/s\n";
 
   bool failed = false;
   if (a.check) {

@@ -111,7 +111,13 @@ grpc::Status RunnerService::Measure(grpc::ServerContext* ctx, const proto::Measu
     {
       std::lock_guard<std::mutex> lock(device_mu_);
       auto t0 = Clock::now();
-      r = measure_one(c, *req);
+      try {
+        r = measure_one(c, *req);
+      } catch (const std::exception& e) {
+        // The runner's own trouble (a full disk, a worker that cannot
+        // start): still a result for this candidate, and the next one tries again.
+        r = failed(c, proto::RUNTIME_ERROR, std::string("the runner could not measure it: ") + e.what());
+      }
       r.set_runner_ms(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     }
     if (!writer->Write(r)) return {grpc::StatusCode::CANCELLED, "the client went away"};
@@ -140,6 +146,10 @@ std::string RunnerService::reference_path(const proto::Reference& ref, const pro
   name << "reference-" << std::hex << std::hash<std::string>{}(key.str()) << ".bin";
   std::string path = (std::filesystem::path(options_.workdir) / name.str()).string();
   if (std::filesystem::exists(path)) return path;
+  if (std::string why = refusal(ref.artifact()); !why.empty()) {
+    *error = "the reference program: " + why;
+    return "";
+  }
 
   proto::WorkerRequest wr;
   proto::RunRequest* run = wr.mutable_run();
@@ -161,16 +171,19 @@ std::string RunnerService::reference_path(const proto::Reference& ref, const pro
   return error->empty() ? path : "";
 }
 
-proto::MeasureResult RunnerService::measure_one(const proto::Candidate& c, const proto::MeasureRequest& req) {
+std::string RunnerService::refusal(const proto::Artifact& a) const {
   try {
-    Target t = Target::parse(c.artifact().target());
+    Target t = Target::parse(a.target());
     std::string why = t.cannot_run_on(options_.device);
-    if (!why.empty())
-      return failed(c, proto::UNSUPPORTED_TARGET,
-                    "this device (" + options_.device.str() + ") cannot run target " + t.str() + ": " + why);
+    if (why.empty()) return "";
+    return "this device (" + options_.device.str() + ") cannot run target " + t.str() + ": " + why;
   } catch (const Error& e) {
-    return failed(c, proto::UNSUPPORTED_TARGET, std::string("cannot read the candidate's target: ") + e.what());
+    return std::string("cannot read the artifact's target: ") + e.what();
   }
+}
+
+proto::MeasureResult RunnerService::measure_one(const proto::Candidate& c, const proto::MeasureRequest& req) {
+  if (std::string why = refusal(c.artifact()); !why.empty()) return failed(c, proto::UNSUPPORTED_TARGET, why);
 
   std::string ref_path;
   if (!c.reference_id().empty()) {

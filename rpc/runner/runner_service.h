@@ -58,6 +58,8 @@ class RunnerService final : public proto::Runner::Service {
   std::string reference_path(const proto::Reference& ref, const proto::Candidate& c,
                              const proto::MeasureRequest& req, std::string* error);
   std::string write_artifact(const proto::Artifact& a);
+  // Why this device must not load the artifact; empty when it may.
+  std::string refusal(const proto::Artifact& a) const;
 
   RunnerOptions options_;
   DeviceInfo info_;

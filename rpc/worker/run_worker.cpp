@@ -109,13 +109,7 @@ proto::RunReply RunWorker::handle(const proto::RunRequest& req) {
       }
     }
 
-    TimingOptions o;
-    o.warmup = timing.warmup;
-    o.number = std::max(1, timing.number);
-    o.repeat = std::max(1, timing.repeat);
-    o.min_repeat_ms = timing.min_repeat_ms;
-    o.flush_cache = timing.flush_cache;
-    Timing t = measure_kernel(*kernel, args, threads, o);
+    Timing t = measure_kernel(*kernel, args, threads, timing);
     for (double ms : t.ms_per_run) reply.add_times_s(ms * 1e-3);
     reply.set_number(t.number);
   } catch (const std::exception& e) {

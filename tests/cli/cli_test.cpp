@@ -1,34 +1,17 @@
 // The kiln binary as a user runs it: exit codes, messages, JSON output.
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <sys/wait.h>
+
+#include "cli_run.h"
 
 namespace {
 
-struct CliRun {
-  int code;
-  std::string out;  // stdout and stderr together
-};
-
-CliRun kiln(const std::string& args) {
-  std::string cmd = std::string(KILN_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string last_line(const std::string& s) {
-  size_t end = s.find_last_not_of('\n');
-  size_t start = s.rfind('\n', end);
-  return s.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
-}
+using kiln::testing::CliRun;
+using kiln::testing::kiln;
+using kiln::testing::last_line;
 
 TEST(Cli, BenchOpCheckJson) {
   CliRun r = kiln("bench-op matmul:M=32,N=24,K=16 --threads 2 --repeat 2 --check --json 2>/dev/null");

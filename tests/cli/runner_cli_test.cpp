@@ -11,30 +11,15 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli_run.h"
 #include "rpc/process/child_process.h"
 
 namespace {
 
-struct CliRun {
-  int code;
-  std::string out;
-};
+using kiln::testing::CliRun;
+using kiln::testing::kiln;
 
-CliRun kiln(const std::string& args) {
-  std::string cmd = std::string(KILN_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-nlohmann::json last_json_line(const std::string& s) {
-  size_t end = s.find_last_not_of('\n');
-  size_t start = s.rfind('\n', end);
-  return nlohmann::json::parse(s.substr(start == std::string::npos ? 0 : start + 1));
-}
+nlohmann::json last_json_line(const std::string& s) { return nlohmann::json::parse(kiln::testing::last_line(s)); }
 
 // `kiln runner` on a free loopback port with a token; its address.
 struct RunnerProcess {

@@ -86,14 +86,23 @@ TEST(Runner, RefusesATargetTheDeviceCannotRunBeforeLoadingIt) {
   Target avx512 = Target::parse("llvm -mcpu=skylake-avx512");
   // The device offers no AVX-512 (on an AVX2 machine, that is the host).
   rpc::LocalRunner runner(options({"--device-target=llvm -mattr=-avx512f"}));
-  rpc::MeasureBatch b = batch_for(f, Target::host());
+  Target device = Target::parse("llvm -mattr=-avx512f");
+  rpc::MeasureBatch b = batch_for(f, device);
   // Faulty on purpose: had the runner loaded it, the answer would be SIGILL.
   b.candidates = {candidate(0, f, faulty_artifact(f, avx512, Fault::kIllegal)),
-                  candidate(1, f, default_artifact(f, Target::parse("llvm -mattr=-avx512f")))};
+                  candidate(1, f, default_artifact(f, device))};
   std::vector<rpc::MeasureResult> rs = runner.measure(b);
   EXPECT_EQ(rs[0].error, ErrorKind::kUnsupportedTarget);
   EXPECT_NE(rs[0].message.find("avx512f"), std::string::npos) << rs[0].message;
   EXPECT_TRUE(rs[1].ok()) << rs[1].message;
+
+  // A reference the device cannot run fails its candidates, naming why.
+  // (Another seed: an output once computed for these inputs is reused.)
+  b.references = {reference(f, avx512)};
+  b.timing.seed = 2;
+  rpc::MeasureResult r = runner.measure(b).at(1);
+  EXPECT_EQ(r.error, ErrorKind::kRuntimeError);
+  EXPECT_NE(r.message.find("the reference program"), std::string::npos) << r.message;
   rpc::DeviceInfo d = runner.info();
   EXPECT_EQ(std::count(d.isa_features.begin(), d.isa_features.end(), "avx512f"), 0);
 }
