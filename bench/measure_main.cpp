@@ -1,13 +1,14 @@
 // kiln_measure_bench: what measurement costs, beside what it measures.
 //
-//   kiln_measure_bench [--candidates N] [--repeat R] [--out results.json]
+//   kiln_measure_bench [--candidates N] [--repeat R] [--runner local|ADDR] [--out results.json]
 //
 // For matmul 256^3 and conv2d 64->64 56x56 with their example schedules (the
 // AVX-512 or AVX2 form, as the host has):
 //  - build: N copies of the candidate through the builder with 1 and with 2
 //    worker processes (started beforehand): build ms per candidate (each
 //    one's own time in the builder) and the batch's wall time per candidate;
-//  - measure: N copies through a local runner over gRPC (its reference
+//  - measure: N copies through a runner over gRPC (a local one on a unix
+//    socket, or `kiln runner` at ADDR, e.g. on TCP loopback; its reference
 //    computed beforehand): the runner's time per candidate beyond the
 //    kernel's own runs (warm-up, checked run and number x repeat timed runs),
 //    and the client's wall time per candidate beyond the same;
@@ -41,10 +42,12 @@ struct Case {
 
 int run(int argc, char** argv) {
   int n = 16, repeat = 10;
-  std::string out_path;
+  std::string out_path, runner_address = "local";
   CLI::App app{"kiln_measure_bench: the cost of building and measuring"};
   app.add_option("--candidates", n, "candidates per batch")->check(CLI::PositiveNumber);
   app.add_option("--repeat", repeat, "timed repeats per candidate (number = 1)")->check(CLI::PositiveNumber);
+  app.add_option("--runner", runner_address, "'local' (a child on a unix socket) or a runner's address")
+      ->capture_default_str();
   app.add_option("--out", out_path, "write the results as JSON here");
   CLI11_PARSE(app, argc, argv);
 
@@ -55,9 +58,13 @@ int run(int argc, char** argv) {
       {"conv2d_nchw:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1", "examples/schedules/conv2d_nchw_" + isa + ".json"}};
   std::cout << "cpu: " << rpc::cpu_model_name() << " (" << target.mcpu() << ", " << isa << "), target " << target.str()
             << "\n";
-  nlohmann::json results = {{"cpu", rpc::cpu_model_name()}, {"target", target.str()}, {"cases", nlohmann::json::array()}};
+  std::unique_ptr<rpc::Runner> runner = rpc::connect_runner(runner_address);
+  std::cout << "runner: " << runner->address() << "\n";
+  nlohmann::json results = {{"cpu", rpc::cpu_model_name()},
+                            {"target", target.str()},
+                            {"runner", runner->address()},
+                            {"cases", nlohmann::json::array()}};
 
-  rpc::LocalRunner runner;
   for (const Case& c : cases) {
     ops::Workload w = ops::parse_workload(c.workload);
     PrimFunc f = ops::build_workload(w);
@@ -97,14 +104,14 @@ int run(int argc, char** argv) {
     batch.references.push_back({workload_key(f), reference_built.artifact});
     rpc::MeasureInput cand{0, built.artifact, built.args, workload_key(f), check_tolerance(w.dtype)};
     batch.candidates = {cand};
-    runner.measure(batch);  // computes and caches the reference
+    runner->measure(batch);  // computes and caches the reference
     batch.candidates.clear();
     for (int i = 0; i < n; ++i) {
       batch.candidates.push_back(cand);
       batch.candidates.back().id = static_cast<uint64_t>(i);
     }
     auto t0 = Clock::now();
-    std::vector<rpc::MeasureResult> rs = runner.measure(batch);
+    std::vector<rpc::MeasureResult> rs = runner->measure(batch);
     double wall = ms_since(t0);
     std::vector<double> runner_over, kernel_ms, medians;
     for (const auto& r : rs) {

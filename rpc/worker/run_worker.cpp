@@ -17,6 +17,8 @@
 namespace kiln::rpc {
 namespace {
 
+constexpr size_t kMaxReferences = 8;
+
 size_t output_index(const std::vector<ArgSpec>& specs) {
   for (size_t i = 0; i < specs.size(); ++i)
     if (specs[i].is_output) return i;
@@ -64,6 +66,8 @@ std::vector<NDArray>& RunWorker::arguments(const std::vector<ArgSpec>& specs, ui
 const NDArray& RunWorker::reference(const std::string& path, const ArgSpec& output) {
   auto it = references_.find(path);
   if (it != references_.end()) return it->second;
+  // A tuning job moves from workload to workload: keep the last few only.
+  if (references_.size() >= kMaxReferences) references_.clear();
   NDArray a(output.dtype, output.shape);
   std::ifstream in(path, std::ios::binary);
   in.read(static_cast<char*>(a.data()), static_cast<std::streamsize>(a.nbytes()));
