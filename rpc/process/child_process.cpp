@@ -21,11 +21,17 @@ extern char** environ;
 namespace kiln::rpc {
 namespace {
 
-// Moves fd above the range children receive descriptors in, close-on-exec:
-// dup2 onto an fd equal to the source would keep close-on-exec set.
+// A close-on-exec copy of fd above the range children receive descriptors
+// in: dup2 onto the fd it already is would keep close-on-exec set, and one
+// handed fd could be another's target.
+int high_copy(int fd) {
+  int copy = fcntl(fd, F_DUPFD_CLOEXEC, 64);
+  if (copy < 0) KILN_USER_ERROR() << "fcntl: " << std::strerror(errno);
+  return copy;
+}
+
 int high_cloexec(int fd) {
-  int moved = fcntl(fd, F_DUPFD_CLOEXEC, 64);
-  if (moved < 0) KILN_USER_ERROR() << "fcntl: " << std::strerror(errno);
+  int moved = high_copy(fd);
   close(fd);
   return moved;
 }
@@ -62,10 +68,13 @@ ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv_in, const 
   for (std::string& s : argv_s) argv.push_back(s.data());
   argv.push_back(nullptr);
 
+  std::vector<int> sources;
+  for (int fd : fds) sources.push_back(high_copy(fd));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   if (stdout_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stdout_fd, STDOUT_FILENO);
-  for (size_t i = 0; i < fds.size(); ++i) posix_spawn_file_actions_adddup2(&actions, fds[i], 3 + static_cast<int>(i));
+  for (size_t i = 0; i < sources.size(); ++i)
+    posix_spawn_file_actions_adddup2(&actions, sources[i], 3 + static_cast<int>(i));
   posix_spawn_file_actions_adddup2(&actions, life_read, life_child_fd);
   // The child starts with default signal handling whatever its parent set.
   posix_spawnattr_t attr;
@@ -84,6 +93,7 @@ ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv_in, const 
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   close(life_read);
+  for (int fd : sources) close(fd);
   if (rc != 0) {
     close(life_write);
     KILN_USER_ERROR() << "cannot start " << argv_s[0] << ": " << std::strerror(rc);
