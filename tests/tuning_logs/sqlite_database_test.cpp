@@ -1,0 +1,163 @@
+// The SQLite tuning database: what goes in comes out, fastest first, for the
+// right target only; files that are not ours are refused and left alone.
+#include <gtest/gtest.h>
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "tuning_logs/sqlite_database.h"
+
+namespace kiln::tuning {
+namespace {
+
+const std::string kZen4 = "llvm -mcpu=znver4 -num-cores=2";
+const std::string kZen3 = "llvm -mcpu=znver3 -num-cores=2";
+
+std::string fresh_path(const std::string& name) {
+  std::string p = (std::filesystem::temp_directory_path() /
+                   ("kiln-db-test-" + std::to_string(getpid()) + "-" + name + ".db"))
+                      .string();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p + suffix);
+  return p;
+}
+
+std::string read_file(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+WorkloadEntry matmul() { return {"k-matmul", "{\"ir\": 1}", "matmul", "matmul:M=8,N=8,K=8,dtype=float32", 1024}; }
+
+TuningRecord record(const std::string& target, std::vector<double> secs, const std::string& trace = "[]") {
+  TuningRecord r;
+  r.workload_key = "k-matmul";
+  r.target = target;
+  r.device_key = "znver4";
+  r.cpu_model = "AMD EPYC";
+  r.trace_json = trace;
+  r.run_secs = std::move(secs);
+  r.build_ms = 7;
+  r.kiln_version = "0.1.0";
+  r.created_at = 1700000000;
+  return r;
+}
+
+TEST(SqliteDatabase, TopKIsTheFastestValidRecordsOfExactlyThatTarget) {
+  std::string path = fresh_path("topk");
+  auto db = open_sqlite_database(path);
+  db->add_workload(matmul());
+  TuningRecord failed = record(kZen4, {});
+  failed.error_kind = "wrong_answer";
+  failed.error_message = "max relative error 3";
+  db->add_records({record(kZen4, {3e-3, 3e-3}, "slow"), record(kZen4, {1e-3, 1e-3, 9e-3}, "fast"), failed,
+                   record(kZen3, {1e-4}, "other target"), record(kZen4, {2e-3}, "middle")});
+
+  std::vector<TuningRecord> best = db->top_k("k-matmul", kZen4, 2);
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_EQ(best[0].trace_json, "fast");
+  EXPECT_EQ(best[1].trace_json, "middle");
+  EXPECT_EQ(best[0].run_secs, (std::vector<double>{1e-3, 1e-3, 9e-3}));
+  EXPECT_DOUBLE_EQ(best[0].median_secs(), 1e-3);
+  EXPECT_EQ(best[0].device_key, "znver4");
+  EXPECT_EQ(db->top_k("k-matmul", kZen4, 10).size(), 3u) << "the failed record is never served";
+  EXPECT_EQ(db->top_k("k-matmul", kZen4, 10, "another-device").size(), 0u);
+  EXPECT_EQ(db->top_k("k-matmul", "llvm -mcpu=haswell -num-cores=2", 10).size(), 0u);
+  EXPECT_EQ(db->targets_of("k-matmul"), (std::vector<std::string>{kZen3, kZen4}));
+  EXPECT_EQ(db->num_records(), 5);
+  EXPECT_EQ(db->counts_by_error(), (std::map<std::string, int64_t>{{"none", 4}, {"wrong_answer", 1}}));
+}
+
+TEST(SqliteDatabase, RecordsSurviveReopening) {
+  std::string path = fresh_path("reopen");
+  {
+    auto db = open_sqlite_database(path);
+    db->add_workload(matmul());
+    db->add_records({record(kZen4, {1e-3})});
+  }
+  auto db = open_sqlite_database(path, OpenMode::kExisting);
+  EXPECT_EQ(db->num_records(), 1);
+  ASSERT_TRUE(db->workload("k-matmul"));
+  EXPECT_EQ(db->workload("k-matmul")->shape, "matmul:M=8,N=8,K=8,dtype=float32");
+}
+
+TEST(SqliteDatabase, ABatchIsAllOrNothing) {
+  std::string path = fresh_path("atomic");
+  auto db = open_sqlite_database(path);
+  db->add_workload(matmul());
+  TuningRecord orphan = record(kZen4, {1e-3});
+  orphan.workload_key = "never-added";
+  EXPECT_THROW(db->add_records({record(kZen4, {1e-3}), orphan}), Error);
+  EXPECT_EQ(db->num_records(), 0);
+  db->add_records({record(kZen4, {1e-3})});
+  EXPECT_EQ(db->num_records(), 1);
+}
+
+TEST(SqliteDatabase, AKeyHeldByAnotherComputationIsRefused) {
+  auto db = open_sqlite_database(fresh_path("collision"));
+  db->add_workload(matmul());
+  db->add_workload(matmul());  // the same again is fine
+  WorkloadEntry other = matmul();
+  other.ir_json = "{\"ir\": 2}";
+  other.shape = "add:M=4,N=4";
+  try {
+    db->add_workload(other);
+    FAIL() << "a colliding key was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("held by another computation"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SqliteDatabase, FilesThatAreNotOursAreRefusedAndLeftAlone) {
+  std::string garbage = fresh_path("garbage");
+  std::ofstream(garbage) << "this is not a database, just text that is long enough to look like a file\n";
+  std::string before = read_file(garbage);
+  try {
+    open_sqlite_database(garbage);
+    FAIL() << "opened a text file";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(garbage), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_file(garbage), before);
+
+  std::string foreign = fresh_path("foreign");
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(foreign.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "CREATE TABLE photos(id INTEGER)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  before = read_file(foreign);
+  try {
+    open_sqlite_database(foreign);
+    FAIL() << "opened another program's database";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is not a kiln tuning database"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_file(foreign), before);
+
+  EXPECT_THROW(open_sqlite_database(fresh_path("missing"), OpenMode::kExisting), Error);
+}
+
+TEST(SqliteDatabase, ANewerSchemaIsRefused) {
+  std::string path = fresh_path("newer");
+  { open_sqlite_database(path)->add_workload(matmul()); }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "PRAGMA user_version = 99", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  try {
+    open_sqlite_database(path);
+    FAIL() << "opened a newer schema";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("schema version 99, newer than this kiln's 1"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace kiln::tuning

@@ -1,0 +1,46 @@
+// The tuning database's interface: narrow on purpose, so that a
+// server-backed store (PostgreSQL, for a device farm) can stand in for the
+// embedded SQLite one (sqlite_database.h) without the tuner noticing.
+//
+//   auto db = open_sqlite_database("tuning.db");
+//   db->add_workload({key, ir_json, "matmul", "matmul:M=512,...", 2.7e8});
+//   db->add_records(batch);                       // one transaction per batch
+//   auto best = db->top_k(key, target.str(), 5);  // fastest valid first
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tuning_logs/record.h"
+
+namespace kiln::tuning {
+
+class Database {
+ public:
+  virtual ~Database() = default;
+
+  // Adds a workload if its key is new. Throws kiln::Error when the key is
+  // already held by a different computation (another IR JSON).
+  virtual void add_workload(const WorkloadEntry& w) = 0;
+  virtual std::optional<WorkloadEntry> workload(const std::string& key) = 0;
+
+  // Adds a measured batch atomically: all of it, or (on any error) none.
+  // Every record's workload must have been added. Throws kiln::Error.
+  virtual void add_records(const std::vector<TuningRecord>& records) = 0;
+
+  // The k fastest valid records (no error, with times) of a workload on
+  // exactly this target (and device, when given), fastest median first.
+  virtual std::vector<TuningRecord> top_k(const std::string& workload_key, const std::string& target, int k,
+                                          const std::string& device_key = "") = 0;
+  // The targets the database holds records of for a workload, sorted: what
+  // to tell a user whose target has none.
+  virtual std::vector<std::string> targets_of(const std::string& workload_key) = 0;
+  // Records per error kind ("none" for valid ones).
+  virtual std::map<std::string, int64_t> counts_by_error() = 0;
+  virtual int64_t num_records() = 0;
+};
+
+}  // namespace kiln::tuning

@@ -1,0 +1,41 @@
+// What the tuning database holds: the workloads it knows and one record per
+// measured candidate (docs/tuning_database.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln::tuning {
+
+// A workload: its key, the canonical IR JSON of its unscheduled function
+// (to tell a key collision from a match), and what people read.
+struct WorkloadEntry {
+  std::string key;
+  std::string ir_json;
+  std::string op;     // "matmul"
+  std::string shape;  // the workload string, "matmul:M=512,N=512,K=512,dtype=float32"
+  double flops = 0;
+};
+
+// One measured candidate, failed ones included: a failure is knowledge too.
+struct TuningRecord {
+  std::string workload_key;
+  std::string target;  // canonical target string
+  std::string device_key;
+  std::string cpu_model;
+  std::string trace_json;
+  std::vector<double> run_secs;  // every repeat's seconds per run
+  double build_ms = 0;
+  std::string error_kind = "none";  // rpc/error_kind.h's names
+  std::string error_message;
+  int feature_version = 0;  // the cost model's feature schema; 0: none
+  std::string kiln_version;
+  int64_t created_at = 0;  // unix seconds
+
+  bool ok() const { return error_kind == "none" && !run_secs.empty(); }
+  double mean_secs() const;
+  double median_secs() const;
+};
+
+}  // namespace kiln::tuning

@@ -1,0 +1,195 @@
+#include "tuning_logs/sqlite_database.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "tuning_logs/sqlite_statement.h"
+
+namespace kiln::tuning {
+namespace {
+
+// PRAGMA application_id of every kiln tuning database: "KILN".
+constexpr int64_t kApplicationId = 0x4B494C4E;
+
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE workloads(
+  key TEXT PRIMARY KEY,
+  ir_json TEXT NOT NULL,
+  op TEXT NOT NULL,
+  shape TEXT NOT NULL,
+  flops REAL NOT NULL);
+CREATE TABLE records(
+  id INTEGER PRIMARY KEY,
+  workload_key TEXT NOT NULL REFERENCES workloads(key),
+  target TEXT NOT NULL,
+  device_key TEXT NOT NULL,
+  cpu_model TEXT NOT NULL,
+  trace_json TEXT NOT NULL,
+  run_secs TEXT NOT NULL,
+  mean_secs REAL,
+  median_secs REAL,
+  build_ms REAL NOT NULL,
+  error_kind TEXT NOT NULL,
+  error_message TEXT NOT NULL,
+  feature_version INTEGER NOT NULL,
+  kiln_version TEXT NOT NULL,
+  created_at INTEGER NOT NULL);
+CREATE INDEX records_best ON records(workload_key, target, median_secs) WHERE error_kind = 'none';
+)sql";
+
+constexpr const char* kRecordColumns =
+    "workload_key, target, device_key, cpu_model, trace_json, run_secs, build_ms, error_kind, error_message, "
+    "feature_version, kiln_version, created_at";
+
+int64_t pragma(SqliteConnection& c, const std::string& name) {
+  SqliteStatement s(c, "PRAGMA " + name);
+  return s.step() ? s.integer(0) : 0;
+}
+
+TuningRecord read_record(const SqliteStatement& s) {
+  TuningRecord r;
+  r.workload_key = s.text(0);
+  r.target = s.text(1);
+  r.device_key = s.text(2);
+  r.cpu_model = s.text(3);
+  r.trace_json = s.text(4);
+  r.run_secs = nlohmann::json::parse(s.text(5)).get<std::vector<double>>();
+  r.build_ms = s.real(6);
+  r.error_kind = s.text(7);
+  r.error_message = s.text(8);
+  r.feature_version = static_cast<int>(s.integer(9));
+  r.kiln_version = s.text(10);
+  r.created_at = s.integer(11);
+  return r;
+}
+
+class SqliteDatabase final : public Database {
+ public:
+  SqliteDatabase(const std::string& path, OpenMode mode)
+      : c_(path, SQLITE_OPEN_READWRITE | (mode == OpenMode::kCreate ? SQLITE_OPEN_CREATE : 0)) {
+    sqlite3_busy_timeout(c_.get(), 10000);
+    open_or_create();
+    c_.exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;");
+  }
+
+  void add_workload(const WorkloadEntry& w) override {
+    SqliteStatement ins(c_, "INSERT OR IGNORE INTO workloads(key, ir_json, op, shape, flops) VALUES(?,?,?,?,?)");
+    ins.bind(1, w.key).bind(2, w.ir_json).bind(3, w.op).bind(4, w.shape).bind(5, w.flops);
+    ins.step();
+    std::optional<WorkloadEntry> held = workload(w.key);
+    if (held && held->ir_json != w.ir_json)
+      KILN_USER_ERROR() << c_.path() << ": workload key " << w.key << " is held by another computation ("
+                        << held->shape << ", not " << w.shape << ")";
+  }
+
+  std::optional<WorkloadEntry> workload(const std::string& key) override {
+    SqliteStatement q(c_, "SELECT key, ir_json, op, shape, flops FROM workloads WHERE key = ?");
+    q.bind(1, key);
+    if (!q.step()) return std::nullopt;
+    return WorkloadEntry{q.text(0), q.text(1), q.text(2), q.text(3), q.real(4)};
+  }
+
+  void add_records(const std::vector<TuningRecord>& records) override {
+    c_.exec("BEGIN IMMEDIATE");
+    try {
+      SqliteStatement ins(c_, std::string("INSERT INTO records(") + kRecordColumns +
+                                  ", mean_secs, median_secs) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      for (const TuningRecord& r : records) {
+        ins.bind(1, r.workload_key).bind(2, r.target).bind(3, r.device_key).bind(4, r.cpu_model);
+        ins.bind(5, r.trace_json).bind(6, nlohmann::json(r.run_secs).dump()).bind(7, r.build_ms);
+        ins.bind(8, r.error_kind).bind(9, r.error_message).bind(10, static_cast<int64_t>(r.feature_version));
+        ins.bind(11, r.kiln_version).bind(12, r.created_at);
+        if (!r.run_secs.empty()) ins.bind(13, r.mean_secs()).bind(14, r.median_secs());
+        ins.step();
+        ins.reset();
+      }
+      c_.exec("COMMIT");
+    } catch (...) {
+      sqlite3_exec(c_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+  }
+
+  std::vector<TuningRecord> top_k(const std::string& workload_key, const std::string& target, int k,
+                                  const std::string& device_key) override {
+    std::string sql = std::string("SELECT ") + kRecordColumns +
+                      " FROM records WHERE workload_key = ? AND target = ? AND error_kind = 'none' "
+                      "AND median_secs IS NOT NULL" +
+                      (device_key.empty() ? "" : " AND device_key = ?") + " ORDER BY median_secs LIMIT ?";
+    SqliteStatement q(c_, sql);
+    q.bind(1, workload_key);
+    q.bind(2, target);
+    int next = 3;
+    if (!device_key.empty()) q.bind(next++, device_key);
+    q.bind(next, static_cast<int64_t>(k));
+    std::vector<TuningRecord> out;
+    while (q.step()) out.push_back(read_record(q));
+    return out;
+  }
+
+  std::vector<std::string> targets_of(const std::string& workload_key) override {
+    SqliteStatement q(c_, "SELECT DISTINCT target FROM records WHERE workload_key = ? ORDER BY target");
+    q.bind(1, workload_key);
+    std::vector<std::string> out;
+    while (q.step()) out.push_back(q.text(0));
+    return out;
+  }
+
+  std::map<std::string, int64_t> counts_by_error() override {
+    SqliteStatement q(c_, "SELECT error_kind, COUNT(*) FROM records GROUP BY error_kind");
+    std::map<std::string, int64_t> out;
+    while (q.step()) out[q.text(0)] = q.integer(1);
+    return out;
+  }
+
+  int64_t num_records() override {
+    SqliteStatement q(c_, "SELECT COUNT(*) FROM records");
+    return q.step() ? q.integer(0) : 0;
+  }
+
+ private:
+  // Creates the schema in an empty file; checks what any other file is.
+  void open_or_create() {
+    int64_t app = 0, version = 0, tables = 0;
+    try {
+      app = pragma(c_, "application_id");
+      version = pragma(c_, "user_version");
+      SqliteStatement q(c_, "SELECT COUNT(*) FROM sqlite_master");
+      tables = q.step() ? q.integer(0) : 0;
+    } catch (const Error& e) {
+      KILN_USER_ERROR() << c_.path() << " is not a kiln tuning database, or is corrupt (" << e.what() << ")";
+    }
+    if (app == 0 && tables == 0) {
+      c_.exec("BEGIN IMMEDIATE");
+      try {
+        // Another process may have created it meanwhile.
+        if (pragma(c_, "application_id") == 0) {
+          c_.exec(kSchemaV1);
+          c_.exec("PRAGMA application_id = " + std::to_string(kApplicationId) + "; PRAGMA user_version = " +
+                  std::to_string(kSchemaVersion));
+        }
+        c_.exec("COMMIT");
+      } catch (...) {
+        sqlite3_exec(c_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+      }
+      app = kApplicationId;
+      version = pragma(c_, "user_version");
+    }
+    if (app != kApplicationId) KILN_USER_ERROR() << c_.path() << " is not a kiln tuning database";
+    if (version > kSchemaVersion)
+      KILN_USER_ERROR() << c_.path() << " has schema version " << version << ", newer than this kiln's "
+                        << kSchemaVersion << ": use a newer kiln";
+    if (version < 1) KILN_USER_ERROR() << c_.path() << " has an unknown schema version " << version;
+  }
+
+  SqliteConnection c_;
+};
+
+}  // namespace
+
+std::unique_ptr<Database> open_sqlite_database(const std::string& path, OpenMode mode) {
+  return std::make_unique<SqliteDatabase>(path, mode);
+}
+
+}  // namespace kiln::tuning
