@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,9 +28,20 @@ class Database {
   virtual void add_workload(const WorkloadEntry& w) = 0;
   virtual std::optional<WorkloadEntry> workload(const std::string& key) = 0;
 
+  // Every workload, by key.
+  virtual std::vector<WorkloadEntry> workloads() = 0;
+
   // Adds a measured batch atomically: all of it, or (on any error) none.
-  // Every record's workload must have been added. Throws kiln::Error.
-  virtual void add_records(const std::vector<TuningRecord>& records) = 0;
+  // Every record's workload must have been added. With skip_duplicates, a
+  // record whose (workload, target, trace) the database already holds is
+  // left out (merging and importing). Returns how many were added. Throws
+  // kiln::Error.
+  virtual int64_t add_records(const std::vector<TuningRecord>& records, bool skip_duplicates = false) = 0;
+  // Calls fn on every record, in the order they were added.
+  virtual void for_each_record(const std::function<void(const TuningRecord&)>& fn) = 0;
+  // Keeps the k fastest valid records of every (workload, target) and
+  // deletes the rest, failed ones included. Returns how many went.
+  virtual int64_t prune(int k) = 0;
 
   // The k fastest valid records (no error, with times) of a workload on
   // exactly this target (and device, when given), fastest median first.

@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json.h"
+#include "core/structural.h"
 #include "tuning_logs/sqlite_statement.h"
 
 namespace kiln::tuning {
@@ -41,6 +43,17 @@ constexpr const char* kRecordColumns =
     "workload_key, target, device_key, cpu_model, trace_json, run_secs, build_ms, error_kind, error_message, "
     "feature_version, kiln_version, created_at";
 
+// Whether two IR JSON documents hold the same function: byte-equal, or
+// structurally equal (names are hints). Unreadable JSON differs from anything.
+bool same_computation(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  try {
+    return structural_equal(load_json(a), load_json(b));
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 int64_t pragma(SqliteConnection& c, const std::string& name) {
   SqliteStatement s(c, "PRAGMA " + name);
   return s.step() ? s.integer(0) : 0;
@@ -77,7 +90,7 @@ class SqliteDatabase final : public Database {
     ins.bind(1, w.key).bind(2, w.ir_json).bind(3, w.op).bind(4, w.shape).bind(5, w.flops);
     ins.step();
     std::optional<WorkloadEntry> held = workload(w.key);
-    if (held && held->ir_json != w.ir_json)
+    if (held && !same_computation(held->ir_json, w.ir_json))
       KILN_USER_ERROR() << c_.path() << ": workload key " << w.key << " is held by another computation ("
                         << held->shape << ", not " << w.shape << ")";
   }
@@ -89,12 +102,26 @@ class SqliteDatabase final : public Database {
     return WorkloadEntry{q.text(0), q.text(1), q.text(2), q.text(3), q.real(4)};
   }
 
-  void add_records(const std::vector<TuningRecord>& records) override {
-    c_.exec("BEGIN IMMEDIATE");
-    try {
+  std::vector<WorkloadEntry> workloads() override {
+    SqliteStatement q(c_, "SELECT key, ir_json, op, shape, flops FROM workloads ORDER BY key");
+    std::vector<WorkloadEntry> out;
+    while (q.step()) out.push_back({q.text(0), q.text(1), q.text(2), q.text(3), q.real(4)});
+    return out;
+  }
+
+  int64_t add_records(const std::vector<TuningRecord>& records, bool skip_duplicates) override {
+    int64_t added = 0;
+    c_.transaction([&] {
+      SqliteStatement dup(c_, "SELECT 1 FROM records WHERE workload_key = ? AND target = ? AND trace_json = ? LIMIT 1");
       SqliteStatement ins(c_, std::string("INSERT INTO records(") + kRecordColumns +
                                   ", mean_secs, median_secs) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
       for (const TuningRecord& r : records) {
+        if (skip_duplicates) {
+          dup.bind(1, r.workload_key).bind(2, r.target).bind(3, r.trace_json);
+          bool seen = dup.step();
+          dup.reset();
+          if (seen) continue;
+        }
         ins.bind(1, r.workload_key).bind(2, r.target).bind(3, r.device_key).bind(4, r.cpu_model);
         ins.bind(5, r.trace_json).bind(6, nlohmann::json(r.run_secs).dump()).bind(7, r.build_ms);
         ins.bind(8, r.error_kind).bind(9, r.error_message).bind(10, static_cast<int64_t>(r.feature_version));
@@ -102,12 +129,32 @@ class SqliteDatabase final : public Database {
         if (!r.run_secs.empty()) ins.bind(13, r.mean_secs()).bind(14, r.median_secs());
         ins.step();
         ins.reset();
+        ++added;
       }
-      c_.exec("COMMIT");
-    } catch (...) {
-      sqlite3_exec(c_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
-      throw;
-    }
+    });
+    return added;
+  }
+
+  void for_each_record(const std::function<void(const TuningRecord&)>& fn) override {
+    SqliteStatement q(c_, std::string("SELECT ") + kRecordColumns + " FROM records ORDER BY id");
+    while (q.step()) fn(read_record(q));
+  }
+
+  int64_t prune(int k) override {
+    int64_t gone = 0;
+    c_.transaction([&] {
+      // Rank each (workload, target)'s valid records by median; keep rank <= k.
+      SqliteStatement del(c_, R"sql(
+        DELETE FROM records WHERE id NOT IN (
+          SELECT id FROM (
+            SELECT id, ROW_NUMBER() OVER (PARTITION BY workload_key, target ORDER BY median_secs, id) AS rank
+            FROM records WHERE error_kind = 'none' AND median_secs IS NOT NULL)
+          WHERE rank <= ?))sql");
+      del.bind(1, static_cast<int64_t>(k));
+      del.step();
+      gone = sqlite3_changes64(c_.get());
+    });
+    return gone;
   }
 
   std::vector<TuningRecord> top_k(const std::string& workload_key, const std::string& target, int k,
@@ -160,19 +207,13 @@ class SqliteDatabase final : public Database {
       KILN_USER_ERROR() << c_.path() << " is not a kiln tuning database, or is corrupt (" << e.what() << ")";
     }
     if (app == 0 && tables == 0) {
-      c_.exec("BEGIN IMMEDIATE");
-      try {
+      c_.transaction([&] {
         // Another process may have created it meanwhile.
-        if (pragma(c_, "application_id") == 0) {
-          c_.exec(kSchemaV1);
-          c_.exec("PRAGMA application_id = " + std::to_string(kApplicationId) + "; PRAGMA user_version = " +
-                  std::to_string(kSchemaVersion));
-        }
-        c_.exec("COMMIT");
-      } catch (...) {
-        sqlite3_exec(c_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
-        throw;
-      }
+        if (pragma(c_, "application_id") != 0) return;
+        c_.exec(kSchemaV1);
+        c_.exec("PRAGMA application_id = " + std::to_string(kApplicationId) + "; PRAGMA user_version = " +
+                std::to_string(kSchemaVersion));
+      });
       app = kApplicationId;
       version = pragma(c_, "user_version");
     }

@@ -26,6 +26,17 @@ void SqliteConnection::exec(const std::string& sql) {
   }
 }
 
+void SqliteConnection::transaction(const std::function<void()>& body) {
+  exec("BEGIN IMMEDIATE");
+  try {
+    body();
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
 void SqliteConnection::fail(const std::string& what) const {
   KILN_USER_ERROR() << path_ << ": " << what << ": " << sqlite3_errmsg(db_);
 }

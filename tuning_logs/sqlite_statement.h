@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace kiln::tuning {
@@ -22,6 +23,9 @@ class SqliteConnection {
   const std::string& path() const { return path_; }
   // Runs SQL without results; throws kiln::Error with SQLite's message.
   void exec(const std::string& sql);
+  // Runs `body` in a write transaction (BEGIN IMMEDIATE): committed when it
+  // returns, rolled back when it throws (and the exception passed on).
+  void transaction(const std::function<void()>& body);
   // Throws kiln::Error: "<path>: <what>: <SQLite's message>".
   [[noreturn]] void fail(const std::string& what) const;
 
