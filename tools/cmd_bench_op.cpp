@@ -34,6 +34,7 @@ struct Args {
   bool json = false;
   uint64_t seed = 1;
   std::string trace;
+  std::string db;
   std::string runner;
   std::string token;
   int number = 1;
@@ -52,10 +53,11 @@ void run_on_runner(const Args& a) {
   Target target = Target::parse(a.target);
   int threads = a.threads > 0 ? a.threads : target.num_cores();
   std::ostream& log = std::cerr;
-  std::optional<Trace> trace;
-  if (!a.trace.empty()) trace = read_trace_file(a.trace);
   ops::Workload w = ops::parse_workload(a.workload);
   PrimFunc f = ops::build_workload(w);
+  std::optional<Trace> trace;
+  if (!a.trace.empty()) trace = read_trace_file(a.trace);
+  else if (!a.db.empty()) trace = best_trace(a.db, f, target);
 
   rpc::Builder builder;
   std::vector<rpc::BuildResult> built = builder.build({{f, trace, target}, {f, std::nullopt, target}});
@@ -119,6 +121,7 @@ void run(const Args& a) {
   PrepareOptions options;
   std::optional<Trace> trace;
   if (!a.trace.empty()) options.trace = &trace.emplace(read_trace_file(a.trace));
+  options.db = a.db;
   OpProgram p = prepare_op(a.workload, target, options);
   double lower_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
@@ -174,6 +177,7 @@ void add_bench_op(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("bench-op", "compile a workload (its default program, or as a trace schedules it), time it, check it");
   cmd->add_option("workload", a->workload, "OP:key=value,... (see docs/workloads.md)")->required();
   cmd->add_option("--trace", a->trace, "apply the schedule in this trace file (JSON, docs/schedule_trace.md)");
+  cmd->add_option("--db", a->db, "without --trace: apply the best schedule this tuning database holds for the workload and target");
   cmd->add_option("--target", a->target, "target string, e.g. 'llvm -mcpu=skylake-avx512 -num-cores=2'");
   cmd->add_option("--threads", a->threads, "threads for parallel loops (default: the target's cores)")
       ->check(CLI::PositiveNumber);

@@ -1,4 +1,4 @@
-// kiln print WORKLOAD [--trace FILE] [--lowered | --llvm-ir | --asm] [--print-after-all] [--target T]
+// kiln print WORKLOAD [--trace FILE | --db FILE] [--lowered | --llvm-ir | --asm] [--print-after-all] [--target T]
 #include <iostream>
 #include <optional>
 
@@ -18,6 +18,7 @@ void add_print(CLI::App& app) {
     bool llvm_ir = false;
     bool asm_ = false;
     std::string trace;
+    std::string db;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("print", "print a workload's IR (block form, or lowered)");
@@ -28,9 +29,11 @@ void add_print(CLI::App& app) {
   cmd->add_flag("--asm", args->asm_, "print the kernel's machine code as assembly");
   cmd->add_flag("--print-after-all", args->after_all, "print the IR after every lowering step");
   cmd->add_option("--trace", args->trace, "apply the schedule in this trace file (JSON, docs/schedule_trace.md)");
+  cmd->add_option("--db", args->db, "without --trace: apply the best schedule this tuning database holds");
   cmd->callback([args] {
     Target target = Target::parse(args->target);
     PrepareOptions options;
+    options.db = args->db;
     std::optional<Trace> trace;
     if (!args->trace.empty()) options.trace = &trace.emplace(read_trace_file(args->trace));
     if (args->after_all) {

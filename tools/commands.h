@@ -11,5 +11,6 @@ void add_bench_op(CLI::App& app);
 void add_print(CLI::App& app);
 void add_runner(CLI::App& app);
 void add_worker(CLI::App& app);
+void add_db(CLI::App& app);
 
 }  // namespace kiln::cli

@@ -3,14 +3,44 @@
 #include <fstream>
 #include <sstream>
 
+#include <iostream>
+
 #include "tir/schedule/schedule.h"
+#include "tuning_logs/best.h"
+#include "tuning_logs/sqlite_database.h"
 
 namespace kiln {
+
+std::optional<Trace> best_trace(const std::string& db_path, const PrimFunc& func, const Target& target) {
+  auto db = tuning::open_sqlite_database(db_path, tuning::OpenMode::kExisting);
+  std::optional<tuning::TuningRecord> best = tuning::best_record(*db, func, target.str());
+  if (!best) {
+    std::cerr << "kiln: warning: " << db_path << ": " << tuning::no_record_message(*db, func, target.str())
+              << "; using the default schedule\n";
+    return std::nullopt;
+  }
+  try {
+    return Trace::parse(best->trace_json);
+  } catch (const Error& e) {
+    KILN_USER_ERROR() << db_path << ": the best record of workload " << best->workload_key
+                      << " holds a trace that cannot be read: " << e.what();
+  }
+}
 
 OpProgram prepare_op(const std::string& workload, const Target& target, const PrepareOptions& options) {
   ops::Workload w = ops::parse_workload(workload);
   PrimFunc f = ops::build_workload(w);
-  PrimFunc scheduled = options.trace ? apply_trace(*options.trace, f).func() : f;
+  const Trace* trace = options.trace;
+  std::optional<Trace> from_db;
+  if (!trace && !options.db.empty() && (from_db = best_trace(options.db, f, target))) trace = &*from_db;
+  PrimFunc scheduled = f;
+  try {
+    if (trace) scheduled = apply_trace(*trace, f).func();
+  } catch (const Error& e) {
+    if (!from_db) throw;
+    KILN_USER_ERROR() << options.db << ": the best record for " << w.str() << " holds a trace that no longer applies: "
+                      << e.what();
+  }
   PrimFunc lowered = lower(scheduled, target, options.after_pass);
   return OpProgram{w, target, f, scheduled, lowered};
 }

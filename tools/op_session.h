@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,12 +36,22 @@ struct OpProgram {
 
 struct PrepareOptions {
   const Trace* trace = nullptr;  // the schedule to apply; nullptr: the default program
+  // Without a trace: the tuning database whose best record for the workload
+  // and target to apply (docs/tuning_database.md); none there: a warning
+  // and the default program.
+  std::string db;
   std::function<void(const std::string&, const PrimFunc&)> after_pass;
 };
 
 // Parses, builds, applies the trace and lowers. Throws kiln::Error for a
 // bad workload or a trace that does not fit it (naming the instruction).
 OpProgram prepare_op(const std::string& workload, const Target& target, const PrepareOptions& options = {});
+
+// The trace of the best record the tuning database at `db_path` holds for
+// `func` on `target`; nullopt, after a warning on stderr naming the targets
+// it does hold, when there is none. Throws kiln::Error naming the file for a
+// file that is no tuning database or a stored trace that cannot be read.
+std::optional<Trace> best_trace(const std::string& db_path, const PrimFunc& func, const Target& target);
 
 // Reads a trace from a JSON file. Throws kiln::Error naming the file.
 Trace read_trace_file(const std::string& path);

@@ -50,6 +50,8 @@ class Database {
   // The targets the database holds records of for a workload, sorted: what
   // to tell a user whose target has none.
   virtual std::vector<std::string> targets_of(const std::string& workload_key) = 0;
+  // Records per workload key.
+  virtual std::map<std::string, int64_t> counts_by_workload() = 0;
   // Records per error kind ("none" for valid ones).
   virtual std::map<std::string, int64_t> counts_by_error() = 0;
   virtual int64_t num_records() = 0;

@@ -182,6 +182,13 @@ class SqliteDatabase final : public Database {
     return out;
   }
 
+  std::map<std::string, int64_t> counts_by_workload() override {
+    SqliteStatement q(c_, "SELECT workload_key, COUNT(*) FROM records GROUP BY workload_key");
+    std::map<std::string, int64_t> out;
+    while (q.step()) out[q.text(0)] = q.integer(1);
+    return out;
+  }
+
   std::map<std::string, int64_t> counts_by_error() override {
     SqliteStatement q(c_, "SELECT error_kind, COUNT(*) FROM records GROUP BY error_kind");
     std::map<std::string, int64_t> out;

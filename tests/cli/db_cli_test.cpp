@@ -1,0 +1,149 @@
+// `kiln db ...` and `--db` on bench-op and print, as a user runs them.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_run.h"
+#include "core/json.h"
+#include "ops/workload.h"
+#include "targets/target.h"
+#include "tir/analysis/workload_key.h"
+#include "tuning_logs/sqlite_database.h"
+
+namespace kiln::testing {
+namespace {
+
+const std::string kWorkload = "matmul:M=40,N=72,K=16";
+const std::string kLoopTrace = std::string(KILN_SOURCE_DIR) + "/examples/schedules/matmul_1024_loops.json";
+
+std::string read_file(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+std::string temp(const std::string& name) {
+  std::string p = (std::filesystem::temp_directory_path() / ("kiln-db-cli-" + std::to_string(getpid()) + "-" + name)).string();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p + suffix);
+  return p;
+}
+
+tuning::TuningRecord record(const PrimFunc& f, const std::string& target, const std::string& trace, double secs) {
+  tuning::TuningRecord r;
+  r.workload_key = workload_key(f);
+  r.target = target;
+  r.device_key = "dev";
+  r.cpu_model = "cpu";
+  r.trace_json = trace;
+  r.run_secs = {secs};
+  return r;
+}
+
+// A database holding the loop schedule of kWorkload for the host, and a
+// record for another CPU.
+std::string sample_db(const std::string& name, const std::string& trace = read_file(kLoopTrace)) {
+  std::string path = temp(name);
+  auto db = tuning::open_sqlite_database(path);
+  ops::Workload w = ops::parse_workload(kWorkload);
+  PrimFunc f = ops::build_workload(w);
+  db->add_workload({workload_key(f), save_json(canonical_workload(f)), w.op, w.str(), ops::workload_flops(w)});
+  db->add_records({record(f, Target::host().str(), trace, 1e-5),
+                   record(f, "llvm -mcpu=haswell -num-cores=2", "[]", 2e-5)});
+  return path;
+}
+
+TEST(DbCli, StatsAndBest) {
+  std::string db = sample_db("stats");
+  CliRun s = kiln("db stats " + db + " --json");
+  ASSERT_EQ(s.code, 0) << s.out;
+  auto j = nlohmann::json::parse(last_line(s.out));
+  EXPECT_EQ(j["records"], 2);
+  EXPECT_EQ(j["workloads"], 1);
+  CliRun b = kiln("db best " + db + " " + kWorkload + " --json");
+  ASSERT_EQ(b.code, 0) << b.out;
+  EXPECT_EQ(nlohmann::json::parse(last_line(b.out)).size(), 1u);
+  CliRun table = kiln("db list " + db);
+  EXPECT_NE(table.out.find(kWorkload), std::string::npos) << table.out;
+}
+
+TEST(DbCli, AnotherTargetGetsNothingAndIsToldWhatThereIs) {
+  std::string db = sample_db("target");
+  CliRun r = kiln("db best " + db + " " + kWorkload + " --target 'llvm -mcpu=znver3 -num-cores=2'");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("no valid record"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("llvm -mcpu=haswell"), std::string::npos) << r.out;
+}
+
+TEST(DbCli, BenchOpAndPrintApplyTheBestRecord) {
+  std::string db = sample_db("apply");
+  CliRun p = kiln("print " + kWorkload + " --db " + db);
+  ASSERT_EQ(p.code, 0) << p.out;
+  EXPECT_NE(p.out.find("T.vectorized(32)"), std::string::npos) << "the loop schedule was applied:\n" << p.out;
+  EXPECT_EQ(p.out.find("warning"), std::string::npos) << p.out;
+  CliRun b = kiln("bench-op " + kWorkload + " --db " + db + " --repeat 1 --check --json");
+  ASSERT_EQ(b.code, 0) << b.out;
+  EXPECT_LE(static_cast<double>(nlohmann::json::parse(last_line(b.out))["max_rel_err"]), 1e-4);
+
+  CliRun none = kiln("print matmul:M=8,N=8,K=8 --db " + db);
+  EXPECT_EQ(none.code, 0) << none.out;
+  EXPECT_NE(none.out.find("warning"), std::string::npos) << none.out;
+  EXPECT_NE(none.out.find("using the default schedule"), std::string::npos) << none.out;
+}
+
+TEST(DbCli, ARecordWhoseTraceNoLongerAppliesIsAnError) {
+  std::string stale = R"({"kiln_trace": 1, "instructions": [
+      {"kind": "get_block", "inputs": [], "attrs": ["gone"], "outputs": ["b0"]}]})";
+  std::string db = sample_db("stale", stale);
+  CliRun r = kiln("bench-op " + kWorkload + " --db " + db + " --repeat 1");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("no longer applies"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(db), std::string::npos) << r.out;
+}
+
+TEST(DbCli, ExportImportMergePrune) {
+  std::string db = sample_db("roundtrip");
+  std::string jsonl = temp("out.jsonl"), copy = temp("copy.db");
+  ASSERT_EQ(kiln("db export " + db + " -o " + jsonl).code, 0);
+  CliRun i = kiln("db import " + copy + " " + jsonl + " --json");
+  ASSERT_EQ(i.code, 0) << i.out;
+  EXPECT_EQ(nlohmann::json::parse(last_line(i.out))["added"], 2);
+  EXPECT_EQ(kiln("db export " + copy).out, read_file(jsonl));
+
+  CliRun m = kiln("db merge " + copy + " " + db + " --json");
+  ASSERT_EQ(m.code, 0) << m.out;
+  EXPECT_EQ(nlohmann::json::parse(last_line(m.out))["added"], 0) << "everything is a duplicate";
+
+  CliRun p = kiln("db prune " + copy + " --keep 1 --json");
+  ASSERT_EQ(p.code, 0) << p.out;
+  EXPECT_EQ(nlohmann::json::parse(last_line(p.out))["records"], 2) << "one per (workload, target)";
+}
+
+TEST(DbCli, BadFilesExitTwoAndStayAsTheyWere) {
+  std::string text = temp("notes.txt");
+  std::ofstream(text) << "shopping list: flour, eggs, a faster matmul\n";
+  for (const std::string& cmd : {"db stats " + text, "db prune " + text, "bench-op add:M=4,N=4 --db " + text}) {
+    CliRun r = kiln(cmd);
+    EXPECT_EQ(r.code, 2) << cmd << "\n" << r.out;
+    EXPECT_NE(r.out.find(text), std::string::npos) << r.out;
+  }
+  EXPECT_EQ(read_file(text), "shopping list: flour, eggs, a faster matmul\n");
+
+  std::string db = sample_db("badline");
+  std::string before = kiln("db export " + db).out;
+  std::string bad = temp("bad.jsonl");
+  std::ofstream(bad) << "{\"kiln_tuning\": 1, \"workload\": {\"key\": 3}}\n";
+  CliRun r = kiln("db import " + db + " " + bad);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(bad + ":1:"), std::string::npos) << r.out;
+  EXPECT_EQ(kiln("db export " + db).out, before);
+  EXPECT_EQ(kiln("db stats " + temp("missing.db")).code, 2);
+}
+
+}  // namespace
+}  // namespace kiln::testing
