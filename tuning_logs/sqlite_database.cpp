@@ -1,5 +1,6 @@
 #include "tuning_logs/sqlite_database.h"
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -27,6 +28,7 @@ CREATE TABLE records(
   device_key TEXT NOT NULL,
   cpu_model TEXT NOT NULL,
   trace_json TEXT NOT NULL,
+  trace_hash TEXT NOT NULL,
   run_secs TEXT NOT NULL,
   mean_secs REAL,
   median_secs REAL,
@@ -37,6 +39,7 @@ CREATE TABLE records(
   kiln_version TEXT NOT NULL,
   created_at INTEGER NOT NULL);
 CREATE INDEX records_best ON records(workload_key, target, median_secs) WHERE error_kind = 'none';
+CREATE INDEX records_by_trace ON records(workload_key, target, trace_hash);
 )sql";
 
 constexpr const char* kRecordColumns =
@@ -52,6 +55,15 @@ bool same_computation(const std::string& a, const std::string& b) {
   } catch (const std::exception&) {
     return false;
   }
+}
+
+// Finds a trace's duplicates through an index without indexing whole traces.
+std::string trace_hash(const std::string& trace) {
+  uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  for (char c : trace) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
 }
 
 int64_t pragma(SqliteConnection& c, const std::string& name) {
@@ -112,12 +124,14 @@ class SqliteDatabase final : public Database {
   int64_t add_records(const std::vector<TuningRecord>& records, bool skip_duplicates) override {
     int64_t added = 0;
     c_.transaction([&] {
-      SqliteStatement dup(c_, "SELECT 1 FROM records WHERE workload_key = ? AND target = ? AND trace_json = ? LIMIT 1");
+      SqliteStatement dup(c_,
+                          "SELECT 1 FROM records WHERE workload_key = ? AND target = ? AND trace_hash = ? "
+                          "AND trace_json = ? LIMIT 1");
       SqliteStatement ins(c_, std::string("INSERT INTO records(") + kRecordColumns +
-                                  ", mean_secs, median_secs) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                                  ", mean_secs, median_secs, trace_hash) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
       for (const TuningRecord& r : records) {
         if (skip_duplicates) {
-          dup.bind(1, r.workload_key).bind(2, r.target).bind(3, r.trace_json);
+          dup.bind(1, r.workload_key).bind(2, r.target).bind(3, trace_hash(r.trace_json)).bind(4, r.trace_json);
           bool seen = dup.step();
           dup.reset();
           if (seen) continue;
@@ -127,6 +141,7 @@ class SqliteDatabase final : public Database {
         ins.bind(8, r.error_kind).bind(9, r.error_message).bind(10, static_cast<int64_t>(r.feature_version));
         ins.bind(11, r.kiln_version).bind(12, r.created_at);
         if (!r.run_secs.empty()) ins.bind(13, r.mean_secs()).bind(14, r.median_secs());
+        ins.bind(15, trace_hash(r.trace_json));
         ins.step();
         ins.reset();
         ++added;

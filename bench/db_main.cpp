@@ -1,0 +1,157 @@
+// kiln_db_bench: the tuning database at the size the issue names.
+//
+//   kiln_db_bench [--workloads 1000] [--records 100000] [--dir /tmp]
+//
+// Fills a fresh SQLite database with `records` records over `workloads`
+// workloads (2 targets each, every 10th record a failure) in batches of 64,
+// then measures: insert rate, top-k query latency, file size per record,
+// and the times of export, import (into a fresh file) and merge (into a
+// database holding half of it).
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <random>
+
+#include "core/error.h"
+#include "rpc/runner/device.h"
+#include "targets/runtime/timing.h"
+#include "tuning_logs/jsonl.h"
+#include "tuning_logs/sqlite_database.h"
+
+namespace kiln::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace tuning;
+
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+std::string fresh(const std::string& dir, const std::string& name) {
+  std::string p = (std::filesystem::path(dir) / ("kiln-db-bench-" + std::to_string(getpid()) + "-" + name)).string();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p + suffix);
+  return p;
+}
+
+// A trace of realistic size (a tiled matmul's is about 2 KB).
+std::string trace_text(std::mt19937_64& rng) {
+  std::string t = "{\"kiln_trace\": 1, \"instructions\": [";
+  for (int i = 0; i < 24; ++i)
+    t += "{\"kind\": \"split\", \"inputs\": [\"l" + std::to_string(i) + "\", " + std::to_string(rng() % 64) +
+         "], \"attrs\": [], \"outputs\": [\"a\", \"b\"]},";
+  t.back() = ']';
+  return t + "}";
+}
+
+int64_t file_bytes(const std::string& p) {
+  int64_t n = 0;
+  for (const char* suffix : {"", "-wal"}) {
+    std::error_code ec;
+    auto s = std::filesystem::file_size(p + suffix, ec);
+    if (!ec) n += static_cast<int64_t>(s);
+  }
+  return n;
+}
+
+int run(int argc, char** argv) {
+  int workloads = 1000, records = 100000;
+  std::string dir = std::filesystem::temp_directory_path().string();
+  CLI::App app{"kiln_db_bench: the tuning database at size"};
+  app.add_option("--workloads", workloads)->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--records", records)->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--dir", dir, "where the files go")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  std::cout << "cpu: " << rpc::cpu_model_name() << "; " << records << " records over " << workloads
+            << " workloads, batches of 64\n";
+
+  std::mt19937_64 rng(7);
+  const std::vector<std::string> targets = {"llvm -mcpu=znver4 -num-cores=2", "llvm -mcpu=znver3 -num-cores=2"};
+  std::string path = fresh(dir, "main.db");
+  auto db = open_sqlite_database(path);
+  for (int w = 0; w < workloads; ++w)
+    db->add_workload({"w" + std::to_string(w), "{\"ir\": " + std::to_string(w) + "}", "matmul",
+                      "matmul:M=" + std::to_string(w), 1e9});
+
+  auto t0 = Clock::now();
+  std::vector<TuningRecord> batch;
+  for (int i = 0; i < records; ++i) {
+    TuningRecord r;
+    r.workload_key = "w" + std::to_string(rng() % workloads);
+    r.target = targets[rng() % 2];
+    r.device_key = "znver4";
+    r.cpu_model = "AMD EPYC";
+    r.trace_json = trace_text(rng);
+    if (i % 10 == 9) {
+      r.error_kind = "runtime_error";
+      r.error_message = "the candidate crashed its worker: killed by signal 11 (SIGSEGV, segmentation fault)";
+    } else {
+      for (int k = 0; k < 3; ++k) r.run_secs.push_back(1e-4 + 1e-6 * static_cast<double>(rng() % 1000));
+    }
+    r.build_ms = 80;
+    r.kiln_version = "0.1.0";
+    r.created_at = 1700000000 + i;
+    batch.push_back(std::move(r));
+    if (batch.size() == 64 || i + 1 == records) {
+      db->add_records(batch);
+      batch.clear();
+    }
+  }
+  double insert_ms = ms_since(t0);
+  std::cout << std::fixed << std::setprecision(0) << "insert: " << records / (insert_ms * 1e-3) << " records/s ("
+            << std::setprecision(1) << insert_ms << " ms)\n";
+
+  std::vector<double> lat;
+  for (int q = 0; q < 2000; ++q) {
+    std::string key = "w" + std::to_string(rng() % workloads);
+    auto q0 = Clock::now();
+    auto best = db->top_k(key, targets[q % 2], 5);
+    lat.push_back(ms_since(q0));
+    if (best.empty()) KILN_USER_ERROR() << "no record for " << key;
+  }
+  std::sort(lat.begin(), lat.end());
+  std::cout << std::setprecision(3) << "top-5 query: median " << median(lat) << " ms, p99 " << lat[lat.size() * 99 / 100]
+            << " ms\n";
+  db.reset();
+  auto reopened = open_sqlite_database(path);
+  reopened.reset();
+  std::cout << std::setprecision(0) << "file: " << file_bytes(path) / static_cast<double>(records)
+            << " bytes per record (" << file_bytes(path) / (1 << 20) << " MiB)\n";
+
+  db = open_sqlite_database(path);
+  std::string jsonl = fresh(dir, "export.jsonl");
+  t0 = Clock::now();
+  {
+    std::ofstream out(jsonl);
+    export_jsonl(*db, out);
+  }
+  std::cout << std::setprecision(1) << "export: " << ms_since(t0) << " ms ("
+            << std::filesystem::file_size(jsonl) / (1 << 20) << " MiB of JSON lines)\n";
+  auto copy = open_sqlite_database(fresh(dir, "import.db"));
+  t0 = Clock::now();
+  {
+    std::ifstream in(jsonl);
+    import_jsonl(*copy, in, jsonl);
+  }
+  std::cout << "import: " << ms_since(t0) << " ms into an empty file\n";
+  t0 = Clock::now();
+  ImportCounts c = merge(*copy, *db);
+  std::cout << "merge: " << ms_since(t0) << " ms (" << c.added << " added, " << c.duplicates
+            << " duplicates, all of them)\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace kiln::bench
+
+int main(int argc, char** argv) {
+  try {
+    return kiln::bench::run(argc, argv);
+  } catch (const kiln::Error& e) {
+    std::cerr << "kiln_db_bench: error: " << e.what() << "\n";
+    return 2;
+  }
+}
