@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -52,12 +53,26 @@ void stats(const std::string& file, bool as_json) {
 void list(const std::string& file, bool as_json) {
   auto db = open_existing(file);
   auto counts = db->counts_by_workload();
+  std::map<std::string, std::vector<tuning::WorkloadBest>> best;
+  for (tuning::WorkloadBest& b : db->best_per_workload()) best[b.workload_key].push_back(std::move(b));
   json out = json::array();
   if (!as_json) std::cout << std::left << std::setw(22) << "key" << std::setw(10) << "records" << "workload\n";
   for (const tuning::WorkloadEntry& w : db->workloads()) {
     int64_t n = counts.count(w.key) ? counts[w.key] : 0;
-    if (as_json) out.push_back({{"key", w.key}, {"workload", w.shape}, {"op", w.op}, {"flops", w.flops}, {"records", n}});
-    else std::cout << std::left << std::setw(22) << w.key << std::setw(10) << n << w.shape << "\n";
+    json bests = json::array();
+    for (const tuning::WorkloadBest& b : best[w.key])
+      bests.push_back({{"target", b.target}, {"median_ms", b.median_secs * 1e3},
+                       {"gflops", w.flops / b.median_secs / 1e9}});
+    if (as_json) {
+      out.push_back({{"key", w.key}, {"workload", w.shape}, {"op", w.op}, {"flops", w.flops}, {"records", n},
+                     {"best", bests}});
+      continue;
+    }
+    std::cout << std::left << std::setw(22) << w.key << std::setw(10) << n << w.shape << "\n";
+    for (const tuning::WorkloadBest& b : best[w.key])
+      std::cout << std::string(32, ' ') << "best " << std::fixed << std::setprecision(4) << b.median_secs * 1e3
+                << " ms (" << std::setprecision(1) << w.flops / b.median_secs / 1e9 << " GFLOP/s) on " << b.target
+                << "\n";
   }
   if (as_json) std::cout << out.dump() << "\n";
 }

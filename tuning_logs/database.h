@@ -19,6 +19,13 @@
 
 namespace kiln::tuning {
 
+// The fastest valid median of a workload on one target.
+struct WorkloadBest {
+  std::string workload_key;
+  std::string target;
+  double median_secs = 0;
+};
+
 class Database {
  public:
   virtual ~Database() = default;
@@ -50,6 +57,9 @@ class Database {
   // The targets the database holds records of for a workload, sorted: what
   // to tell a user whose target has none.
   virtual std::vector<std::string> targets_of(const std::string& workload_key) = 0;
+  // For every (workload, target) with a valid record, the fastest median,
+  // ordered by workload key then target.
+  virtual std::vector<WorkloadBest> best_per_workload() = 0;
   // Records per workload key.
   virtual std::map<std::string, int64_t> counts_by_workload() = 0;
   // Records per error kind ("none" for valid ones).

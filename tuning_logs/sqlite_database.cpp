@@ -197,6 +197,15 @@ class SqliteDatabase final : public Database {
     return out;
   }
 
+  std::vector<WorkloadBest> best_per_workload() override {
+    SqliteStatement q(c_,
+                      "SELECT workload_key, target, MIN(median_secs) FROM records WHERE error_kind = 'none' "
+                      "AND median_secs IS NOT NULL GROUP BY workload_key, target ORDER BY workload_key, target");
+    std::vector<WorkloadBest> out;
+    while (q.step()) out.push_back({q.text(0), q.text(1), q.real(2)});
+    return out;
+  }
+
   std::map<std::string, int64_t> counts_by_workload() override {
     SqliteStatement q(c_, "SELECT workload_key, COUNT(*) FROM records GROUP BY workload_key");
     std::map<std::string, int64_t> out;

@@ -70,6 +70,9 @@ TEST(DbCli, StatsAndBest) {
   EXPECT_EQ(nlohmann::json::parse(last_line(b.out)).size(), 1u);
   CliRun table = kiln("db list " + db);
   EXPECT_NE(table.out.find(kWorkload), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("best 0.0100 ms"), std::string::npos) << table.out;
+  CliRun listed = kiln("db list " + db + " --json");
+  EXPECT_EQ(nlohmann::json::parse(last_line(listed.out))[0]["best"].size(), 2u) << "one per target";
 }
 
 TEST(DbCli, AnotherTargetGetsNothingAndIsToldWhatThereIs) {

@@ -59,19 +59,25 @@ TEST(SqliteDatabase, TopKIsTheFastestValidRecordsOfExactlyThatTarget) {
   db->add_records({record(kZen4, {3e-3, 3e-3}, "slow"), record(kZen4, {1e-3, 1e-3, 9e-3}, "fast"), failed,
                    record(kZen3, {1e-4}, "other target"), record(kZen4, {2e-3}, "middle")});
 
-  std::vector<TuningRecord> best = db->top_k("k-matmul", kZen4, 2);
-  ASSERT_EQ(best.size(), 2u);
-  EXPECT_EQ(best[0].trace_json, "fast");
-  EXPECT_EQ(best[1].trace_json, "middle");
-  EXPECT_EQ(best[0].run_secs, (std::vector<double>{1e-3, 1e-3, 9e-3}));
-  EXPECT_DOUBLE_EQ(best[0].median_secs(), 1e-3);
-  EXPECT_EQ(best[0].device_key, "znver4");
+  std::vector<TuningRecord> top = db->top_k("k-matmul", kZen4, 2);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].trace_json, "fast");
+  EXPECT_EQ(top[1].trace_json, "middle");
+  EXPECT_EQ(top[0].run_secs, (std::vector<double>{1e-3, 1e-3, 9e-3}));
+  EXPECT_DOUBLE_EQ(top[0].median_secs(), 1e-3);
+  EXPECT_EQ(top[0].device_key, "znver4");
   EXPECT_EQ(db->top_k("k-matmul", kZen4, 10).size(), 3u) << "the failed record is never served";
   EXPECT_EQ(db->top_k("k-matmul", kZen4, 10, "another-device").size(), 0u);
   EXPECT_EQ(db->top_k("k-matmul", "llvm -mcpu=haswell -num-cores=2", 10).size(), 0u);
   EXPECT_EQ(db->targets_of("k-matmul"), (std::vector<std::string>{kZen3, kZen4}));
   EXPECT_EQ(db->num_records(), 5);
   EXPECT_EQ(db->counts_by_error(), (std::map<std::string, int64_t>{{"none", 4}, {"wrong_answer", 1}}));
+  std::vector<WorkloadBest> best = db->best_per_workload();
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_EQ(best[0].target, kZen3);
+  EXPECT_DOUBLE_EQ(best[0].median_secs, 1e-4);
+  EXPECT_EQ(best[1].target, kZen4);
+  EXPECT_DOUBLE_EQ(best[1].median_secs, 1e-3);
 }
 
 TEST(SqliteDatabase, RecordsSurviveReopening) {
