@@ -15,13 +15,16 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "core/error.h"
 #include "rpc/runner/device.h"
 #include "targets/runtime/timing.h"
+#include "ops/workload.h"
 #include "tuning_logs/jsonl.h"
 #include "tuning_logs/sqlite_database.h"
+#include "tuning_logs/workload_entry.h"
 
 namespace kiln::bench {
 namespace {
@@ -37,14 +40,24 @@ std::string fresh(const std::string& dir, const std::string& name) {
   return p;
 }
 
-// A trace of realistic size (a tiled matmul's is about 2 KB).
+// A trace that reads, of realistic size (a tiled matmul's is about 2 KB):
+// a block, its loops, and eight tile samples with random decisions.
 std::string trace_text(std::mt19937_64& rng) {
-  std::string t = "{\"kiln_trace\": 1, \"instructions\": [";
-  for (int i = 0; i < 24; ++i)
-    t += "{\"kind\": \"split\", \"inputs\": [\"l" + std::to_string(i) + "\", " + std::to_string(rng() % 64) +
-         "], \"attrs\": [], \"outputs\": [\"a\", \"b\"]},";
-  t.back() = ']';
-  return t + "}";
+  nlohmann::json insts = nlohmann::json::array();
+  insts.push_back({{"kind", "get_block"}, {"inputs", nlohmann::json::array()}, {"attrs", {"C"}}, {"outputs", {"b0"}}});
+  insts.push_back({{"kind", "get_loops"}, {"inputs", {"b0"}}, {"attrs", nlohmann::json::array()},
+                   {"outputs", {"l1", "l2", "l3"}}});
+  int next = 4;
+  for (int i = 0; i < 8; ++i) {
+    nlohmann::json outs = nlohmann::json::array(), decision = nlohmann::json::array();
+    for (int k = 0; k < 4; ++k) {
+      outs.push_back("v" + std::to_string(next++));
+      decision.push_back(1 << (rng() % 5));
+    }
+    insts.push_back({{"kind", "sample_perfect_tile"}, {"inputs", {"l" + std::to_string(1 + i % 3)}},
+                     {"attrs", {4, 16}}, {"outputs", outs}, {"decision", decision}});
+  }
+  return nlohmann::json{{"kiln_trace", 1}, {"instructions", insts}}.dump();
 }
 
 int64_t file_bytes(const std::string& p) {
@@ -72,15 +85,19 @@ int run(int argc, char** argv) {
   const std::vector<std::string> targets = {"llvm -mcpu=znver4 -num-cores=2", "llvm -mcpu=znver3 -num-cores=2"};
   std::string path = fresh(dir, "main.db");
   auto db = open_sqlite_database(path);
-  for (int w = 0; w < workloads; ++w)
-    db->add_workload({"w" + std::to_string(w), "{\"ir\": " + std::to_string(w) + "}", "matmul",
-                      "matmul:M=" + std::to_string(w), 1e9});
+  std::vector<std::string> keys;
+  for (int w = 0; w < workloads; ++w) {
+    ops::Workload wl = ops::parse_workload("matmul:M=" + std::to_string(w + 1) + ",N=64,K=64");
+    WorkloadEntry e = workload_entry(ops::build_workload(wl), wl.op, wl.str(), ops::workload_flops(wl));
+    keys.push_back(e.key);
+    db->add_workload(e);
+  }
 
   auto t0 = Clock::now();
   std::vector<TuningRecord> batch;
   for (int i = 0; i < records; ++i) {
     TuningRecord r;
-    r.workload_key = "w" + std::to_string(rng() % workloads);
+    r.workload_key = keys[rng() % workloads];
     r.target = targets[rng() % 2];
     r.device_key = "znver4";
     r.cpu_model = "AMD EPYC";
@@ -106,7 +123,7 @@ int run(int argc, char** argv) {
 
   std::vector<double> lat;
   for (int q = 0; q < 2000; ++q) {
-    std::string key = "w" + std::to_string(rng() % workloads);
+    const std::string& key = keys[rng() % workloads];
     auto q0 = Clock::now();
     auto best = db->top_k(key, targets[q % 2], 5);
     lat.push_back(ms_since(q0));
@@ -138,7 +155,7 @@ int run(int argc, char** argv) {
   }
   std::cout << "import: " << ms_since(t0) << " ms into an empty file\n";
   t0 = Clock::now();
-  ImportCounts c = merge(*copy, *db);
+  ImportCounts c = merge(*copy, *db, "bench");
   std::cout << "merge: " << ms_since(t0) << " ms (" << c.added << " added, " << c.duplicates
             << " duplicates, all of them)\n";
   return 0;

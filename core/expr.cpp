@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/expr_type.h"
+
 namespace kiln {
 
 const char* expr_kind_name(ExprKind k) {
@@ -118,14 +120,8 @@ Intrinsic intrinsic_from_name(const std::string& name) {
   KILN_USER_ERROR() << "unknown intrinsic '" << name << "'";
 }
 
-void CallNode::validate() const {
-  if (static_cast<int>(args.size()) != intrinsic_arity(op))
-    KILN_USER_ERROR() << intrinsic_name(op) << " takes " << intrinsic_arity(op) << " arguments, not "
-                      << args.size();
-}
-
-void BufferLoadNode::validate() const {
-  if (!buffer.defined()) KILN_USER_ERROR() << "load from no buffer";
+void ExprNode::validate() const {
+  if (auto e = expr_type_error(*this)) KILN_USER_ERROR() << *e;
 }
 
 const char* reduce_kind_name(ReduceKind k) {
@@ -507,12 +503,14 @@ Expr reduce(ReduceKind k, Expr source, std::vector<IterVar> axis) {
   return Expr(std::move(n));
 }
 
-BinaryOperands binary_operands(const Expr& e) {
-  switch (e.kind()) {
-#define X(Name, Sym)                                         \
-  case ExprKind::Name: {                                     \
-    const auto* n = static_cast<const Name##Node*>(e.get()); \
-    return {&n->a, &n->b};                                   \
+BinaryOperands binary_operands(const Expr& e) { return binary_operands_of(*e.operator->()); }
+
+BinaryOperands binary_operands_of(const ExprNode& node) {
+  switch (node.kind) {
+#define X(Name, Sym)                                        \
+  case ExprKind::Name: {                                    \
+    const auto* n = static_cast<const Name##Node*>(&node); \
+    return {&n->a, &n->b};                                  \
   }
     KILN_FOR_EACH_BINARY_EXPR(X)
     KILN_FOR_EACH_CMP_EXPR(X)

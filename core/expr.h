@@ -81,6 +81,8 @@ class ExprNode : public Object {
   explicit ExprNode(ExprKind k) : kind(k) {}
   const ExprKind kind;
   DataType dtype;
+  // The kind's typing rule (core/expr_type.h).
+  void validate() const override;
 };
 
 class Expr : public ObjectRef {
@@ -235,6 +237,7 @@ struct BinaryOperands {
   explicit operator bool() const { return a != nullptr; }
 };
 BinaryOperands binary_operands(const Expr& e);  // empty for any other node
+BinaryOperands binary_operands_of(const ExprNode& n);
 bool is_comparison(ExprKind k);
 
 class NotNode : public ExprNode {
@@ -315,7 +318,6 @@ class CallNode : public ExprNode {
  public:
   Intrinsic op = Intrinsic::exp;
   std::vector<Expr> args;
-  void validate() const override;
   KILN_EXPR_NODE(Call, op, args)
 };
 KILN_REGISTER_NODE(CallNode);
@@ -325,7 +327,6 @@ class BufferLoadNode : public ExprNode {
  public:
   Buffer buffer;
   std::vector<Expr> indices;
-  void validate() const override;
   KILN_EXPR_NODE(BufferLoad, buffer, indices)
 };
 KILN_REGISTER_NODE(BufferLoadNode);

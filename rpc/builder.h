@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "rpc/error_kind.h"
+#include "core/error_kind.h"
 #include "rpc/process/worker_process.h"
 #include "targets/build.h"
 #include "targets/runtime/arguments.h"

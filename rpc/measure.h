@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "rpc/error_kind.h"
+#include "core/error_kind.h"
 #include "targets/build.h"
 #include "targets/runtime/arguments.h"
 #include "targets/runtime/timing.h"

@@ -56,13 +56,19 @@ void run_on_runner(const Args& a) {
   ops::Workload w = ops::parse_workload(a.workload);
   PrimFunc f = ops::build_workload(w);
   std::optional<Trace> trace;
+  std::optional<StoredTrace> stored;
   if (!a.trace.empty()) trace = read_trace_file(a.trace);
-  else if (!a.db.empty()) trace = best_trace(a.db, f, target);
+  else if (!a.db.empty() && (stored = best_trace(a.db, f, target))) trace = stored->trace;
 
   rpc::Builder builder;
   std::vector<rpc::BuildResult> built = builder.build({{f, trace, target}, {f, std::nullopt, target}});
-  for (const rpc::BuildResult& b : built)
-    if (!b.ok()) KILN_USER_ERROR() << w.str() << ": " << rpc::error_kind_name(b.error) << " error: " << b.message;
+  for (const rpc::BuildResult& b : built) {
+    if (b.ok()) continue;
+    if (stored && b.error == ErrorKind::kInstantiation)
+      KILN_USER_ERROR() << stored->origin << ", the best for " << w.str() << ", holds a trace that no longer applies: "
+                        << b.message;
+    KILN_USER_ERROR() << w.str() << ": " << error_kind_name(b.error) << " error: " << b.message;
+  }
   log << "kiln: " << w.str() << " built in " << std::fixed << std::setprecision(1) << built[0].build_ms
       << " ms; measuring through runner " << a.runner << "\n";
 
@@ -82,7 +88,7 @@ void run_on_runner(const Args& a) {
   batch.candidates.push_back({0, built[0].artifact, built[0].args, key, check_tolerance(w.dtype)});
   rpc::MeasureResult r = runner->measure(batch).front();
   if (!r.ok()) {
-    std::cerr << "kiln: error: " << w.str() << ": " << rpc::error_kind_name(r.error) << ": " << r.message << "\n";
+    std::cerr << "kiln: error: " << w.str() << ": " << error_kind_name(r.error) << ": " << r.message << "\n";
     std::exit(1);
   }
   std::vector<double> times;

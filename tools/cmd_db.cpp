@@ -163,7 +163,7 @@ void add_db(CLI::App& app) {
   m->add_option("others", a->others, "databases to merge in")->required();
   m->callback([a] {
     auto into = tuning::open_sqlite_database(a->file);
-    for (const std::string& other : a->others) print_counts(tuning::merge(*into, *open_existing(other)), a->json);
+    for (const std::string& other : a->others) print_counts(tuning::merge(*into, *open_existing(other), other), a->json);
   });
   CLI::App* p = with_file(db->add_subcommand("prune", "keep the best k records of every workload and target"));
   p->add_option("--keep", a->keep, "records to keep per (workload, target)")->check(CLI::PositiveNumber)->capture_default_str();

@@ -11,7 +11,7 @@
 
 namespace kiln {
 
-std::optional<Trace> best_trace(const std::string& db_path, const PrimFunc& func, const Target& target) {
+std::optional<StoredTrace> best_trace(const std::string& db_path, const PrimFunc& func, const Target& target) {
   auto db = tuning::open_sqlite_database(db_path, tuning::OpenMode::kExisting);
   std::optional<tuning::TuningRecord> best = tuning::best_record(*db, func, target.str());
   if (!best) {
@@ -19,11 +19,12 @@ std::optional<Trace> best_trace(const std::string& db_path, const PrimFunc& func
               << "; using the default schedule\n";
     return std::nullopt;
   }
+  std::string origin = db_path + ": record " + std::to_string(best->id) + " (workload " + best->workload_key +
+                       ", target '" + best->target + "')";
   try {
-    return Trace::parse(best->trace_json);
+    return StoredTrace{Trace::parse(best->trace_json), origin};
   } catch (const Error& e) {
-    KILN_USER_ERROR() << db_path << ": the best record of workload " << best->workload_key
-                      << " holds a trace that cannot be read: " << e.what();
+    KILN_USER_ERROR() << origin << " holds a trace that cannot be read: " << e.what();
   }
 }
 
@@ -31,15 +32,15 @@ OpProgram prepare_op(const std::string& workload, const Target& target, const Pr
   ops::Workload w = ops::parse_workload(workload);
   PrimFunc f = ops::build_workload(w);
   const Trace* trace = options.trace;
-  std::optional<Trace> from_db;
-  if (!trace && !options.db.empty() && (from_db = best_trace(options.db, f, target))) trace = &*from_db;
+  std::optional<StoredTrace> from_db;
+  if (!trace && !options.db.empty() && (from_db = best_trace(options.db, f, target))) trace = &from_db->trace;
   PrimFunc scheduled = f;
   try {
     if (trace) scheduled = apply_trace(*trace, f).func();
   } catch (const Error& e) {
     if (!from_db) throw;
-    KILN_USER_ERROR() << options.db << ": the best record for " << w.str() << " holds a trace that no longer applies: "
-                      << e.what();
+    KILN_USER_ERROR() << from_db->origin << ", the best for " << w.str()
+                      << ", holds a trace that no longer applies: " << e.what();
   }
   PrimFunc lowered = lower(scheduled, target, options.after_pass);
   return OpProgram{w, target, f, scheduled, lowered};

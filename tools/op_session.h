@@ -47,11 +47,19 @@ struct PrepareOptions {
 // bad workload or a trace that does not fit it (naming the instruction).
 OpProgram prepare_op(const std::string& workload, const Target& target, const PrepareOptions& options = {});
 
+// The trace of a stored record, and which record it is for messages:
+// "tuning.db: record 17 (workload v1-..., target 'llvm ...')".
+struct StoredTrace {
+  Trace trace;
+  std::string origin;
+};
+
 // The trace of the best record the tuning database at `db_path` holds for
 // `func` on `target`; nullopt, after a warning on stderr naming the targets
 // it does hold, when there is none. Throws kiln::Error naming the file for a
-// file that is no tuning database or a stored trace that cannot be read.
-std::optional<Trace> best_trace(const std::string& db_path, const PrimFunc& func, const Target& target);
+// file that is no tuning database, and the record for a stored trace that
+// cannot be read.
+std::optional<StoredTrace> best_trace(const std::string& db_path, const PrimFunc& func, const Target& target);
 
 // Reads a trace from a JSON file. Throws kiln::Error naming the file.
 Trace read_trace_file(const std::string& path);

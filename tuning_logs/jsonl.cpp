@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "core/error.h"
+#include "tuning_logs/validate.h"
 
 namespace kiln::tuning {
 namespace {
@@ -100,9 +101,11 @@ ImportCounts import_jsonl(Database& db, std::istream& in, const std::string& nam
         KILN_USER_ERROR() << "format version " << version << ", this kiln reads " << kJsonlVersion;
       if (j.contains("workload")) {
         workloads.push_back(workload_from(j.at("workload")));
+        check_workload(workloads.back());
         known[workloads.back().key] = true;
       } else if (j.contains("record")) {
         records.push_back(record_from(j.at("record")));
+        check_record(records.back());
         const std::string& key = records.back().workload_key;
         if (!known.count(key)) known[key] = db.workload(key).has_value();
         if (!known[key]) KILN_USER_ERROR() << "record of workload " << key << ", which neither the file nor the database holds";
@@ -118,10 +121,25 @@ ImportCounts import_jsonl(Database& db, std::istream& in, const std::string& nam
   return add_all(db, workloads, records, name);
 }
 
-ImportCounts merge(Database& into, Database& from) {
+ImportCounts merge(Database& into, Database& from, const std::string& name) {
+  std::vector<WorkloadEntry> workloads = from.workloads();
+  for (const WorkloadEntry& w : workloads) {
+    try {
+      check_workload(w);
+    } catch (const Error& e) {
+      KILN_USER_ERROR() << name << ": " << e.what();
+    }
+  }
   std::vector<TuningRecord> records;
-  from.for_each_record([&](const TuningRecord& r) { records.push_back(r); });
-  return add_all(into, from.workloads(), records, "merge");
+  from.for_each_record([&](const TuningRecord& r) {
+    try {
+      check_record(r);
+    } catch (const Error& e) {
+      KILN_USER_ERROR() << name << ": record " << r.id << ": " << e.what();
+    }
+    records.push_back(r);
+  });
+  return add_all(into, workloads, records, name);
 }
 
 }  // namespace kiln::tuning

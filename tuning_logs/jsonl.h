@@ -29,16 +29,20 @@ struct ImportCounts {
   int64_t duplicates = 0;  // records the database already held
 };
 
-// Reads every line of `in` (called `name` in messages) before writing
-// anything: a malformed line, an unknown version, a record of an unknown
-// workload or a workload key held by another computation is a kiln::Error
+// Reads and checks (validate.h) every line of `in` (called `name` in
+// messages) before writing anything: a malformed line, an unknown version,
+// a workload whose IR is invalid or not its key's, a record that fails its
+// checks, a record of an unknown workload or a workload key held by another
+// computation is a kiln::Error
 // naming `name:line`, and the database is left as it was. Records are added
 // in one transaction, skipping those whose (workload, target, trace) the
 // database already holds.
 ImportCounts import_jsonl(Database& db, std::istream& in, const std::string& name);
 
-// Copies every workload and record of `from` into `into`, skipping records
-// `into` already holds (same workload, target and trace).
-ImportCounts merge(Database& into, Database& from);
+// Copies every workload and record of `from` (called `name` in messages)
+// into `into`, skipping records `into` already holds (same workload, target
+// and trace). Everything is checked first, as import_jsonl does; an error
+// names the record's number in `from`, and `into` is left as it was.
+ImportCounts merge(Database& into, Database& from, const std::string& name);
 
 }  // namespace kiln::tuning

@@ -20,6 +20,7 @@ struct WorkloadEntry {
 
 // One measured candidate, failed ones included: a failure is knowledge too.
 struct TuningRecord {
+  int64_t id = 0;  // the database's number for it once stored; 0 before
   std::string workload_key;
   std::string target;  // canonical target string
   std::string device_key;
@@ -27,7 +28,7 @@ struct TuningRecord {
   std::string trace_json;
   std::vector<double> run_secs;  // every repeat's seconds per run
   double build_ms = 0;
-  std::string error_kind = "none";  // rpc/error_kind.h's names
+  std::string error_kind = "none";  // core/error_kind.h's names
   std::string error_message;
   int feature_version = 0;  // the cost model's feature schema; 0: none
   std::string kiln_version;

@@ -6,41 +6,16 @@
 #include "core/error.h"
 #include "core/json.h"
 #include "core/structural.h"
+#include "tir/analysis/workload_key.h"
+#include "tuning_logs/sqlite_schema.h"
 #include "tuning_logs/sqlite_statement.h"
+#include "tuning_logs/workload_entry.h"
 
 namespace kiln::tuning {
 namespace {
 
 // PRAGMA application_id of every kiln tuning database: "KILN".
 constexpr int64_t kApplicationId = 0x4B494C4E;
-
-constexpr const char* kSchemaV1 = R"sql(
-CREATE TABLE workloads(
-  key TEXT PRIMARY KEY,
-  ir_json TEXT NOT NULL,
-  op TEXT NOT NULL,
-  shape TEXT NOT NULL,
-  flops REAL NOT NULL);
-CREATE TABLE records(
-  id INTEGER PRIMARY KEY,
-  workload_key TEXT NOT NULL REFERENCES workloads(key),
-  target TEXT NOT NULL,
-  device_key TEXT NOT NULL,
-  cpu_model TEXT NOT NULL,
-  trace_json TEXT NOT NULL,
-  trace_hash TEXT NOT NULL,
-  run_secs TEXT NOT NULL,
-  mean_secs REAL,
-  median_secs REAL,
-  build_ms REAL NOT NULL,
-  error_kind TEXT NOT NULL,
-  error_message TEXT NOT NULL,
-  feature_version INTEGER NOT NULL,
-  kiln_version TEXT NOT NULL,
-  created_at INTEGER NOT NULL);
-CREATE INDEX records_best ON records(workload_key, target, median_secs) WHERE error_kind = 'none';
-CREATE INDEX records_by_trace ON records(workload_key, target, trace_hash);
-)sql";
 
 constexpr const char* kRecordColumns =
     "workload_key, target, device_key, cpu_model, trace_json, run_secs, build_ms, error_kind, error_message, "
@@ -71,20 +46,22 @@ int64_t pragma(SqliteConnection& c, const std::string& name) {
   return s.step() ? s.integer(0) : 0;
 }
 
+// Reads a row selected as "id, " + kRecordColumns.
 TuningRecord read_record(const SqliteStatement& s) {
   TuningRecord r;
-  r.workload_key = s.text(0);
-  r.target = s.text(1);
-  r.device_key = s.text(2);
-  r.cpu_model = s.text(3);
-  r.trace_json = s.text(4);
-  r.run_secs = nlohmann::json::parse(s.text(5)).get<std::vector<double>>();
-  r.build_ms = s.real(6);
-  r.error_kind = s.text(7);
-  r.error_message = s.text(8);
-  r.feature_version = static_cast<int>(s.integer(9));
-  r.kiln_version = s.text(10);
-  r.created_at = s.integer(11);
+  r.id = s.integer(0);
+  r.workload_key = s.text(1);
+  r.target = s.text(2);
+  r.device_key = s.text(3);
+  r.cpu_model = s.text(4);
+  r.trace_json = s.text(5);
+  r.run_secs = nlohmann::json::parse(s.text(6)).get<std::vector<double>>();
+  r.build_ms = s.real(7);
+  r.error_kind = s.text(8);
+  r.error_message = s.text(9);
+  r.feature_version = static_cast<int>(s.integer(10));
+  r.kiln_version = s.text(11);
+  r.created_at = s.integer(12);
   return r;
 }
 
@@ -151,7 +128,7 @@ class SqliteDatabase final : public Database {
   }
 
   void for_each_record(const std::function<void(const TuningRecord&)>& fn) override {
-    SqliteStatement q(c_, std::string("SELECT ") + kRecordColumns + " FROM records ORDER BY id");
+    SqliteStatement q(c_, std::string("SELECT id, ") + kRecordColumns + " FROM records ORDER BY id");
     while (q.step()) fn(read_record(q));
   }
 
@@ -174,7 +151,7 @@ class SqliteDatabase final : public Database {
 
   std::vector<TuningRecord> top_k(const std::string& workload_key, const std::string& target, int k,
                                   const std::string& device_key) override {
-    std::string sql = std::string("SELECT ") + kRecordColumns +
+    std::string sql = std::string("SELECT id, ") + kRecordColumns +
                       " FROM records WHERE workload_key = ? AND target = ? AND error_kind = 'none' "
                       "AND median_secs IS NOT NULL" +
                       (device_key.empty() ? "" : " AND device_key = ?") + " ORDER BY median_secs LIMIT ?";
@@ -226,33 +203,49 @@ class SqliteDatabase final : public Database {
   }
 
  private:
-  // Creates the schema in an empty file; checks what any other file is.
+  // Creates the schema in an empty file, checks what any other file is, and
+  // migrates an older one (schema, then workload keys), each in one
+  // transaction that leaves the file as it was if it fails.
   void open_or_create() {
     int64_t app = 0, version = 0, tables = 0;
-    try {
+    auto read_state = [&] {
       app = pragma(c_, "application_id");
       version = pragma(c_, "user_version");
       SqliteStatement q(c_, "SELECT COUNT(*) FROM sqlite_master");
       tables = q.step() ? q.integer(0) : 0;
+    };
+    try {
+      read_state();
     } catch (const Error& e) {
       KILN_USER_ERROR() << c_.path() << " is not a kiln tuning database, or is corrupt (" << e.what() << ")";
     }
-    if (app == 0 && tables == 0) {
-      c_.transaction([&] {
-        // Another process may have created it meanwhile.
-        if (pragma(c_, "application_id") != 0) return;
-        c_.exec(kSchemaV1);
-        c_.exec("PRAGMA application_id = " + std::to_string(kApplicationId) + "; PRAGMA user_version = " +
-                std::to_string(kSchemaVersion));
-      });
-      app = kApplicationId;
-      version = pragma(c_, "user_version");
-    }
-    if (app != kApplicationId) KILN_USER_ERROR() << c_.path() << " is not a kiln tuning database";
+    const bool empty = app == 0 && tables == 0;
+    if (!empty && app != kApplicationId) KILN_USER_ERROR() << c_.path() << " is not a kiln tuning database";
     if (version > kSchemaVersion)
       KILN_USER_ERROR() << c_.path() << " has schema version " << version << ", newer than this kiln's "
                         << kSchemaVersion << ": use a newer kiln";
-    if (version < 1) KILN_USER_ERROR() << c_.path() << " has an unknown schema version " << version;
+    if (!empty && version < 1) KILN_USER_ERROR() << c_.path() << " has an unknown schema version " << version;
+    if (version < kSchemaVersion) {
+      c_.transaction([&] {
+        read_state();  // another process may have done it meanwhile
+        if (app == 0 && tables == 0) {
+          migrate_schema(c_, 0);
+          c_.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+        } else if (version < kSchemaVersion) {
+          migrate_schema(c_, static_cast<int>(version));
+        }
+      });
+    }
+    int keys = stored_workload_key_version(c_);
+    if (keys > kWorkloadKeyVersion)
+      KILN_USER_ERROR() << c_.path() << " uses workload keys v" << keys << ", newer than this kiln's v"
+                        << kWorkloadKeyVersion << ": use a newer kiln";
+    if (keys < kWorkloadKeyVersion) {
+      c_.transaction([&] {
+        if (stored_workload_key_version(c_) < kWorkloadKeyVersion)
+          migrate_workload_keys(c_, kWorkloadKeyVersion, rekey_workload);
+      });
+    }
   }
 
   SqliteConnection c_;

@@ -2,7 +2,8 @@
 //
 // The file says what it is: PRAGMA application_id is 'KILN', and
 // PRAGMA user_version is the schema version, which an older file is
-// migrated from and a newer one is refused at. It runs in WAL mode with a
+// migrated from and a newer one is refused at (sqlite_schema.h); workload
+// keys made by an older scheme are recomputed from the stored IR. It runs in WAL mode with a
 // busy timeout, and each batch is one transaction, so several tuner
 // processes can write one file at once and a writer killed mid-batch leaves
 // every committed batch and nothing of the rest.
@@ -12,11 +13,9 @@
 #include <string>
 
 #include "tuning_logs/database.h"
+#include "tuning_logs/sqlite_schema.h"
 
 namespace kiln::tuning {
-
-// The schema this kiln writes.
-constexpr int kSchemaVersion = 1;
 
 enum class OpenMode {
   kCreate,    // create the file if missing

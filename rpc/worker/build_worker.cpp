@@ -6,6 +6,7 @@
 #include "targets/build.h"
 #include "targets/lower.h"
 #include "targets/runtime/arguments.h"
+#include "tir/analysis/verify.h"
 #include "tir/schedule/schedule.h"
 
 namespace kiln::rpc {
@@ -25,7 +26,9 @@ proto::BuildReply BuildWorker::handle(const proto::BuildRequest& req) {
   std::optional<Target> target;
   try {
     if (req.func_json() != func_json_) {
+      func_json_.clear();
       func_ = load_json_as<PrimFunc>(req.func_json());
+      verify(func_);  // from another process: checked before use
       func_json_ = req.func_json();
     }
     target = Target::parse(req.target());

@@ -14,6 +14,7 @@
 #include "targets/target.h"
 #include "tir/analysis/workload_key.h"
 #include "tuning_logs/sqlite_database.h"
+#include "tuning_logs/workload_entry.h"
 
 namespace kiln::testing {
 namespace {
@@ -52,9 +53,9 @@ std::string sample_db(const std::string& name, const std::string& trace = read_f
   auto db = tuning::open_sqlite_database(path);
   ops::Workload w = ops::parse_workload(kWorkload);
   PrimFunc f = ops::build_workload(w);
-  db->add_workload({workload_key(f), save_json(canonical_workload(f)), w.op, w.str(), ops::workload_flops(w)});
+  db->add_workload(tuning::workload_entry(f, w.op, w.str(), ops::workload_flops(w)));
   db->add_records({record(f, Target::host().str(), trace, 1e-5),
-                   record(f, "llvm -mcpu=haswell -num-cores=2", "[]", 2e-5)});
+                   record(f, "llvm -mcpu=haswell -num-cores=2", R"({"kiln_trace": 1, "instructions": []})", 2e-5)});
   return path;
 }
 
@@ -105,8 +106,12 @@ TEST(DbCli, ARecordWhoseTraceNoLongerAppliesIsAnError) {
   std::string db = sample_db("stale", stale);
   CliRun r = kiln("bench-op " + kWorkload + " --db " + db + " --repeat 1");
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("no longer applies"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(db), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(db + ": record 1 (workload "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("holds a trace that no longer applies"), std::string::npos) << r.out;
+  // The same through a runner: the builder's instantiation error names the record too.
+  CliRun remote = kiln("bench-op " + kWorkload + " --db " + db + " --repeat 1 --runner local");
+  EXPECT_EQ(remote.code, 2) << remote.out;
+  EXPECT_NE(remote.out.find(db + ": record 1 (workload "), std::string::npos) << remote.out;
 }
 
 TEST(DbCli, ExportImportMergePrune) {

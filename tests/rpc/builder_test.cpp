@@ -9,7 +9,6 @@
 namespace kiln::testing {
 namespace {
 
-using rpc::ErrorKind;
 
 PrimFunc workload(const std::string& w) { return ops::build_workload(ops::parse_workload(w)); }
 
@@ -60,14 +59,15 @@ TEST(Builder, ATraceThatDoesNotApplyIsAnInstantiationError) {
   EXPECT_FALSE(r.message.empty());
 }
 
-TEST(Builder, AProgramThatDoesNotLowerIsALoweringError) {
-  // Stores into a buffer that is neither a parameter nor allocated.
+TEST(Builder, AnInvalidProgramIsAnInstantiationErrorNamingWhatIsWrong) {
+  // Stores into a buffer that is neither a parameter nor allocated: the
+  // worker verifies what it is sent before it schedules or lowers it.
   Buffer a("A", DataType::Float32(), {Expr(4)});
   Buffer stray("stray", DataType::Float32(), {Expr(4)});
   PrimFunc bad("bad", {a}, buffer_store(stray, Expr(1.0f), {Expr(0)}));
   rpc::Builder b(options());
   rpc::BuildResult r = b.build({{bad, std::nullopt, Target::host()}}).front();
-  EXPECT_EQ(r.error, ErrorKind::kLowering);
+  EXPECT_EQ(r.error, ErrorKind::kInstantiation);
   EXPECT_NE(r.message.find("stray"), std::string::npos) << r.message;
 }
 

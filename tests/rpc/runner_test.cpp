@@ -16,7 +16,6 @@
 namespace kiln::testing {
 namespace {
 
-using rpc::ErrorKind;
 
 PrimFunc small_matmul() { return ops::build_workload(ops::parse_workload("matmul:M=32,N=32,K=32")); }
 

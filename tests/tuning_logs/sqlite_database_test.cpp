@@ -160,7 +160,7 @@ TEST(SqliteDatabase, ANewerSchemaIsRefused) {
     open_sqlite_database(path);
     FAIL() << "opened a newer schema";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("schema version 99, newer than this kiln's 1"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("schema version 99, newer than this kiln's " + std::to_string(kSchemaVersion)), std::string::npos)
         << e.what();
   }
 }

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/expr_type.h"
 #include "core/functor.h"
 
 namespace kiln {
@@ -49,6 +50,12 @@ class Verifier : public ExprVisitor {
 
   void visit(const Expr& e) override {
     if (error_) return;
+    if (e.defined()) {
+      if (auto t = expr_type_error(*e)) {
+        fail() << "ill-typed expression" << where() << ": " << *t;
+        return;
+      }
+    }
     ExprVisitor::visit(e);
   }
 

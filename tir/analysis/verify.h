@@ -10,6 +10,8 @@
 //    reach it only through its BlockRealize's iter_values;
 //  - a BlockRealize has one iter value per iter var; a Block without a
 //    realize has no iter vars;
+//  - every expression is well typed (core/expr_type.h): operands of one
+//    type, boolean conditions, integer indices, ...;
 //  - no Reduce (it belongs to compute definitions only);
 //  - every load, store and block region names a buffer that is a parameter,
 //    an enclosing Allocate's, or in an enclosing block's alloc_buffers, with

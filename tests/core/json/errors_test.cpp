@@ -144,6 +144,18 @@ TEST(JsonErrors, NodeInvariantsAreChecked) {
   EXPECT_EQ(error_of(d), "node 1 (Call): exp takes 1 arguments, not 2");
 }
 
+TEST(JsonErrors, OperandTypesAreChecked) {
+  // i + 1 whose constant claims to be a float: the Add's operands then differ.
+  nlohmann::json d = good();
+  d["nodes"][1] = to_json(Expr(1.0f))["nodes"][0];
+  EXPECT_EQ(error_of(d), "node 2 (Add): Add of int32 and float32: operands differ in type");
+  // i < 1 typed int32 instead of bool.
+  Var i("i");
+  nlohmann::json c = to_json(i < 1);
+  c["nodes"][c["root"].get<size_t>()]["dtype"] = {{"dtype", "int32"}};
+  EXPECT_EQ(error_of(c), "node 2 (LT): LT of int32 typed int32, not bool");
+}
+
 TEST(JsonErrors, RootOfTheWrongType) {
   std::string text = good().dump();
   try {

@@ -165,6 +165,56 @@ TEST(Verify, StoredValueHasTheBufferType) {
                  "store of float32x4 into A of float32 with 1-lane indices");
 }
 
+// An expression node built by hand, skipping its constructor's type rules.
+template <typename N, typename F>
+Expr raw_expr(DataType t, F&& fill) {
+  auto n = std::make_shared<N>();
+  n->dtype = t;
+  fill(*n);
+  return Expr(ObjectPtr(std::move(n)));
+}
+
+TEST(Verify, ExpressionsAreWellTyped) {
+  Buffer A("A", kF32, {Expr(4)});
+  Var i("i");
+  auto store = [&](Expr value, Expr index = Expr(0)) {
+    return PrimFunc("f", {A}, loop(i, 4, buffer_store(A, std::move(value), {std::move(index)})));
+  };
+  // Before: A[0] = A[i] + 1.0f, built by the constructors.
+  expect_valid(store(buffer_load(A, {i}) + Expr(1.0f)));
+  // float32 + int32: the constructor would have inserted a cast.
+  Expr mixed = raw_expr<AddNode>(kF32, [&](AddNode& n) {
+    n.a = buffer_load(A, {i});
+    n.b = Expr(1);
+  });
+  expect_invalid(store(mixed), "ill-typed expression: Add of float32 and int32: operands differ in type");
+  // A comparison typed as its operands instead of bool.
+  Expr cmp = raw_expr<LTNode>(DataType::Int32(), [&](LTNode& n) {
+    n.a = i;
+    n.b = Expr(2);
+  });
+  expect_invalid(store(Expr(1.0f), cmp), "LT of int32 typed int32, not bool");
+  // A select on an integer condition.
+  Expr sel = raw_expr<SelectNode>(kF32, [&](SelectNode& n) {
+    n.cond = i;
+    n.true_value = Expr(1.0f);
+    n.false_value = Expr(2.0f);
+  });
+  expect_invalid(store(sel), "select condition of type int32");
+  // A load typed float64 from a float32 buffer.
+  Expr load = raw_expr<BufferLoadNode>(DataType::Float(64), [&](BufferLoadNode& n) {
+    n.buffer = A;
+    n.indices = {i};
+  });
+  expect_invalid(PrimFunc("f", {A}, loop(i, 4, evaluate(load))), "load of float32 from A typed float64");
+  // Checked inside indices, too: a float index.
+  Expr findex = raw_expr<BufferLoadNode>(kF32, [&](BufferLoadNode& n) {
+    n.buffer = A;
+    n.indices = {Expr(1.0f)};
+  });
+  expect_invalid(store(findex), "index of A of type float32");
+}
+
 TEST(Verify, BuffersMustBeParamsOrAllocated) {
   Buffer A("A", kF32, {Expr(4)}), T("T", kF32, {Expr(4)});
   Var i("i"), vi("vi"), j("j"), wj("wj");

@@ -1,12 +1,14 @@
 // Why a candidate has no time: the error kinds of the builder and the
 // runner (docs/measurement.md). A failing candidate is a result with one of
-// these, never an exception out of the tuner.
+// these, never an exception out of the tuner. The builder, the runner, the
+// tuning database (which stores the names) and the search (which counts
+// failures by kind) share this one vocabulary, so it lives at the bottom.
 #pragma once
 
 #include <optional>
 #include <string>
 
-namespace kiln::rpc {
+namespace kiln {
 
 enum class ErrorKind {
   kNone,
@@ -25,4 +27,4 @@ enum class ErrorKind {
 const char* error_kind_name(ErrorKind k);
 std::optional<ErrorKind> parse_error_kind(const std::string& name);
 
-}  // namespace kiln::rpc
+}  // namespace kiln

@@ -1,9 +1,9 @@
-#include "rpc/error_kind.h"
+#include "core/error_kind.h"
 
 #include <array>
 #include <utility>
 
-namespace kiln::rpc {
+namespace kiln {
 namespace {
 
 constexpr std::array<std::pair<ErrorKind, const char*>, 9> kNames = {{
@@ -33,4 +33,4 @@ std::optional<ErrorKind> parse_error_kind(const std::string& name) {
   return std::nullopt;
 }
 
-}  // namespace kiln::rpc
+}  // namespace kiln
