@@ -62,7 +62,8 @@ struct InstructionKind {
   X(storage_align)                   \
   X(sample_perfect_tile)             \
   X(sample_categorical)              \
-  X(sample_compute_location)
+  X(sample_compute_location)        \
+  X(enter_postproc)
 
 namespace inst {
 #define X(name) extern const InstructionKind name;

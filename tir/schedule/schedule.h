@@ -100,6 +100,16 @@ class Schedule {
   void bind(LoopRV loop, const std::string& thread);
   void annotate(LoopRV loop, const std::string& key, const AnnValue& value);
   void annotate(BlockRV block, const std::string& key, const AnnValue& value);
+  // With a sampled value, so that the search can change it: the trace keeps
+  // the handle, not the number ("pragma_auto_unroll_max_step" from a
+  // sample_categorical over {0, 16, 64, 512}).
+  void annotate(LoopRV loop, const std::string& key, ExprRV value);
+  void annotate(BlockRV block, const std::string& key, ExprRV value);
+
+  // Marks the end of a design-space trace: what follows is postprocessing
+  // (search/postproc.h), which the search cuts off and runs again after it
+  // changes a decision (Trace::without_postproc).
+  void enter_postproc();
 
   // ---- Blocks --------------------------------------------------------------
   // Moves a reduction block's init into a new block (returned) placed just
@@ -208,6 +218,8 @@ class Schedule {
   // Indexed by RVKind: a block's name, a loop (its variable or a mark), a value.
   using Symbol = std::variant<std::string, std::variant<Var, LocationMark>, int64_t>;
   const Symbol& symbol(RV rv, RVKind kind) const;
+  void set_loop_annotation(LoopRV loop, const std::string& key, Expr value);
+  void set_block_annotation(BlockRV block, const std::string& key, Expr value);
 
   PrimFunc func_;
   ScheduleOptions options_;

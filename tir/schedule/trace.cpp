@@ -105,6 +105,15 @@ nlohmann::json Trace::to_json() const {
   return {{"kiln_trace", kTraceJsonVersion}, {"instructions", insts}};
 }
 
+Trace Trace::without_postproc() const {
+  Trace t;
+  for (const Instruction& inst : insts_) {
+    if (inst.kind == &inst::enter_postproc) break;
+    t.append(inst);
+  }
+  return t;
+}
+
 Trace Trace::from_json(const nlohmann::json& doc) {
   if (!doc.is_object()) KILN_USER_ERROR() << "trace: expected a JSON object, got " << doc.type_name();
   if (!doc.contains("kiln_trace") || doc["kiln_trace"] != kTraceJsonVersion)

@@ -11,23 +11,44 @@
 
 namespace kiln {
 
-PrimFunc lower(const PrimFunc& input, const LowerOptions& options) {
-  if (options.verify) verify(input);
-  PrimFunc f = input;
-  auto step = [&](const char* name, PrimFunc next) {
+namespace {
+
+// Runs one step and reports it.
+struct Steps {
+  const LowerOptions& options;
+  PrimFunc f;
+  void operator()(const char* name, PrimFunc next) {
     f = std::move(next);
     if (options.after_pass) options.after_pass(name, f);
-  };
-  step("lower_blocks", lower_blocks(f));
-  step("compact_buffers", compact_buffers(f));
-  step("flatten_buffers", flatten_buffers(f));
-  step("simplify", simplify(f));
-  step("unroll_loops", unroll_loops(f, options.max_unroll_extent));
-  step("vectorize_loops", vectorize_loops(f, options.max_lanes));
-  step("serialize_nested_parallel", serialize_nested_parallel(f));
-  step("simplify", simplify(f));
-  if (options.verify) verify_lowered(f);
-  return f;
+  }
+};
+
+void to_loops(Steps& step) {
+  step("lower_blocks", lower_blocks(step.f));
+  step("compact_buffers", compact_buffers(step.f));
+  step("flatten_buffers", flatten_buffers(step.f));
+  step("simplify", simplify(step.f));
+}
+
+}  // namespace
+
+PrimFunc lower_to_loops(const PrimFunc& input, const LowerOptions& options) {
+  if (options.verify) verify(input);
+  Steps step{options, input};
+  to_loops(step);
+  return step.f;
+}
+
+PrimFunc lower(const PrimFunc& input, const LowerOptions& options) {
+  if (options.verify) verify(input);
+  Steps step{options, input};
+  to_loops(step);
+  step("unroll_loops", unroll_loops(step.f, options.max_unroll_extent));
+  step("vectorize_loops", vectorize_loops(step.f, options.max_lanes));
+  step("serialize_nested_parallel", serialize_nested_parallel(step.f));
+  step("simplify", simplify(step.f));
+  if (options.verify) verify_lowered(step.f);
+  return step.f;
 }
 
 }  // namespace kiln

@@ -25,4 +25,10 @@ struct LowerOptions {
 
 PrimFunc lower(const PrimFunc& f, const LowerOptions& options = {});
 
+// The first half of lower(): blocks become loops over flat, compacted
+// buffers, simplified, with every loop's kind and annotations still as the
+// schedule set them (no unrolling, no vectors yet). What the cost model's
+// features read: the schedule's intent, at a fraction of lower()'s cost.
+PrimFunc lower_to_loops(const PrimFunc& f, const LowerOptions& options = {});
+
 }  // namespace kiln

@@ -5,18 +5,55 @@
 namespace kiln {
 namespace {
 
+// Straight-line statements a body becomes once unrolled, counting a
+// vectorized loop as one; -1 if it holds any other loop.
+int64_t straight_line_size(const Stmt& s) {
+  switch (s.kind()) {
+    case StmtKind::For: return s.as<ForNode>()->for_kind == ForKind::kVectorized ? 1 : -1;
+    case StmtKind::SeqStmt: {
+      int64_t n = 0;
+      for (const Stmt& c : s.as<SeqStmtNode>()->seq) {
+        int64_t k = straight_line_size(c);
+        if (k < 0) return -1;
+        n += k;
+      }
+      return n;
+    }
+    case StmtKind::IfThenElse: {
+      const auto* op = s.as<IfThenElseNode>();
+      int64_t a = straight_line_size(op->then_case);
+      int64_t b = op->else_case.defined() ? straight_line_size(op->else_case) : 0;
+      return a < 0 || b < 0 ? -1 : a + b;
+    }
+    case StmtKind::LetStmt: return straight_line_size(s.as<LetStmtNode>()->body);
+    case StmtKind::Allocate: return straight_line_size(s.as<AllocateNode>()->body);
+    default: return 1;
+  }
+}
+
 class Unroller : public StmtMutator {
  public:
   explicit Unroller(int64_t max_extent) : max_extent_(max_extent) {}
   using StmtMutator::mutate;
 
   Stmt visit_For(const ForNode* op, const Stmt& s) override {
+    const int64_t outer_step = auto_step_;
+    if (auto it = op->annotations.find(kAutoUnrollMaxStep); it != op->annotations.end())
+      if (const int64_t* v = as_const_int(it->second)) auto_step_ = *v;
     Stmt body = mutate(op->body);
+    auto_step_ = outer_step;
     const int64_t* mn = as_const_int(op->min);
     const int64_t* ext = as_const_int(op->extent);
-    if (op->for_kind != ForKind::kUnrolled || !mn || !ext || *ext > max_extent_) {
-      return with_loop_body(s, body);
+    if (!mn || !ext) return with_loop_body(s, body);
+    bool unroll = op->for_kind == ForKind::kUnrolled && *ext <= max_extent_;
+    // Inside an auto-unroll annotation (not on the annotated loop itself): a
+    // serial loop whose body has no loop left, if the code it becomes stays
+    // within the step.
+    if (op->for_kind == ForKind::kSerial && outer_step > 0 && op->annotations.empty()) {
+      int64_t size = straight_line_size(body);
+      unroll = size > 0 && *ext * size <= outer_step;
     }
+    if (!unroll) return with_loop_body(s, body);
     std::vector<Stmt> copies;
     for (int64_t i = 0; i < *ext; ++i)
       copies.push_back(substitute(body, {{op->loop_var, int_imm(op->loop_var.dtype(), *mn + i)}}));
@@ -25,6 +62,7 @@ class Unroller : public StmtMutator {
 
  private:
   int64_t max_extent_;
+  int64_t auto_step_ = 0;  // the innermost enclosing annotation's step; 0: none
 };
 
 }  // namespace

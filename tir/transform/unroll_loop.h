@@ -11,6 +11,8 @@
 
 namespace kiln {
 
+inline constexpr const char* kAutoUnrollMaxStep = "pragma_auto_unroll_max_step";
+
 PrimFunc unroll_loops(const PrimFunc& f, int64_t max_extent = 64);
 
 }  // namespace kiln

@@ -100,5 +100,39 @@ TEST(Annotate, LoopAndBlock) {
   expect_valid_schedule(sch, workload_func(kMatmul));
 }
 
+TEST(Annotate, WithASampledValueTheDecisionSetsTheValue) {
+  Schedule sch = schedule_of(kMatmul);
+  BlockRV c = sch.get_block("C");
+  auto loops = sch.get_loops(c);
+  ExprRV step = sch.sample_categorical({0, 16, 64, 512}, {0.25, 0.25, 0.25, 0.25}, 2);
+  sch.annotate(loops[0], "pragma_auto_unroll_max_step", step);
+  sch.annotate(c, "kiln.unroll", step);
+  expect_valid_schedule(sch, workload_func(kMatmul));
+  auto step_of = [](const PrimFunc& f) {
+    const auto* root = f.body().as<BlockRealizeNode>()->block.as<BlockNode>();
+    return *as_const_int(root->body.as<ForNode>()->annotations.at("pragma_auto_unroll_max_step"));
+  };
+  EXPECT_EQ(step_of(sch.func()), 64);
+  // The search changes the decision; the replayed annotation follows.
+  Trace t = sch.trace();
+  size_t sample = 0;
+  while (!t.instructions()[sample].kind->is_sampling) ++sample;
+  Schedule replayed = apply_trace(t.with_decision(sample, 3), workload_func(kMatmul));
+  EXPECT_EQ(step_of(replayed.func()), 512);
+}
+
+TEST(EnterPostproc, TheTraceBeforeTheMarkerIsTheDesign) {
+  Schedule sch = schedule_of(kMatmul);
+  BlockRV c = sch.get_block("C");
+  auto loops = sch.get_loops(c);
+  sch.enter_postproc();
+  sch.parallel(loops[0]);
+  expect_valid_schedule(sch, workload_func(kMatmul));
+  EXPECT_EQ(sch.trace().size(), 4u);
+  Trace design = sch.trace().without_postproc();
+  ASSERT_EQ(design.size(), 2u);
+  EXPECT_EQ(design.instructions()[1].kind->name, "get_loops");
+}
+
 }  // namespace
 }  // namespace kiln

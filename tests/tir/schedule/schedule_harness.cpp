@@ -15,25 +15,6 @@ Schedule schedule_of(const std::string& workload, uint64_t seed) {
   return Schedule(workload_func(workload), ScheduleOptions{seed, /*verify_each_step=*/true});
 }
 
-void expect_same_results(const PrimFunc& original, const PrimFunc& scheduled) {
-  const std::vector<NDArray> inputs = make_arguments(original, 7);
-  const NDArray want = reference_outputs(original, inputs).back().copy();
-  const double tol = 1e-5;
-  EXPECT_LE(max_relative_error(reference_outputs(scheduled, inputs).back(), want), tol)
-      << "interpreter, scheduled:\n" << scheduled;
-
-  Target target = Target::parse("llvm -num-cores=2");
-  PrimFunc lowered = lower(scheduled, target);
-  auto kernel = build(lowered, target);
-  for (int threads : {1, 2}) {
-    ThreadPool pool(threads);
-    std::vector<NDArray> args = make_arguments(original, 7);
-    run_kernel(*kernel, args, pool);
-    EXPECT_LE(max_relative_error(args.back(), want), tol)
-        << "LLVM on " << threads << " threads, lowered:\n" << lowered;
-  }
-}
-
 void expect_trace_roundtrip(const Schedule& sch, const PrimFunc& original) {
   const std::string text = sch.trace().to_json().dump();
   Trace back = Trace::parse(text);

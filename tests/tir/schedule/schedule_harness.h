@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "support/kernel_check.h"
 #include "tir/schedule/schedule.h"
 
 namespace kiln::testing {
@@ -15,11 +16,6 @@ PrimFunc workload_func(const std::string& workload);
 
 // A schedule of a workload with the verifier on after every primitive.
 Schedule schedule_of(const std::string& workload, uint64_t seed = 1);
-
-// Runs `scheduled` in the interpreter and as LLVM code (1 and 2 threads) on
-// the same seeded inputs as `original` in the interpreter; fails the test
-// when the outputs differ beyond float32 rounding.
-void expect_same_results(const PrimFunc& original, const PrimFunc& scheduled);
 
 // The trace of `sch`, written to JSON text, read back and replayed on
 // `original`, gives a structurally equal function and the same JSON.

@@ -153,6 +153,29 @@ TEST(UnrollLoops, ConstantExtentExpands) {
   EXPECT_TRUE(structural_equal(unroll_loops(f, 2).body(), f.body()));
 }
 
+TEST(UnrollLoops, AutoUnrollWithinTheAnnotatedStep) {
+  // for i (step S annotated): for j in 2: for k in 3: for v in vectorized(4): A[j, k, v] = 0
+  Buffer A("A", f32, {c(24)});
+  Var i("i"), j("j"), k("k"), v("v");
+  auto nest = [&](int64_t step) {
+    Stmt inner = loop(v, 4, buffer_store(A, fc(0), {j * 12 + k * 4 + v}), ForKind::kVectorized);
+    return PrimFunc("f", {A},
+                    for_loop(i, c(0), c(1), ForKind::kParallel, loop(j, 2, loop(k, 3, inner)), "",
+                             {{kAutoUnrollMaxStep, c(static_cast<int>(step))}}));
+  };
+  auto loops_left = [](const PrimFunc& f) {
+    int n = 0;
+    post_order_visit(f.body(), [&](const Stmt& s) { n += s.kind() == StmtKind::For; });
+    return n;
+  };
+  // Step 6 holds both loops' 2 x 3 copies of the vector store: only i and the six vector loops remain.
+  EXPECT_EQ(loops_left(unroll_loops(nest(6))), 1 + 6);
+  // Step 4 holds k's 3 copies but not j's 6: k unrolls, j stays.
+  EXPECT_EQ(loops_left(unroll_loops(nest(4))), 1 + 1 + 3);
+  // Step 0: nothing unrolls.
+  EXPECT_EQ(loops_left(unroll_loops(nest(0))), 4);
+}
+
 TEST(SerializeNestedParallel, InnerParallelBecomesSerial) {
   Buffer A("A", f32, {c(4), c(4)});
   Var i("i"), j("j");

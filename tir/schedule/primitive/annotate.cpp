@@ -14,35 +14,61 @@ Expr ann_expr(const AnnValue& v) {
 
 }  // namespace
 
-void Schedule::annotate(LoopRV loop, const std::string& key, const AnnValue& value) {
+void Schedule::set_loop_annotation(LoopRV loop, const std::string& key, Expr value) {
   Stmt l = loop_stmt(loop, "annotate");
   if (key.empty()) throw BadArgumentError("annotate", "empty annotation key");
   const auto* op = l.as<ForNode>();
   Annotations ann = op->annotations;
-  ann[key] = ann_expr(value);
+  ann[key] = std::move(value);
   Stmt nl = for_loop(op->loop_var, op->min, op->extent, op->for_kind, op->body, op->thread_tag, ann);
   update(func_.with_body(replace_stmt(func_.body(), l, nl)), "annotate");
+}
+
+void Schedule::annotate(LoopRV loop, const std::string& key, const AnnValue& value) {
+  set_loop_annotation(loop, key, ann_expr(value));
   record(inst::annotate, {loop.rv()}, {key, replay::ann_json(value)}, {});
 }
 
-void Schedule::annotate(BlockRV block, const std::string& key, const AnnValue& value) {
+void Schedule::annotate(LoopRV loop, const std::string& key, ExprRV value) {
+  set_loop_annotation(loop, key, int_imm(DataType::Int(32), this->value(value)));
+  record(inst::annotate, {loop.rv(), value.rv()}, {key}, {});
+}
+
+void Schedule::set_block_annotation(BlockRV block, const std::string& key, Expr value) {
   Stmt r = block_stmt(block, "annotate");
   if (key.empty()) throw BadArgumentError("annotate", "empty annotation key");
   const auto* realize = r.as<BlockRealizeNode>();
   const BlockNode* b = block_of(r);
   BlockFields fields = fields_of(b);
-  fields.annotations[key] = ann_expr(value);
+  fields.annotations[key] = std::move(value);
   Stmt nr = block_realize(realize->iter_values, realize->predicate, kiln::block(std::move(fields)));
   update(func_.with_body(replace_stmt(func_.body(), r, nr)), "annotate");
+}
+
+void Schedule::annotate(BlockRV block, const std::string& key, const AnnValue& value) {
+  set_block_annotation(block, key, ann_expr(value));
   record(inst::annotate, {block.rv()}, {key, replay::ann_json(value)}, {});
+}
+
+void Schedule::annotate(BlockRV block, const std::string& key, ExprRV value) {
+  set_block_annotation(block, key, int_imm(DataType::Int(32), this->value(value)));
+  record(inst::annotate, {block.rv(), value.rv()}, {key}, {});
 }
 
 namespace inst {
 const InstructionKind annotate{"annotate", false,
                                [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs,
                                   const nlohmann::json&) {
-                                 replay::expect_inputs(in, 1);
                                  const std::string key = replay::attr_string(attrs, 0);
+                                 const RV* target = in.empty() ? nullptr : std::get_if<RV>(&in[0]);
+                                 if (in.size() == 2) {  // a loop or block, and a sampled value
+                                   if (target && target->kind == RVKind::kLoop)
+                                     sch.annotate(replay::loop(in, 0), key, replay::expr(in, 1));
+                                   else
+                                     sch.annotate(replay::block(in, 0), key, replay::expr(in, 1));
+                                   return std::vector<RV>{};
+                                 }
+                                 replay::expect_inputs(in, 1);
                                  if (attrs.size() < 2) throw BadArgumentError("replay", "missing attribute 1");
                                  AnnValue v = replay::ann_value(attrs[1]);
                                  const RV* rv = std::get_if<RV>(&in[0]);

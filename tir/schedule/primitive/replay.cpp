@@ -22,6 +22,8 @@ const nlohmann::json& attr(const nlohmann::json& attrs, size_t i) {
 BlockRV block(const std::vector<InstInput>& in, size_t i) { return {handle(in, i, RVKind::kBlock, "block").id}; }
 LoopRV loop(const std::vector<InstInput>& in, size_t i) { return {handle(in, i, RVKind::kLoop, "loop").id}; }
 
+ExprRV expr(const std::vector<InstInput>& in, size_t i) { return {handle(in, i, RVKind::kExpr, "value").id}; }
+
 std::vector<LoopRV> loops(const std::vector<InstInput>& in, size_t from) {
   std::vector<LoopRV> out;
   for (size_t i = from; i < in.size(); ++i) out.push_back(loop(in, i));

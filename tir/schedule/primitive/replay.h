@@ -12,6 +12,7 @@ namespace kiln::replay {
 
 BlockRV block(const std::vector<InstInput>& in, size_t i);
 LoopRV loop(const std::vector<InstInput>& in, size_t i);
+ExprRV expr(const std::vector<InstInput>& in, size_t i);
 std::vector<LoopRV> loops(const std::vector<InstInput>& in, size_t from = 0);
 // A split factor: null (inferred), an integer, or a value handle.
 Factor factor(const std::vector<InstInput>& in, size_t i);

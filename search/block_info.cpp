@@ -1,0 +1,121 @@
+#include "search/block_info.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "core/error.h"
+#include "core/functor.h"
+#include "tir/schedule/locate.h"
+
+namespace kiln::search {
+namespace {
+
+struct Found {
+  const BlockRealizeNode* realize;
+  const BlockNode* block;
+  bool outermost;  // nothing encloses it: the root block
+};
+
+Found find(const PrimFunc& f, const std::string& name) {
+  std::optional<Located> loc = locate_block(f.body(), name);
+  if (!loc) KILN_USER_ERROR() << "no block '" << name << "' in " << f.name();
+  return {loc->stmt.as<BlockRealizeNode>(), block_of(loc->stmt), loc->ancestors.empty()};
+}
+
+std::unordered_set<const VarNode*> vars_in(const Expr& e) {
+  std::unordered_set<const VarNode*> out;
+  post_order_visit(e, [&](const Expr& x) {
+    if (const auto* v = x.as<VarNode>()) out.insert(v);
+  });
+  return out;
+}
+
+bool is_param_buffer(const PrimFunc& f, const Buffer& b) {
+  for (const Buffer& p : f.params())
+    if (p.same_as(b)) return true;
+  return false;
+}
+
+}  // namespace
+
+BlockInfo block_info(const PrimFunc& f, const std::string& name) {
+  Found x = find(f, name);
+  BlockInfo info;
+  info.name = name;
+  info.block = x.block;
+  info.is_root = x.outermost;
+  std::unordered_set<const VarNode*> spatial;
+  for (const IterVar& iv : x.block->iter_vars) {
+    if (iv.is_reduce()) {
+      info.has_reduce = true;
+    } else {
+      info.has_spatial = true;
+      spatial.insert(iv.var().operator->());
+    }
+  }
+  for (const BufferRegion& w : x.block->writes) info.writes_param = info.writes_param || is_param_buffer(f, w.buffer());
+  for (const BufferRegion& r : x.block->reads) {
+    std::unordered_set<const VarNode*> used;
+    for (const Range& rg : r->region)
+      for (const VarNode* v : vars_in(rg->min)) used.insert(v);
+    for (const VarNode* v : spatial)
+      if (!used.count(v)) info.has_data_reuse = true;
+  }
+  // Injective: spatial only, one store whose indices are the iter vars.
+  if (!info.has_reduce && !info.is_root && x.block->body.defined() && !x.block->init.defined()) {
+    if (const auto* st = x.block->body.as<BufferStoreNode>()) {
+      bool direct = st->indices.size() == x.block->iter_vars.size();
+      for (size_t i = 0; direct && i < st->indices.size(); ++i)
+        direct = st->indices[i].same_as(x.block->iter_vars[i].var());
+      info.is_injective = direct;
+    }
+  }
+  return info;
+}
+
+std::vector<LoopRole> loop_roles(const PrimFunc& f, const std::string& block, const std::vector<Var>& loops) {
+  Found x = find(f, block);
+  std::vector<LoopRole> roles;
+  for (const Var& l : loops) {
+    bool spatial = false, reduce = false;
+    for (size_t i = 0; x.realize && i < x.realize->iter_values.size(); ++i) {
+      if (!vars_in(x.realize->iter_values[i]).count(l.operator->())) continue;
+      (x.block->iter_vars[i]->iter_type == IterType::kReduce ? reduce : spatial) = true;
+    }
+    roles.push_back(spatial && reduce ? LoopRole::kMixed
+                    : spatial         ? LoopRole::kSpatial
+                    : reduce          ? LoopRole::kReduce
+                                      : LoopRole::kUnused);
+  }
+  return roles;
+}
+
+std::vector<std::string> consumers(const PrimFunc& f, const std::string& block) {
+  Found x = find(f, block);
+  std::vector<std::string> out;
+  for (const std::string& other : blocks_in_order(f)) {
+    if (other == block) continue;
+    const BlockNode* b = find(f, other).block;
+    bool reads = false;
+    for (const BufferRegion& r : b->reads)
+      for (const BufferRegion& w : x.block->writes) reads = reads || r.buffer().same_as(w.buffer());
+    if (reads) out.push_back(other);
+  }
+  return out;
+}
+
+std::string root_block(const PrimFunc& f) {
+  const auto* realize = f.body().as<BlockRealizeNode>();
+  if (!realize) KILN_USER_ERROR() << f.name() << " has no root block";
+  return block_of(f.body())->name;
+}
+
+std::vector<std::string> blocks_in_order(const PrimFunc& f) {
+  std::vector<std::string> names = block_names(f.body());
+  names.erase(std::remove_if(names.begin(), names.end(),
+                             [&](const std::string& n) { return block_info(f, n).is_root; }),
+              names.end());
+  return names;
+}
+
+}  // namespace kiln::search

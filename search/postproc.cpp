@@ -1,0 +1,113 @@
+#include "search/postproc.h"
+
+#include <unordered_set>
+
+#include "search/block_info.h"
+#include "search/rules/rules.h"
+#include "tir/transform/unroll_loop.h"
+
+namespace kiln::search {
+namespace {
+
+int64_t annotation(const BlockNode* b, const char* key) {
+  auto it = b->annotations.find(key);
+  if (it == b->annotations.end()) return 0;
+  const int64_t* v = as_const_int(it->second);
+  return v ? *v : 0;
+}
+
+int64_t extent_of(Schedule& sch, LoopRV l) {
+  const int64_t* e = as_const_int(sch.loop_stmt(l, "postprocess").as<ForNode>()->extent);
+  return e ? *e : -1;
+}
+
+// Whether `inner` is the whole body of `outer`.
+bool directly_inside(Schedule& sch, LoopRV outer, LoopRV inner) {
+  const auto* body = sch.loop_stmt(outer, "postprocess").as<ForNode>()->body.as<ForNode>();
+  return body && body->loop_var.same_as(sch.loop_var(inner));
+}
+
+std::vector<Var> vars_of(Schedule& sch, const std::vector<LoopRV>& loops) {
+  std::vector<Var> vars;
+  for (LoopRV l : loops) vars.push_back(sch.loop_var(l));
+  return vars;
+}
+
+void decompose_reductions(Schedule& sch) {
+  for (const std::string& name : blocks_in_order(sch.func())) {
+    BlockInfo info = block_info(sch.func(), name);
+    if (!info.block->init.defined()) continue;
+    BlockRV b = sch.get_block(name);
+    std::vector<LoopRV> loops = sch.get_loops(b);
+    std::vector<LoopRole> roles = loop_roles(sch.func(), name, vars_of(sch, loops));
+    for (size_t i = 0; i < loops.size(); ++i) {
+      if (roles[i] != LoopRole::kReduce) continue;
+      sch.decompose_reduction(b, loops[i]);
+      break;
+    }
+  }
+}
+
+void parallelize(Schedule& sch, int64_t max_extent) {
+  std::unordered_set<const VarNode*> done;
+  for (const std::string& name : blocks_in_order(sch.func())) {
+    std::vector<LoopRV> loops = sch.get_loops(sch.get_block(name));
+    if (loops.empty() || !done.insert(sch.loop_var(loops[0]).operator->()).second) continue;
+    std::vector<LoopRole> roles = loop_roles(sch.func(), name, vars_of(sch, loops));
+    size_t n = 0;
+    int64_t product = 1;
+    while (n < loops.size() && roles[n] == LoopRole::kSpatial) {
+      if (n > 0 && !directly_inside(sch, loops[n - 1], loops[n])) break;  // fuse takes a chain
+      int64_t e = extent_of(sch, loops[n]);
+      if (e < 1 || (n > 0 && product * e > max_extent)) break;
+      product *= e;
+      ++n;
+    }
+    if (n == 0) continue;
+    LoopRV outer = n == 1 ? loops[0] : sch.fuse(std::vector<LoopRV>(loops.begin(), loops.begin() + n));
+    sch.parallel(outer);
+  }
+}
+
+void vectorize(Schedule& sch, int64_t max_extent) {
+  for (const std::string& name : blocks_in_order(sch.func())) {
+    std::vector<LoopRV> loops = sch.get_loops(sch.get_block(name));
+    if (loops.empty()) continue;
+    LoopRV inner = loops.back();
+    const Stmt l = sch.loop_stmt(inner, "postprocess");
+    const int64_t e = extent_of(sch, inner);
+    if (l.as<ForNode>()->for_kind != ForKind::kSerial || e < 2 || e > max_extent) continue;
+    if (loop_roles(sch.func(), name, {sch.loop_var(inner)})[0] != LoopRole::kSpatial) continue;
+    try {
+      sch.vectorize(inner);
+    } catch (const ScheduleError&) {
+      // The innermost loop holds more than this block: it stays scalar.
+    }
+  }
+}
+
+void unroll(Schedule& sch, int64_t step) {
+  if (step <= 0) return;
+  std::unordered_set<const VarNode*> done;
+  for (const std::string& name : blocks_in_order(sch.func())) {
+    std::vector<LoopRV> loops = sch.get_loops(sch.get_block(name));
+    if (loops.empty() || !done.insert(sch.loop_var(loops[0]).operator->()).second) continue;
+    sch.annotate(loops[0], kAutoUnrollMaxStep, AnnValue(step));
+  }
+}
+
+}  // namespace
+
+void postprocess(Schedule& sch) {
+  sch.enter_postproc();
+  const BlockNode* root = block_info(sch.func(), root_block(sch.func())).block;
+  const int64_t max_parallel = annotation(root, kParallelAnn);
+  const int64_t max_vector = annotation(root, kVectorizeAnn);
+  const int64_t unroll_step = annotation(root, kUnrollAnn);
+  decompose_reductions(sch);
+  if (max_parallel > 0) parallelize(sch, max_parallel);
+  if (max_vector > 0) vectorize(sch, max_vector);
+  unroll(sch, unroll_step);
+}
+
+}  // namespace kiln::search

@@ -1,0 +1,49 @@
+// The schedule rules that make a workload's design space (search/space.h),
+// after Ansor's sketch rules and MetaSchedule's schedule rules, written
+// anew. Each works on any compute definition, from what block_info.h sees,
+// never from the operator's name.
+//
+// A rule that branches returns one schedule per branch (one sketch each); a
+// rule that does not apply returns its input. Sampling instructions leave
+// their decisions to the search: the sketch records one, the search draws
+// others by replaying the trace.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "search/space_params.h"
+#include "tir/schedule/schedule.h"
+
+namespace kiln::search {
+
+// Inlines every injective block that is not an output and whose consumers
+// multi-level tiling leaves alone (bias_add into relu). Injective producers
+// of a tiled block (conv2d's padding) are left to compute_location.
+void auto_inline(Schedule& sch);
+
+// Multi-level tiling "SSRSRS" of a block with a reduction and data reuse
+// (matmul, conv2d, batch_matmul, dense): spatial loops in four levels,
+// reduction loops in two, in the order S0 S1 R0 S2 R1 S3, tile sizes
+// sampled. Branches on where the result is written: straight to its
+// buffer, or through a local register tile written back under the S0 or S1
+// tiles (the block's only injective consumer, an epilogue such as relu,
+// takes the write-back's place).
+std::vector<Schedule> multi_level_tiling(const Schedule& sch, const std::string& block, const SpaceParams& p);
+
+// Samples where each remaining injective producer of a tiled block is
+// computed: inlined, at the root, or under one of its consumer's loops.
+void compute_location(Schedule& sch);
+
+// Annotates the root block with what postprocessing parallelizes,
+// vectorizes and unrolls (search/postproc.h), the unroll step sampled.
+void parallel_vectorize_unroll(Schedule& sch, const SpaceParams& p);
+
+// Annotation keys the rules leave on the root block for postprocessing.
+inline constexpr const char* kParallelAnn = "kiln.parallel";
+inline constexpr const char* kVectorizeAnn = "kiln.vectorize";
+inline constexpr const char* kUnrollAnn = "kiln.unroll";
+// On a block multi-level tiling has tiled, so that later rules know.
+inline constexpr const char* kTiledAnn = "kiln.tiled";
+
+}  // namespace kiln::search

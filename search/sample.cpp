@@ -1,0 +1,38 @@
+#include "search/sample.h"
+
+#include "core/error.h"
+#include "search/postproc.h"
+#include "tir/schedule/schedule.h"
+
+namespace kiln::search {
+namespace {
+
+std::optional<Candidate> run(const PrimFunc& f, const Trace& design, uint64_t seed, std::string* why) {
+  try {
+    Schedule sch(f, {.seed = seed});
+    design.apply(sch);
+    postprocess(sch);
+    return Candidate{sch.trace(), sch.func()};
+  } catch (const Error& e) {
+    if (why) *why = e.what();
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::optional<Candidate> sample_candidate(const PrimFunc& f, const Trace& sketch, uint64_t seed, std::string* why) {
+  const Trace design = sketch.without_postproc();
+  Trace fresh;
+  for (Instruction inst : design.instructions()) {
+    if (inst.kind->is_sampling) inst.decision = nullptr;
+    fresh.append(std::move(inst));
+  }
+  return run(f, fresh, seed, why);
+}
+
+std::optional<Candidate> replay_candidate(const PrimFunc& f, const Trace& trace, std::string* why) {
+  return run(f, trace.without_postproc(), 1, why);
+}
+
+}  // namespace kiln::search

@@ -1,0 +1,29 @@
+// Candidates of a design space: a sketch (or a mutated trace) replayed with
+// its decisions, then postprocessed (postproc.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "search/space_params.h"
+#include "tir/schedule/trace.h"
+#include "tir/stmt.h"
+
+namespace kiln::search {
+
+struct Candidate {
+  Trace trace;     // the whole trace, postprocessing included
+  PrimFunc func;   // the scheduled function
+};
+
+// The sketch with every decision drawn afresh (seeded). Nullopt, with the
+// reason in *why, when the draw does not make a valid candidate.
+std::optional<Candidate> sample_candidate(const PrimFunc& f, const Trace& sketch, uint64_t seed,
+                                          std::string* why = nullptr);
+
+// A trace replayed with the decisions it holds, its postprocessing (if any)
+// made anew: how a mutated candidate, or one from the database, is rebuilt.
+std::optional<Candidate> replay_candidate(const PrimFunc& f, const Trace& trace, std::string* why = nullptr);
+
+}  // namespace kiln::search

@@ -1,0 +1,29 @@
+// The parameters the target gives the schedule rules and postprocessors:
+// the same rules make a different space on an AVX2 and an AVX-512 CPU.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "targets/target.h"
+
+namespace kiln::search {
+
+struct SpaceParams {
+  int cores = 1;
+  int lanes = 8;       // float32 lanes of the widest vector register
+  int registers = 16;  // vector registers: 16 ymm (AVX2) or 32 zmm (AVX-512)
+  // Parallel loops are fused up to this extent: cores x 16 jobs per core,
+  // enough to balance uneven tiles without drowning in task overhead.
+  int64_t max_parallel_extent = 16;
+  // The innermost loop is vectorized when its extent is at most this.
+  int64_t max_vectorize_extent = 64;
+  // The largest innermost tile sample_perfect_tile may draw.
+  int64_t max_innermost_factor = 64;
+  // Auto-unroll steps to choose from (pragma_auto_unroll_max_step).
+  std::vector<int64_t> unroll_steps = {0, 16, 64, 512};
+
+  static SpaceParams for_target(const Target& t);
+};
+
+}  // namespace kiln::search

@@ -1,0 +1,92 @@
+// The design space: the sketches the rules make of a workload, and the
+// candidates drawn from them, each legal, correct against the interpreter,
+// and rebuilt exactly by replaying its trace.
+#include <gtest/gtest.h>
+
+#include "core/structural.h"
+#include "ops/workload.h"
+#include "search/sample.h"
+#include "search/space.h"
+#include "support/kernel_check.h"
+
+namespace kiln::search {
+namespace {
+
+PrimFunc workload(const std::string& s) { return ops::build_workload(ops::parse_workload(s)); }
+
+SpaceParams avx2() { return SpaceParams::for_target(Target::parse("llvm -mcpu=haswell -num-cores=2")); }
+
+// The instruction kinds of a trace, in order, for pinning a sketch's shape.
+std::string kinds(const Trace& t) {
+  std::string s;
+  for (const Instruction& i : t.instructions()) s += std::string(s.empty() ? "" : " ") + std::string(i.kind->name);
+  return s;
+}
+
+TEST(DesignSpace, MatmulHasThreeSketches) {
+  std::vector<Trace> sketches = design_space(workload("matmul:M=64,N=64,K=64"), avx2());
+  ASSERT_EQ(sketches.size(), 3u);
+  const std::string tiling =
+      "get_block get_loops sample_perfect_tile split sample_perfect_tile split sample_perfect_tile split reorder "
+      "annotate";
+  const std::string pvu = "get_block annotate annotate sample_categorical annotate";
+  EXPECT_EQ(kinds(sketches[0]), tiling + " " + pvu);
+  EXPECT_EQ(kinds(sketches[1]), tiling + " get_block cache_write reverse_compute_at " + pvu);
+  EXPECT_EQ(kinds(sketches[2]), tiling + " get_block cache_write reverse_compute_at " + pvu);
+}
+
+TEST(DesignSpace, Conv2dTilesTheConvolutionAndSamplesWhereThePaddingGoes) {
+  std::vector<Trace> sketches =
+      design_space(workload("conv2d_nchw:N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride=1,pad=1"), avx2());
+  ASSERT_EQ(sketches.size(), 3u);
+  for (const Trace& t : sketches) {
+    EXPECT_NE(kinds(t).find("sample_compute_location compute_at"), std::string::npos) << t.str();
+    EXPECT_NE(kinds(t).find("reorder"), std::string::npos) << t.str();
+  }
+}
+
+TEST(DesignSpace, AnEpilogueTakesTheWriteBacksPlace) {
+  // dense + bias + relu: bias_add is inlined into relu, and relu is computed
+  // under the dense tiles instead of a cache_write.
+  std::vector<Trace> sketches = design_space(workload("dense:M=16,N=32,K=16,bias=1,act=relu"), avx2());
+  ASSERT_EQ(sketches.size(), 3u);
+  EXPECT_NE(kinds(sketches[0]).find("compute_inline"), std::string::npos) << sketches[0].str();
+  EXPECT_EQ(kinds(sketches[1]).find("cache_write"), std::string::npos) << sketches[1].str();
+  EXPECT_NE(kinds(sketches[1]).find("reverse_compute_at"), std::string::npos) << sketches[1].str();
+}
+
+TEST(DesignSpace, ABlockWithoutReuseIsNotTiled) {
+  std::vector<Trace> sketches = design_space(workload("softmax:M=4,N=32"), avx2());
+  ASSERT_EQ(sketches.size(), 1u);
+  EXPECT_EQ(kinds(sketches[0]).find("reorder"), std::string::npos) << sketches[0].str();
+}
+
+// Every candidate drawn from every sketch runs and matches the interpreter,
+// and replaying its trace rebuilds it.
+void expect_candidates_correct(const std::string& w, int draws) {
+  PrimFunc f = workload(w);
+  std::vector<Trace> sketches = design_space(f, avx2());
+  ASSERT_FALSE(sketches.empty());
+  for (size_t s = 0; s < sketches.size(); ++s) {
+    for (int d = 0; d < draws; ++d) {
+      std::string why;
+      std::optional<Candidate> c = sample_candidate(f, sketches[s], 1000 * s + d, &why);
+      ASSERT_TRUE(c) << w << " sketch " << s << " draw " << d << ": " << why;
+      testing::expect_same_results(f, c->func);
+      std::optional<Candidate> again = replay_candidate(f, c->trace, &why);
+      ASSERT_TRUE(again) << why;
+      EXPECT_TRUE(structural_equal(again->func, c->func)) << c->trace.str();
+      EXPECT_EQ(again->trace.to_json(), c->trace.to_json());
+    }
+  }
+}
+
+TEST(Candidates, Matmul) { expect_candidates_correct("matmul:M=16,N=24,K=8", 4); }
+TEST(Candidates, BatchMatmul) { expect_candidates_correct("batch_matmul:B=2,M=8,N=16,K=8", 2); }
+TEST(Candidates, DenseBiasRelu) { expect_candidates_correct("dense:M=8,N=16,K=8,bias=1,act=relu", 3); }
+TEST(Candidates, Conv2d) { expect_candidates_correct("conv2d_nchw:N=1,C=4,H=6,W=6,K=8,R=3,S=3,stride=1,pad=1", 3); }
+TEST(Candidates, DepthwiseConv2d) { expect_candidates_correct("depthwise_conv2d_nchw:N=1,C=8,H=6,W=6,R=3,S=3,stride=1,pad=1", 2); }
+TEST(Candidates, Softmax) { expect_candidates_correct("softmax:M=4,N=32", 3); }
+
+}  // namespace
+}  // namespace kiln::search
