@@ -54,6 +54,10 @@ class Database {
   // exactly this target (and device, when given), fastest median first.
   virtual std::vector<TuningRecord> top_k(const std::string& workload_key, const std::string& target, int k,
                                           const std::string& device_key = "") = 0;
+  // Every record, failed ones included, of a workload on exactly this
+  // target, in the order they were added: what a tuning job resumes from
+  // (the traces it must not measure again, the trials it has done).
+  virtual std::vector<TuningRecord> records_of(const std::string& workload_key, const std::string& target) = 0;
   // The targets the database holds records of for a workload, sorted: what
   // to tell a user whose target has none.
   virtual std::vector<std::string> targets_of(const std::string& workload_key) = 0;

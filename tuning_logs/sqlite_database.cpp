@@ -166,6 +166,15 @@ class SqliteDatabase final : public Database {
     return out;
   }
 
+  std::vector<TuningRecord> records_of(const std::string& workload_key, const std::string& target) override {
+    SqliteStatement q(c_, std::string("SELECT id, ") + kRecordColumns +
+                              " FROM records WHERE workload_key = ? AND target = ? ORDER BY id");
+    q.bind(1, workload_key).bind(2, target);
+    std::vector<TuningRecord> out;
+    while (q.step()) out.push_back(read_record(q));
+    return out;
+  }
+
   std::vector<std::string> targets_of(const std::string& workload_key) override {
     SqliteStatement q(c_, "SELECT DISTINCT target FROM records WHERE workload_key = ? ORDER BY target");
     q.bind(1, workload_key);

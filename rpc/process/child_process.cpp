@@ -86,7 +86,11 @@ ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv_in, const 
   sigset_t none;
   sigemptyset(&none);
   posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  // Its own process group: a Ctrl-C at the terminal reaches the tuner, which
+  // finishes its batch and stops, not the workers in the middle of it. The
+  // lifeline still ends them when the tuner exits.
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
 
   pid_t pid = -1;
   int rc = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "core/error.h"
-#include "faulty_artifacts.h"
+#include "support/faulty_artifacts.h"
 #include "ops/workload.h"
 #include "rpc/runner/server.h"
 #include "rpc/runner_client.h"

@@ -8,7 +8,7 @@
 #include <atomic>
 #include <thread>
 
-#include "faulty_artifacts.h"
+#include "support/faulty_artifacts.h"
 #include "ops/workload.h"
 #include "rpc/runner_client.h"
 #include "targets/runtime/check.h"

@@ -1,4 +1,4 @@
-#include "faulty_artifacts.h"
+#include "support/faulty_artifacts.h"
 
 #include <llvm/AsmParser/Parser.h>
 #include <llvm/IR/LLVMContext.h>

@@ -1,0 +1,37 @@
+#include "search/strategy.h"
+
+namespace kiln::search {
+
+std::string trace_key(const Trace& t) { return t.to_json().dump(); }
+
+std::vector<Candidate> draw_candidates(SearchContext& ctx, int n) {
+  std::vector<Candidate> out;
+  std::unordered_set<std::string> taken;
+  if (ctx.sketches.empty()) return out;
+  for (int draw = 0; static_cast<int>(out.size()) < n && draw < 16 * n; ++draw) {
+    const Trace& sketch = ctx.sketches[ctx.seed % ctx.sketches.size()];
+    std::optional<Candidate> c = sample_candidate(ctx.func, sketch, ctx.seed++);
+    if (!c) {
+      ++ctx.failed_draws;
+      continue;
+    }
+    std::string key = trace_key(c->trace);
+    if (ctx.measured.count(key) || !taken.insert(key).second) continue;
+    out.push_back(std::move(*c));
+  }
+  return out;
+}
+
+namespace {
+
+class RandomSearch final : public SearchStrategy {
+ public:
+  std::vector<Candidate> propose(SearchContext& ctx, int n) override { return draw_candidates(ctx, n); }
+  void update(SearchContext&, const std::vector<Candidate>&, const std::vector<std::optional<double>>&) override {}
+};
+
+}  // namespace
+
+std::unique_ptr<SearchStrategy> make_random_search() { return std::make_unique<RandomSearch>(); }
+
+}  // namespace kiln::search

@@ -1,0 +1,46 @@
+// Search strategies: what to measure next. The tuner (tuner.h) asks for a
+// batch, measures it, and tells the strategy what it measured.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "search/sample.h"
+
+namespace kiln::search {
+
+// What the strategies share with the tuner: the workload, its sketches, and
+// the traces measured so far (this run and earlier runs in the database),
+// which no strategy proposes again.
+struct SearchContext {
+  PrimFunc func;
+  std::vector<Trace> sketches;
+  std::unordered_set<std::string> measured;  // trace JSON text
+  uint64_t seed = 1;
+  int64_t failed_draws = 0;  // draws that made no candidate, for the record
+};
+
+// A trace's identity for `measured`.
+std::string trace_key(const Trace& t);
+
+class SearchStrategy {
+ public:
+  virtual ~SearchStrategy() = default;
+  // Up to n candidates never measured, fewer when the space is exhausted.
+  virtual std::vector<Candidate> propose(SearchContext& ctx, int n) = 0;
+  // The batch just measured: seconds per run, nullopt for a failure.
+  virtual void update(SearchContext& ctx, const std::vector<Candidate>& batch,
+                      const std::vector<std::optional<double>>& secs) = 0;
+};
+
+// Draws from the sketches uniformly at random.
+std::unique_ptr<SearchStrategy> make_random_search();
+
+// n fresh candidates drawn uniformly from the sketches, new to ctx.measured
+// and to each other; gives up after 16 n draws.
+std::vector<Candidate> draw_candidates(SearchContext& ctx, int n);
+
+}  // namespace kiln::search

@@ -1,0 +1,77 @@
+// The tune loop of one workload on one target: propose a batch, build it,
+// measure it (checked against the default program), store it, learn, again,
+// until the trial or time budget is spent or a stop is asked for.
+//
+//   rpc::Builder builder;
+//   auto runner = rpc::connect_runner("local");
+//   TuneOptions o{.target = t, .trials = 1000};
+//   TuneResult r = tune({entry, f}, o, {db, builder, *runner}, strategy, progress_fn, &stop);
+//
+// Every candidate is built by the builder and measured by the runner
+// (rpc/), and every batch goes into the database in one transaction,
+// failures included. A job on a database that already holds records of the
+// workload and target resumes: their trials count, their traces are not
+// measured again, and their best is the best to beat.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "rpc/builder.h"
+#include "rpc/runner_client.h"
+#include "search/strategy.h"
+#include "targets/target.h"
+#include "tuning_logs/database.h"
+
+namespace kiln::search {
+
+struct TuneOptions {
+  Target target = Target::host();
+  int64_t trials = 64;         // the total the workload should have, earlier runs included
+  double time_budget_s = 0;    // 0: no limit
+  int batch_size = 64;
+  uint64_t seed = 1;
+  rpc::TimingConfig timing;
+};
+
+// What is tuned.
+struct TuneTask {
+  tuning::WorkloadEntry entry;
+  PrimFunc func;  // unscheduled
+};
+
+// Where candidates are built, measured and kept.
+struct TuneServices {
+  tuning::Database& db;
+  rpc::Builder& builder;
+  rpc::Runner& runner;
+};
+
+// Where a job stands, after each batch.
+struct TuneProgress {
+  int round = 0;
+  int64_t trials_done = 0;  // this workload and target, earlier runs included
+  int64_t trials_total = 0;
+  int64_t errors = 0;       // failed candidates, earlier runs included
+  double best_gflops = 0;   // 0: none valid yet
+  double elapsed_s = 0;     // this run
+  double eta_s = 0;         // from this run's rate; 0 when unknown
+  // Where this round's time went, in seconds.
+  double propose_s = 0, build_s = 0, measure_s = 0, update_s = 0;
+};
+
+struct TuneResult {
+  TuneProgress last;
+  int64_t measured_now = 0;  // trials of this run
+  std::optional<tuning::TuningRecord> best;
+  bool stopped = false;      // stop was asked for
+};
+
+TuneResult tune(const TuneTask& task, const TuneOptions& options, const TuneServices& services,
+                SearchStrategy& strategy, const std::function<void(const TuneProgress&)>& on_progress = {},
+                const std::atomic<bool>* stop = nullptr);
+
+}  // namespace kiln::search

@@ -1,0 +1,80 @@
+// kiln tune-op as a user runs it: it tunes into a database that bench-op
+// then compiles from, reruns resume, bad input is refused, and Ctrl-C keeps
+// what was measured.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "cli_run.h"
+#include "tuning_logs/sqlite_database.h"
+
+namespace kiln::testing {
+namespace {
+
+const std::string kWorkload = "matmul:M=32,N=32,K=32";
+
+std::string temp(const std::string& name) {
+  std::string p = (std::filesystem::temp_directory_path() / ("kiln-tune-cli-" + std::to_string(getpid()) + "-" + name)).string();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p + suffix);
+  return p;
+}
+
+TEST(TuneCli, TunesResumesAndBenchOpReproducesTheBest) {
+  const std::string db = temp("tune.db");
+  CliRun r = kiln("tune-op " + kWorkload + " --trials 8 --batch-size 4 --repeat 2 --db " + db + " --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("round 1: 4/8 trials"), std::string::npos) << "a line per round off a terminal\n" << r.out;
+  nlohmann::json j = nlohmann::json::parse(last_line(r.out));
+  EXPECT_EQ(j["trials_done"], 8);
+  EXPECT_EQ(j["measured_now"], 8);
+  EXPECT_GT(j["best_gflops"].get<double>(), 0);
+  EXPECT_NE(r.out.find("reproduce: kiln bench-op " + kWorkload), std::string::npos) << r.out;
+
+  CliRun again = kiln("tune-op " + kWorkload + " --trials 12 --batch-size 4 --repeat 2 --db " + db + " --json");
+  ASSERT_EQ(again.code, 0) << again.out;
+  nlohmann::json k = nlohmann::json::parse(last_line(again.out));
+  EXPECT_EQ(k["trials_done"], 12);
+  EXPECT_EQ(k["measured_now"], 4) << "8 were there already";
+
+  CliRun bench = kiln("bench-op " + kWorkload + " --db " + db + " --check --json");
+  ASSERT_EQ(bench.code, 0) << bench.out;
+  EXPECT_EQ(bench.out.find("warning"), std::string::npos) << "the best record applied\n" << bench.out;
+  EXPECT_TRUE(nlohmann::json::parse(last_line(bench.out))["check_passed"].get<bool>());
+}
+
+TEST(TuneCli, BadInputIsRefused) {
+  const std::string db = temp("bad.db");
+  for (const std::string& args : {"tune-op nonsense:M=1 --db " + db, "tune-op " + kWorkload + " --db " + db + " --time-budget soon",
+                                  "tune-op " + kWorkload + " --db " + db + " --strategy psychic"}) {
+    CliRun r = kiln(args);
+    EXPECT_NE(r.code, 0) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("error"), std::string::npos) << r.out;
+  }
+  CliRun budget = kiln("tune-op " + kWorkload + " --db " + db + " --time-budget soon");
+  EXPECT_NE(budget.out.find("'soon' is not a duration"), std::string::npos) << budget.out;
+}
+
+TEST(TuneCli, CtrlCFinishesTheBatchAndKeepsIt) {
+  const std::string db = temp("interrupt.db"), log = temp("interrupt.log");
+  const std::string script = std::string(KILN_BINARY) + " tune-op " + kWorkload +
+                             " --trials 100000 --batch-size 4 --repeat 2 --db " + db + " > " + log +
+                             " 2>&1 & p=$!; until grep -qs 'round 1' " + log + "; do sleep 0.05; done; kill -INT $p; "
+                             "wait $p; echo exit=$?; cat " + log;
+  FILE* sh = popen(script.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, sh)) out.append(buf, n);
+  pclose(sh);
+  EXPECT_NE(out.find("exit=0"), std::string::npos) << out;
+  EXPECT_NE(out.find("stopped; every measured batch is in"), std::string::npos) << out;
+  auto d = tuning::open_sqlite_database(db, tuning::OpenMode::kExisting);
+  const int64_t n = d->num_records();
+  EXPECT_GE(n, 4);
+  EXPECT_EQ(n % 4, 0) << "whole batches only";
+}
+
+}  // namespace
+}  // namespace kiln::testing

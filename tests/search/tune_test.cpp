@@ -1,0 +1,122 @@
+// The tune loop, for real: builder and runner processes, a SQLite database.
+// A short tune beats the default program, a rerun resumes, and a candidate
+// that crashes its runner is a record, not the end of the job.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+
+#include "ops/workload.h"
+#include "search/tuner.h"
+#include "targets/runtime/timing.h"
+#include "support/faulty_artifacts.h"
+#include "tuning_logs/sqlite_database.h"
+#include "tuning_logs/workload_entry.h"
+
+namespace kiln::search {
+namespace {
+
+const char kWorkload[] = "matmul:M=64,N=64,K=64";
+
+std::string fresh_db(const std::string& name) {
+  std::string p = (std::filesystem::temp_directory_path() /
+                   ("kiln-tune-test-" + std::to_string(getpid()) + "-" + name + ".db"))
+                      .string();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p + suffix);
+  return p;
+}
+
+TuneTask task_of(const std::string& workload) {
+  ops::Workload w = ops::parse_workload(workload);
+  PrimFunc f = ops::build_workload(w);
+  return {tuning::workload_entry(f, w.op, w.str(), ops::workload_flops(w)), f};
+}
+
+TuneOptions options(int64_t trials) {
+  TuneOptions o;
+  o.target = Target::parse("llvm -num-cores=2");
+  o.trials = trials;
+  o.batch_size = 8;
+  o.timing.repeat = 3;
+  return o;
+}
+
+TEST(Tune, AShortTuneBeatsTheDefaultProgramAndAReRunResumes) {
+  TuneTask task = task_of(kWorkload);
+  auto db = tuning::open_sqlite_database(fresh_db("resume"));
+  rpc::Builder builder({.workers = 2});
+  auto runner = rpc::connect_runner("local");
+  auto random = make_random_search();
+  std::vector<TuneProgress> seen;
+  TuneResult first = tune(task, options(16), {*db, builder, *runner}, *random,
+                          [&](const TuneProgress& p) { seen.push_back(p); });
+  EXPECT_EQ(first.measured_now, 16);
+  EXPECT_EQ(first.last.trials_done, 16);
+  ASSERT_EQ(seen.size(), 2u) << "a progress report per batch of 8";
+  EXPECT_EQ(seen[0].trials_done, 8);
+  ASSERT_TRUE(first.best.has_value());
+
+  // The default program, measured by the same runner.
+  Target t = options(1).target;
+  rpc::MeasureBatch b;
+  b.timing.repeat = 3;
+  b.references.push_back(testing::reference(task.func, t));
+  b.candidates.push_back(testing::candidate(0, task.func, testing::default_artifact(task.func, t)));
+  rpc::MeasureResult untuned = runner->measure(b).front();
+  ASSERT_TRUE(untuned.ok()) << untuned.message;
+  EXPECT_LT(first.best->median_secs(), median(untuned.times_s))
+      << "tuned " << first.best->median_secs() << " s against the default's " << median(untuned.times_s) << " s";
+
+  // Again with 24 trials: 8 more, none measured before.
+  TuneResult second = tune(task, options(24), {*db, builder, *runner}, *random);
+  EXPECT_EQ(second.measured_now, 8);
+  EXPECT_EQ(second.last.trials_done, 24);
+  std::vector<tuning::TuningRecord> all = db->records_of(task.entry.key, t.str());
+  ASSERT_EQ(all.size(), 24u);
+  std::set<std::string> traces;
+  for (const tuning::TuningRecord& r : all) traces.insert(r.trace_json);
+  EXPECT_EQ(traces.size(), 24u) << "no trace was measured twice";
+  EXPECT_LE(second.best->median_secs(), first.best->median_secs());
+}
+
+// A real runner whose first candidate is swapped for a kernel that segfaults.
+class CrashingFirst final : public rpc::Runner {
+ public:
+  CrashingFirst(rpc::Runner& real, Artifact crash) : real_(real), crash_(std::move(crash)) {}
+  rpc::DeviceInfo info() override { return real_.info(); }
+  std::vector<rpc::MeasureResult> measure(const rpc::MeasureBatch& batch, const rpc::ResultCallback& on_result) override {
+    rpc::MeasureBatch b = batch;
+    if (!done_ && !b.candidates.empty()) {
+      b.candidates[0].artifact = crash_;
+      done_ = true;
+    }
+    return real_.measure(b, on_result);
+  }
+  std::string address() const override { return real_.address(); }
+
+ private:
+  rpc::Runner& real_;
+  Artifact crash_;
+  bool done_ = false;
+};
+
+TEST(Tune, ACandidateThatCrashesIsARecordAndTheJobGoesOn) {
+  TuneTask task = task_of(kWorkload);
+  auto db = tuning::open_sqlite_database(fresh_db("crash"));
+  rpc::Builder builder({.workers = 2});
+  auto real = rpc::connect_runner("local");
+  CrashingFirst runner(*real, testing::faulty_artifact(task.func, options(1).target, testing::Fault::kSegfault));
+  auto random = make_random_search();
+  TuneResult r = tune(task, options(16), {*db, builder, runner}, *random);
+  EXPECT_EQ(r.last.trials_done, 16);
+  EXPECT_EQ(r.last.errors, 1);
+  std::map<std::string, int64_t> kinds = db->counts_by_error();
+  EXPECT_EQ(kinds["runtime_error"], 1);
+  EXPECT_EQ(kinds["none"], 15);
+  EXPECT_TRUE(r.best.has_value());
+}
+
+}  // namespace
+}  // namespace kiln::search

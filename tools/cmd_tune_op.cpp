@@ -1,0 +1,156 @@
+// kiln tune-op WORKLOAD --trials N --db FILE [--target T] [--time-budget D] [--strategy random]
+//                       [--seed S] [--threads N] [--batch-size N] [--runner ADDR [--token T]] [--json]
+//
+// Tunes one workload: the search proposes candidates of its design space,
+// the builder builds them, a runner measures them (checked against the
+// default program), and every batch goes into the tuning database. On a
+// terminal a progress bar, otherwise a line per round. Ctrl-C finishes the
+// batch in flight, keeps it, and stops. A rerun on the same database
+// resumes. `kiln bench-op WORKLOAD --db FILE` then compiles the best.
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/error.h"
+#include "ops/workload.h"
+#include "search/tuner.h"
+#include "tools/commands.h"
+#include "tools/duration.h"
+#include "tuning_logs/sqlite_database.h"
+#include "tuning_logs/workload_entry.h"
+
+namespace kiln::cli {
+namespace {
+
+struct Args {
+  std::string workload;
+  std::string target = "llvm";
+  int64_t trials = 64;
+  std::string time_budget;
+  std::string db;
+  std::string strategy = "random";
+  uint64_t seed = 1;
+  int threads = 0;
+  int batch_size = 64;
+  int repeat = 5;
+  std::string runner = "local";
+  std::string token;
+  bool json = false;
+};
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void on_interrupt(int) {
+  g_stop = true;
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends it at once
+}
+
+std::string clock_text(double s) {
+  const int64_t t = static_cast<int64_t>(s + 0.5);
+  std::ostringstream os;
+  if (t >= 3600) os << t / 3600 << "h" << std::setw(2) << std::setfill('0') << (t / 60) % 60 << "m";
+  else if (t >= 60) os << t / 60 << "m" << std::setw(2) << std::setfill('0') << t % 60 << "s";
+  else os << t << "s";
+  return os.str();
+}
+
+void show_progress(const search::TuneProgress& p, bool terminal) {
+  std::ostringstream best;
+  best << std::fixed << std::setprecision(1) << p.best_gflops;
+  if (terminal) {
+    const int width = 30;
+    const int filled = p.trials_total ? static_cast<int>(width * p.trials_done / p.trials_total) : 0;
+    std::cerr << "\r[" << std::string(std::min(filled, width), '#') << std::string(width - std::min(filled, width), '.')
+              << "] " << p.trials_done << "/" << p.trials_total << " trials  best " << best.str()
+              << " GFLOP/s  " << clock_text(p.elapsed_s) << " elapsed  ETA " << clock_text(p.eta_s) << "   "
+              << std::flush;
+    return;
+  }
+  std::cerr << std::fixed << std::setprecision(1) << "round " << p.round << ": " << p.trials_done << "/"
+            << p.trials_total << " trials, best " << best.str() << " GFLOP/s, " << p.errors << " errors, elapsed "
+            << p.elapsed_s << " s, ETA " << p.eta_s << " s (propose " << p.propose_s << " s, build " << p.build_s
+            << " s, measure " << p.measure_s << " s, update " << p.update_s << " s)\n";
+}
+
+void run(const Args& a) {
+  ops::Workload w = ops::parse_workload(a.workload);
+  PrimFunc f = ops::build_workload(w);
+  tuning::WorkloadEntry entry = tuning::workload_entry(f, w.op, w.str(), ops::workload_flops(w));
+  auto db = tuning::open_sqlite_database(a.db);
+
+  search::TuneOptions o;
+  o.target = Target::parse(a.target);
+  o.trials = a.trials;
+  o.time_budget_s = a.time_budget.empty() ? 0 : parse_duration(a.time_budget);
+  o.batch_size = a.batch_size;
+  o.seed = a.seed;
+  std::string token = a.token;
+  if (const char* env = std::getenv("KILN_RUNNER_TOKEN"); token.empty() && env) token = env;
+  rpc::Builder builder({.workers = std::max(1, o.target.num_cores())});
+  std::unique_ptr<rpc::Runner> runner = rpc::connect_runner(a.runner, token);
+  o.timing.threads = a.threads;
+  o.timing.repeat = a.repeat;
+  std::unique_ptr<search::SearchStrategy> strategy = search::make_random_search();
+
+  const bool terminal = isatty(STDERR_FILENO);
+  std::cerr << "kiln: tuning " << w.str() << " (" << entry.key << ") for '" << o.target.str() << "': " << a.trials
+            << " trials, " << a.strategy << " search, into " << a.db << "\n";
+  std::signal(SIGINT, on_interrupt);
+  search::TuneResult r =
+      search::tune({entry, f}, o, {*db, builder, *runner}, *strategy,
+                   [&](const search::TuneProgress& p) { show_progress(p, terminal); }, &g_stop);
+  std::signal(SIGINT, SIG_DFL);
+  if (terminal && r.last.round > 0) std::cerr << "\n";
+  if (r.stopped) std::cerr << "kiln: stopped; every measured batch is in " << a.db << "\n";
+
+  nlohmann::json out = {{"workload", w.str()},         {"workload_key", entry.key},
+                        {"target", o.target.str()},    {"trials_done", r.last.trials_done},
+                        {"measured_now", r.measured_now}, {"errors", r.last.errors},
+                        {"elapsed_s", r.last.elapsed_s}, {"stopped", r.stopped}};
+  if (r.best) {
+    const double ms = r.best->median_secs() * 1e3;
+    const double gflops = entry.flops / r.best->median_secs() / 1e9;
+    std::cout << w.str() << ": best " << std::fixed << std::setprecision(1) << gflops << " GFLOP/s (median "
+              << std::setprecision(3) << ms << " ms), record " << r.best->id << " of " << r.last.trials_done
+              << " trials\n";
+    std::cout << "reproduce: kiln bench-op " << w.str() << " --db " << a.db << " --target '" << o.target.str()
+              << "'\n";
+    out["best_gflops"] = gflops;
+    out["best_median_ms"] = ms;
+    out["best_record"] = r.best->id;
+  } else {
+    std::cout << w.str() << ": no valid candidate measured yet\n";
+  }
+  if (a.json) std::cout << out.dump() << "\n";
+}
+
+}  // namespace
+
+void add_tune_op(CLI::App& app) {
+  auto a = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("tune-op", "tune one workload's schedule into a tuning database");
+  cmd->add_option("workload", a->workload, "OP:key=value,... (see docs/workloads.md)")->required();
+  cmd->add_option("--db", a->db, "the tuning database (created if missing)")->required();
+  cmd->add_option("--trials", a->trials, "trials the workload should have on this target, earlier runs included")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--time-budget", a->time_budget, "stop after this long: 90s, 10m, 1h");
+  cmd->add_option("--target", a->target, "target string, e.g. 'llvm -mcpu=znver4 -num-cores=2'");
+  cmd->add_option("--strategy", a->strategy, "how candidates are chosen")->check(CLI::IsMember({"random"}));
+  cmd->add_option("--seed", a->seed, "seed of the search");
+  cmd->add_option("--threads", a->threads, "threads per measured run (default: the device's cores)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--batch-size", a->batch_size, "candidates per round")->check(CLI::PositiveNumber);
+  cmd->add_option("--repeat", a->repeat, "timed repeats per candidate")->check(CLI::PositiveNumber);
+  cmd->add_option("--runner", a->runner, "'local' (a child process) or a runner's address");
+  cmd->add_option("--token", a->token, "the runner's token (or set KILN_RUNNER_TOKEN)");
+  cmd->add_flag("--json", a->json, "print one JSON object as the last line of stdout");
+  cmd->callback([a] { run(*a); });
+}
+
+}  // namespace kiln::cli
