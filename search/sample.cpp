@@ -31,8 +31,8 @@ std::optional<Candidate> sample_candidate(const PrimFunc& f, const Trace& sketch
   return run(f, fresh, seed, why);
 }
 
-std::optional<Candidate> replay_candidate(const PrimFunc& f, const Trace& trace, std::string* why) {
-  return run(f, trace.without_postproc(), 1, why);
+std::optional<Candidate> replay_candidate(const PrimFunc& f, const Trace& trace, std::string* why, uint64_t seed) {
+  return run(f, trace.without_postproc(), seed, why);
 }
 
 }  // namespace kiln::search

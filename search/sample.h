@@ -24,6 +24,8 @@ std::optional<Candidate> sample_candidate(const PrimFunc& f, const Trace& sketch
 
 // A trace replayed with the decisions it holds, its postprocessing (if any)
 // made anew: how a mutated candidate, or one from the database, is rebuilt.
-std::optional<Candidate> replay_candidate(const PrimFunc& f, const Trace& trace, std::string* why = nullptr);
+// A decision left null (a mutated compute location) is drawn with `seed`.
+std::optional<Candidate> replay_candidate(const PrimFunc& f, const Trace& trace, std::string* why = nullptr,
+                                          uint64_t seed = 1);
 
 }  // namespace kiln::search

@@ -8,6 +8,7 @@
 #include "core/version.h"
 #include "search/space.h"
 #include "targets/runtime/check.h"
+#include "tir/analysis/workload_key.h"
 
 namespace kiln::search {
 namespace {
@@ -37,7 +38,10 @@ TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& 
                 const std::function<void(const TuneProgress&)>& on_progress, const std::atomic<bool>* stop) {
   const auto t0 = Clock::now();
   const tuning::WorkloadEntry& entry = task.entry;
-  const PrimFunc& f = task.func;
+  // Traces are written against the canonical form (blocks b0, b1, ...), the
+  // form the database stores, so that a record applies to every function
+  // with its workload key, whatever its blocks are called.
+  const PrimFunc f = canonical_workload(task.func);
   tuning::Database& db = services.db;
   rpc::Builder& builder = services.builder;
   rpc::Runner& runner = services.runner;

@@ -40,7 +40,7 @@ struct TuneOptions {
 // What is tuned.
 struct TuneTask {
   tuning::WorkloadEntry entry;
-  PrimFunc func;  // unscheduled
+  PrimFunc func;  // unscheduled; tuned in its canonical form (workload_key.h), as the database keeps it
 };
 
 // Where candidates are built, measured and kept.

@@ -61,7 +61,9 @@ void run_on_runner(const Args& a) {
   else if (!a.db.empty() && (stored = best_trace(a.db, f, target))) trace = stored->trace;
 
   rpc::Builder builder;
-  std::vector<rpc::BuildResult> built = builder.build({{f, trace, target}, {f, std::nullopt, target}});
+  // A stored trace names the blocks of the canonical form (workload_key.h).
+  const PrimFunc scheduled_from = stored ? canonical_workload(f) : f;
+  std::vector<rpc::BuildResult> built = builder.build({{scheduled_from, trace, target}, {f, std::nullopt, target}});
   for (const rpc::BuildResult& b : built) {
     if (b.ok()) continue;
     if (stored && b.error == ErrorKind::kInstantiation)

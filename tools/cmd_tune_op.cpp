@@ -1,5 +1,6 @@
-// kiln tune-op WORKLOAD --trials N --db FILE [--target T] [--time-budget D] [--strategy random]
-//                       [--seed S] [--threads N] [--batch-size N] [--runner ADDR [--token T]] [--json]
+// kiln tune-op WORKLOAD --trials N --db FILE [--target T] [--time-budget D]
+//                       [--strategy evolutionary|random] [--cost-model xgb|random|MODEL] [--seed S]
+//                       [--threads N] [--batch-size N] [--runner ADDR [--token T]] [--json] [--curve FILE]
 //
 // Tunes one workload: the search proposes candidates of its design space,
 // the builder builds them, a runner measures them (checked against the
@@ -11,6 +12,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <fstream>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -19,6 +21,10 @@
 
 #include "core/error.h"
 #include "ops/workload.h"
+#include "costmodel/features.h"
+#include "costmodel/random_model.h"
+#include "costmodel/xgb_model.h"
+#include "search/evolutionary.h"
 #include "search/tuner.h"
 #include "tools/commands.h"
 #include "tools/duration.h"
@@ -34,7 +40,8 @@ struct Args {
   int64_t trials = 64;
   std::string time_budget;
   std::string db;
-  std::string strategy = "random";
+  std::string strategy = "evolutionary";
+  std::string cost_model = "xgb";
   uint64_t seed = 1;
   int threads = 0;
   int batch_size = 64;
@@ -42,6 +49,7 @@ struct Args {
   std::string runner = "local";
   std::string token;
   bool json = false;
+  std::string curve;
 };
 
 std::atomic<bool> g_stop{false};
@@ -58,6 +66,12 @@ std::string clock_text(double s) {
   else if (t >= 60) os << t / 60 << "m" << std::setw(2) << std::setfill('0') << t % 60 << "s";
   else os << t << "s";
   return os.str();
+}
+
+nlohmann::json progress_json(const search::TuneProgress& p) {
+  return {{"round", p.round},         {"trials", p.trials_done},     {"errors", p.errors},
+          {"best_gflops", p.best_gflops}, {"elapsed_s", p.elapsed_s},  {"propose_s", p.propose_s},
+          {"build_s", p.build_s},     {"measure_s", p.measure_s},    {"update_s", p.update_s}};
 }
 
 void show_progress(const search::TuneProgress& p, bool terminal) {
@@ -78,6 +92,15 @@ void show_progress(const search::TuneProgress& p, bool terminal) {
             << " s, measure " << p.measure_s << " s, update " << p.update_s << " s)\n";
 }
 
+// "xgb" and "random" are fresh models; anything else is a saved model's file.
+std::unique_ptr<costmodel::CostModel> make_model(const std::string& which, uint64_t seed) {
+  if (which == "random") return costmodel::make_random_model(seed);
+  if (which == "xgb")
+    return costmodel::make_xgb_model(
+        {.feature_version = costmodel::kFeatureVersion, .feature_length = costmodel::kFeatureLength, .seed = seed});
+  return costmodel::load_cost_model(which, costmodel::kFeatureVersion);
+}
+
 void run(const Args& a) {
   ops::Workload w = ops::parse_workload(a.workload);
   PrimFunc f = ops::build_workload(w);
@@ -96,15 +119,27 @@ void run(const Args& a) {
   std::unique_ptr<rpc::Runner> runner = rpc::connect_runner(a.runner, token);
   o.timing.threads = a.threads;
   o.timing.repeat = a.repeat;
-  std::unique_ptr<search::SearchStrategy> strategy = search::make_random_search();
+  std::unique_ptr<search::SearchStrategy> strategy =
+      a.strategy == "random" ? search::make_random_search()
+                             : search::make_evolutionary_search(make_model(a.cost_model, a.seed));
 
   const bool terminal = isatty(STDERR_FILENO);
+  std::ofstream curve;
+  if (!a.curve.empty()) {
+    curve.open(a.curve);
+    if (!curve) KILN_USER_ERROR() << "cannot write the curve file '" << a.curve << "'";
+  }
   std::cerr << "kiln: tuning " << w.str() << " (" << entry.key << ") for '" << o.target.str() << "': " << a.trials
-            << " trials, " << a.strategy << " search, into " << a.db << "\n";
+            << " trials, " << a.strategy << " search"
+            << (a.strategy == "random" ? "" : " with cost model " + a.cost_model) << ", into " << a.db << "\n";
   std::signal(SIGINT, on_interrupt);
   search::TuneResult r =
       search::tune({entry, f}, o, {*db, builder, *runner}, *strategy,
-                   [&](const search::TuneProgress& p) { show_progress(p, terminal); }, &g_stop);
+                   [&](const search::TuneProgress& p) {
+                     show_progress(p, terminal);
+                     if (curve.is_open()) curve << progress_json(p).dump() << std::endl;
+                   },
+                   &g_stop);
   std::signal(SIGINT, SIG_DFL);
   if (terminal && r.last.round > 0) std::cerr << "\n";
   if (r.stopped) std::cerr << "kiln: stopped; every measured batch is in " << a.db << "\n";
@@ -141,7 +176,10 @@ void add_tune_op(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--time-budget", a->time_budget, "stop after this long: 90s, 10m, 1h");
   cmd->add_option("--target", a->target, "target string, e.g. 'llvm -mcpu=znver4 -num-cores=2'");
-  cmd->add_option("--strategy", a->strategy, "how candidates are chosen")->check(CLI::IsMember({"random"}));
+  cmd->add_option("--strategy", a->strategy, "how candidates are chosen: evolutionary (guided by the cost model) or random")
+      ->check(CLI::IsMember({"evolutionary", "random"}));
+  cmd->add_option("--cost-model", a->cost_model,
+                  "with evolutionary search: xgb (trained as it goes), random, or a model file (kiln costmodel train)");
   cmd->add_option("--seed", a->seed, "seed of the search");
   cmd->add_option("--threads", a->threads, "threads per measured run (default: the device's cores)")
       ->check(CLI::PositiveNumber);
@@ -150,6 +188,7 @@ void add_tune_op(CLI::App& app) {
   cmd->add_option("--runner", a->runner, "'local' (a child process) or a runner's address");
   cmd->add_option("--token", a->token, "the runner's token (or set KILN_RUNNER_TOKEN)");
   cmd->add_flag("--json", a->json, "print one JSON object as the last line of stdout");
+  cmd->add_option("--curve", a->curve, "write a JSON line per round (trials, best GFLOP/s, time split) to this file");
   cmd->callback([a] { run(*a); });
 }
 

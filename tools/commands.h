@@ -13,5 +13,6 @@ void add_runner(CLI::App& app);
 void add_worker(CLI::App& app);
 void add_db(CLI::App& app);
 void add_tune_op(CLI::App& app);
+void add_costmodel(CLI::App& app);
 
 }  // namespace kiln::cli

@@ -5,6 +5,7 @@
 
 #include <iostream>
 
+#include "tir/analysis/workload_key.h"
 #include "tir/schedule/schedule.h"
 #include "tuning_logs/best.h"
 #include "tuning_logs/sqlite_database.h"
@@ -36,7 +37,8 @@ OpProgram prepare_op(const std::string& workload, const Target& target, const Pr
   if (!trace && !options.db.empty() && (from_db = best_trace(options.db, f, target))) trace = &from_db->trace;
   PrimFunc scheduled = f;
   try {
-    if (trace) scheduled = apply_trace(*trace, f).func();
+    // A stored trace names the blocks of the canonical form (workload_key.h).
+    if (trace) scheduled = apply_trace(*trace, from_db ? canonical_workload(f) : f).func();
   } catch (const Error& e) {
     if (!from_db) throw;
     KILN_USER_ERROR() << from_db->origin << ", the best for " << w.str()

@@ -45,6 +45,30 @@ TEST(TuneCli, TunesResumesAndBenchOpReproducesTheBest) {
   EXPECT_TRUE(nlohmann::json::parse(last_line(bench.out))["check_passed"].get<bool>());
 }
 
+TEST(TuneCli, ACostModelTrainedFromTheDatabaseStartsTheNextJob) {
+  const std::string db = temp("pretrain.db"), model = temp("model.json");
+  ASSERT_EQ(kiln("tune-op " + kWorkload + " --trials 8 --batch-size 8 --repeat 2 --strategy random --db " + db).code, 0);
+  CliRun t = kiln("costmodel train --db " + db + " -o " + model + " --json");
+  ASSERT_EQ(t.code, 0) << t.out;
+  nlohmann::json j = nlohmann::json::parse(last_line(t.out));
+  EXPECT_EQ(j["workloads"], 1);
+  EXPECT_EQ(j["records"], 8);
+
+  // Another shape of the same operator, started from the model.
+  CliRun r = kiln("tune-op matmul:M=48,N=32,K=32 --trials 8 --batch-size 8 --repeat 2 --cost-model " + model +
+                  " --db " + db + " --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("with cost model " + model), std::string::npos) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(last_line(r.out))["trials_done"], 8);
+
+  // A model file that is missing or is not a model.
+  CliRun missing = kiln("tune-op " + kWorkload + " --trials 8 --cost-model " + temp("none.json") + " --db " + db);
+  EXPECT_EQ(missing.code, 2) << missing.out;
+  EXPECT_NE(missing.out.find(temp("none.json")), std::string::npos) << missing.out;
+  CliRun empty = kiln("costmodel train --db " + temp("empty.db") + " -o " + model);
+  EXPECT_EQ(empty.code, 2) << empty.out;
+}
+
 TEST(TuneCli, BadInputIsRefused) {
   const std::string db = temp("bad.db");
   for (const std::string& args : {"tune-op nonsense:M=1 --db " + db, "tune-op " + kWorkload + " --db " + db + " --time-budget soon",

@@ -9,6 +9,9 @@
 #include <set>
 
 #include "ops/workload.h"
+#include "costmodel/features.h"
+#include "costmodel/xgb_model.h"
+#include "search/evolutionary.h"
 #include "search/tuner.h"
 #include "targets/runtime/timing.h"
 #include "support/faulty_artifacts.h"
@@ -79,6 +82,25 @@ TEST(Tune, AShortTuneBeatsTheDefaultProgramAndAReRunResumes) {
   for (const tuning::TuningRecord& r : all) traces.insert(r.trace_json);
   EXPECT_EQ(traces.size(), 24u) << "no trace was measured twice";
   EXPECT_LE(second.best->median_secs(), first.best->median_secs());
+}
+
+TEST(Tune, EvolutionarySearchWithXgboostLearnsAsItGoes) {
+  TuneTask task = task_of(kWorkload);
+  auto db = tuning::open_sqlite_database(fresh_db("evolutionary"));
+  rpc::Builder builder({.workers = 2});
+  auto runner = rpc::connect_runner("local");
+  auto model = costmodel::make_xgb_model(
+      {.feature_version = costmodel::kFeatureVersion, .feature_length = costmodel::kFeatureLength});
+  costmodel::CostModel* m = model.get();
+  auto evo = make_evolutionary_search(std::move(model), {.population = 48, .generations = 2});
+  TuneResult r = tune(task, options(24), {*db, builder, *runner}, *evo);
+  EXPECT_EQ(r.last.trials_done, 24);
+  EXPECT_EQ(m->num_trained(), 24 - r.last.errors) << "retrained on every valid measurement";
+  std::set<std::string> traces;
+  for (const tuning::TuningRecord& rec : db->records_of(task.entry.key, options(1).target.str()))
+    traces.insert(rec.trace_json);
+  EXPECT_EQ(traces.size(), 24u);
+  EXPECT_TRUE(r.best.has_value());
 }
 
 // A real runner whose first candidate is swapped for a kernel that segfaults.

@@ -1,0 +1,141 @@
+#include "search/evolutionary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "costmodel/features.h"
+#include "search/mutate.h"
+#include "tir/transform/lower.h"
+
+namespace kiln::search {
+namespace {
+
+struct Scored {
+  Candidate candidate;
+  std::string key;
+  double score = 0;
+};
+
+class EvolutionarySearch final : public SearchStrategy {
+ public:
+  EvolutionarySearch(std::unique_ptr<costmodel::CostModel> model, EvolutionaryOptions o)
+      : model_(std::move(model)), o_(o) {}
+
+  std::vector<Candidate> propose(SearchContext& ctx, int n) override {
+    RandomState rand(ctx.seed * 0x9E3779B97F4A7C15ULL + 1);
+    features_.clear();  // this round's population only; the training set keeps its own
+    std::vector<Candidate> population = initial_population(ctx);
+    std::unordered_map<std::string, Scored> explored;
+    for (int g = 0; g < o_.generations && !population.empty(); ++g) {
+      std::vector<double> scores = score(population);
+      for (size_t i = 0; i < population.size(); ++i) {
+        std::string key = trace_key(population[i].trace);
+        if (!ctx.measured.count(key)) explored.emplace(key, Scored{population[i], key, scores[i]});
+      }
+      if (g + 1 < o_.generations) population = next_generation(ctx, population, scores, rand);
+    }
+    std::vector<Scored> ranked;
+    for (auto& [key, s] : explored) ranked.push_back(std::move(s));
+    std::sort(ranked.begin(), ranked.end(), [](const Scored& a, const Scored& b) {
+      return a.score != b.score ? a.score > b.score : a.key < b.key;
+    });
+    const int greedy = std::max(0, static_cast<int>(n - std::ceil(o_.epsilon * n)));
+    std::vector<Candidate> out;
+    std::unordered_map<std::string, bool> taken;
+    for (const Scored& s : ranked) {
+      if (static_cast<int>(out.size()) >= greedy) break;
+      taken[s.key] = true;
+      out.push_back(s.candidate);
+    }
+    for (Candidate& c : draw_candidates(ctx, n - static_cast<int>(out.size()) + 4)) {
+      if (static_cast<int>(out.size()) >= n) break;
+      if (taken.emplace(trace_key(c.trace), true).second) out.push_back(std::move(c));
+    }
+    return out;
+  }
+
+  void update(SearchContext&, const std::vector<Candidate>& batch,
+              const std::vector<std::optional<double>>& secs) override {
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (!secs[i] || *secs[i] <= 0) continue;
+      measured_.push_back({batch[i], trace_key(batch[i].trace), *secs[i]});
+      train_x_.push_back(features(batch[i]));
+    }
+    if (measured_.empty()) return;
+    double best = measured_[0].score;
+    for (const Scored& m : measured_) best = std::min(best, m.score);
+    std::vector<double> y;
+    for (const Scored& m : measured_) y.push_back(best / m.score);
+    model_->update(train_x_, y);
+  }
+
+ private:
+  // The best measured designs (a share of the population), then fresh draws.
+  std::vector<Candidate> initial_population(SearchContext& ctx) {
+    std::vector<const Scored*> best;
+    for (const Scored& m : measured_) best.push_back(&m);
+    std::sort(best.begin(), best.end(), [](const Scored* a, const Scored* b) { return a->score < b->score; });
+    std::vector<Candidate> pop;
+    const size_t share = static_cast<size_t>(o_.measured_share * o_.population);
+    for (size_t i = 0; i < best.size() && i < share; ++i) pop.push_back(best[i]->candidate);
+    for (Candidate& c : draw_candidates(ctx, o_.population - static_cast<int>(pop.size()))) pop.push_back(std::move(c));
+    return pop;
+  }
+
+  std::vector<Candidate> next_generation(SearchContext& ctx, const std::vector<Candidate>& pop,
+                                         const std::vector<double>& scores, RandomState& rand) {
+    std::vector<double> weights(scores.size());
+    for (size_t i = 0; i < scores.size(); ++i) weights[i] = std::max(scores[i], 0.0) + 1e-6;
+    std::vector<Candidate> next;
+    std::unordered_map<std::string, bool> seen;
+    for (int attempt = 0; static_cast<int>(next.size()) < o_.population && attempt < 4 * o_.population; ++attempt) {
+      const Candidate& parent = pop[rand.weighted_index(weights)];
+      std::optional<Candidate> child;
+      if (rand.uniform_real() < o_.mutation_probability) {
+        std::optional<Trace> design = mutate(parent.trace.without_postproc(), rand);
+        if (!design) continue;
+        child = replay_candidate(ctx.func, *design, nullptr, rand.next());
+        if (!child) {
+          ++ctx.failed_draws;
+          continue;
+        }
+      } else {
+        child = parent;
+      }
+      std::string key = trace_key(child->trace);
+      if (ctx.measured.count(key) || !seen.emplace(key, true).second) continue;
+      next.push_back(std::move(*child));
+    }
+    return next;
+  }
+
+  const costmodel::ProgramFeatures& features(const Candidate& c) {
+    std::string key = trace_key(c.trace);
+    auto it = features_.find(key);
+    if (it == features_.end()) it = features_.emplace(key, costmodel::extract_features(lower_to_loops(c.func, {.verify = false}))).first;
+    return it->second;
+  }
+
+  std::vector<double> score(const std::vector<Candidate>& pop) {
+    std::vector<costmodel::ProgramFeatures> xs;
+    xs.reserve(pop.size());
+    for (const Candidate& c : pop) xs.push_back(features(c));
+    return model_->predict(xs);
+  }
+
+  std::unique_ptr<costmodel::CostModel> model_;
+  EvolutionaryOptions o_;
+  std::vector<Scored> measured_;  // score: seconds
+  std::vector<costmodel::ProgramFeatures> train_x_;
+  std::unordered_map<std::string, costmodel::ProgramFeatures> features_;
+};
+
+}  // namespace
+
+std::unique_ptr<SearchStrategy> make_evolutionary_search(std::unique_ptr<costmodel::CostModel> model,
+                                                         EvolutionaryOptions options) {
+  return std::make_unique<EvolutionarySearch>(std::move(model), options);
+}
+
+}  // namespace kiln::search

@@ -1,0 +1,34 @@
+// Evolutionary search guided by a cost model (Ansor, MetaSchedule; written
+// anew). Each round:
+//   1. a population of the best measured designs (a share) and fresh draws
+//      from the sketches;
+//   2. a few generations: the model scores the population, parents are
+//      drawn in proportion to their scores, and each child is its parent
+//      with one decision mutated (mutate.h) or, sometimes, the parent again;
+//      nothing measured before enters;
+//   3. the batch: the best-scored candidates seen in any generation, and an
+//      ε share of fresh random draws, so the model keeps learning about the
+//      parts of the space it rates low.
+// After each measured batch the model is retrained on every valid
+// measurement so far, labelled with throughput relative to the best.
+#pragma once
+
+#include <memory>
+
+#include "costmodel/cost_model.h"
+#include "search/strategy.h"
+
+namespace kiln::search {
+
+struct EvolutionaryOptions {
+  int population = 512;
+  int generations = 4;
+  double mutation_probability = 0.85;
+  double epsilon = 0.05;
+  double measured_share = 0.2;  // of the initial population, from the best measured
+};
+
+std::unique_ptr<SearchStrategy> make_evolutionary_search(std::unique_ptr<costmodel::CostModel> model,
+                                                         EvolutionaryOptions options = {});
+
+}  // namespace kiln::search

@@ -1,0 +1,57 @@
+#include "search/mutate.h"
+
+#include <vector>
+
+namespace kiln::search {
+namespace {
+
+// Moves a prime factor of one level's tile to another level.
+std::optional<nlohmann::json> mutate_tile(const Instruction& inst, RandomState& rand) {
+  std::vector<int64_t> f = inst.decision.get<std::vector<int64_t>>();
+  const int64_t max_innermost = inst.attrs.size() > 1 ? inst.attrs[1].get<int64_t>() : 0;
+  std::vector<int> movable;
+  for (size_t i = 0; i < f.size(); ++i)
+    if (f[i] > 1) movable.push_back(static_cast<int>(i));
+  if (movable.empty() || f.size() < 2) return std::nullopt;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    const int from = movable[rand.uniform_int(static_cast<int64_t>(movable.size()))];
+    int to = static_cast<int>(rand.uniform_int(static_cast<int64_t>(f.size()) - 1));
+    if (to >= from) ++to;
+    std::vector<int64_t> primes = prime_factors(f[from]);
+    const int64_t p = primes[rand.uniform_int(static_cast<int64_t>(primes.size()))];
+    std::vector<int64_t> g = f;
+    g[from] /= p;
+    g[to] *= p;
+    if (max_innermost > 0 && g.back() > max_innermost) continue;
+    return nlohmann::json(g);
+  }
+  return std::nullopt;
+}
+
+std::optional<nlohmann::json> mutate_categorical(const Instruction& inst, RandomState& rand) {
+  const int64_t n = static_cast<int64_t>(inst.attrs[0].size());
+  if (n < 2) return std::nullopt;
+  int64_t next = rand.uniform_int(n - 1);
+  if (next >= inst.decision.get<int64_t>()) ++next;
+  return nlohmann::json(next);
+}
+
+}  // namespace
+
+std::optional<Trace> mutate(const Trace& design, RandomState& rand) {
+  std::vector<size_t> sampling;
+  for (size_t i = 0; i < design.size(); ++i)
+    if (design.instructions()[i].kind->is_sampling) sampling.push_back(i);
+  for (int attempt = 0; attempt < 8 && !sampling.empty(); ++attempt) {
+    const size_t i = sampling[rand.uniform_int(static_cast<int64_t>(sampling.size()))];
+    const Instruction& inst = design.instructions()[i];
+    std::optional<nlohmann::json> d;
+    if (inst.kind == &inst::sample_perfect_tile) d = mutate_tile(inst, rand);
+    else if (inst.kind == &inst::sample_categorical) d = mutate_categorical(inst, rand);
+    else if (inst.kind == &inst::sample_compute_location) d = nlohmann::json(nullptr);  // drawn again on replay
+    if (d) return design.with_decision(i, *d);
+  }
+  return std::nullopt;
+}
+
+}  // namespace kiln::search
