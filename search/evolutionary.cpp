@@ -95,9 +95,10 @@ class EvolutionarySearch final : public SearchStrategy {
       if (rand.uniform_real() < o_.mutation_probability) {
         std::optional<Trace> design = mutate(parent.trace.without_postproc(), rand);
         if (!design) continue;
-        child = replay_candidate(ctx.func, *design, nullptr, rand.next());
+        SampleFailure why;
+        child = replay_candidate(ctx.func, *design, &why, rand.next());
         if (!child) {
-          ++ctx.failed_draws;
+          ++ctx.failed_draws[why.kind];
           continue;
         }
       } else {

@@ -10,9 +10,10 @@ std::vector<Candidate> draw_candidates(SearchContext& ctx, int n) {
   if (ctx.sketches.empty()) return out;
   for (int draw = 0; static_cast<int>(out.size()) < n && draw < 16 * n; ++draw) {
     const Trace& sketch = ctx.sketches[ctx.seed % ctx.sketches.size()];
-    std::optional<Candidate> c = sample_candidate(ctx.func, sketch, ctx.seed++);
+    SampleFailure why;
+    std::optional<Candidate> c = sample_candidate(ctx.func, sketch, ctx.seed++, &why);
     if (!c) {
-      ++ctx.failed_draws;
+      ++ctx.failed_draws[why.kind];
       continue;
     }
     std::string key = trace_key(c->trace);

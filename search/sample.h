@@ -17,15 +17,22 @@ struct Candidate {
   PrimFunc func;   // the scheduled function
 };
 
+// Why a draw made no candidate: the kind (a ScheduleError class such as
+// "DecisionError", or "Error") and the message.
+struct SampleFailure {
+  std::string kind;
+  std::string message;
+};
+
 // The sketch with every decision drawn afresh (seeded). Nullopt, with the
 // reason in *why, when the draw does not make a valid candidate.
 std::optional<Candidate> sample_candidate(const PrimFunc& f, const Trace& sketch, uint64_t seed,
-                                          std::string* why = nullptr);
+                                          SampleFailure* why = nullptr);
 
 // A trace replayed with the decisions it holds, its postprocessing (if any)
 // made anew: how a mutated candidate, or one from the database, is rebuilt.
 // A decision left null (a mutated compute location) is drawn with `seed`.
-std::optional<Candidate> replay_candidate(const PrimFunc& f, const Trace& trace, std::string* why = nullptr,
+std::optional<Candidate> replay_candidate(const PrimFunc& f, const Trace& trace, SampleFailure* why = nullptr,
                                           uint64_t seed = 1);
 
 }  // namespace kiln::search

@@ -2,6 +2,7 @@
 // batch, measures it, and tells the strategy what it measured.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,7 +21,9 @@ struct SearchContext {
   std::vector<Trace> sketches;
   std::unordered_set<std::string> measured;  // trace JSON text
   uint64_t seed = 1;
-  int64_t failed_draws = 0;  // draws that made no candidate, for the record
+  // Draws (and mutations) that made no candidate, by failure kind: a space
+  // whose draws keep failing says so instead of stalling.
+  std::map<std::string, int64_t> failed_draws;
 };
 
 // A trace's identity for `measured`.

@@ -61,6 +61,22 @@ TEST(DesignSpace, ABlockWithoutReuseIsNotTiled) {
   EXPECT_EQ(kinds(sketches[0]).find("reorder"), std::string::npos) << sketches[0].str();
 }
 
+TEST(Candidates, AFailedReplaySaysWhichKindOfError) {
+  PrimFunc f = workload("matmul:M=16,N=16,K=16");
+  Trace sketch = design_space(f, avx2())[0];
+  size_t tile = 0;
+  while (sketch.instructions()[tile].kind != &inst::sample_perfect_tile) ++tile;
+  // Before: a decision that multiplies to the extent replays.
+  EXPECT_TRUE(replay_candidate(f, sketch.with_decision(tile, {1, 2, 2, 4})));
+  // After: one that does not is a DecisionError at that instruction.
+  SampleFailure why;
+  EXPECT_FALSE(replay_candidate(f, sketch.with_decision(tile, {1, 2, 2, 3}), &why));
+  EXPECT_EQ(why.kind, "DecisionError");
+  EXPECT_NE(why.message.find("trace instruction " + std::to_string(tile) + ": (sample_perfect_tile)"),
+            std::string::npos)
+      << why.message;
+}
+
 // Every candidate drawn from every sketch runs and matches the interpreter,
 // and replaying its trace rebuilds it.
 void expect_candidates_correct(const std::string& w, int draws) {
@@ -69,12 +85,12 @@ void expect_candidates_correct(const std::string& w, int draws) {
   ASSERT_FALSE(sketches.empty());
   for (size_t s = 0; s < sketches.size(); ++s) {
     for (int d = 0; d < draws; ++d) {
-      std::string why;
+      SampleFailure why;
       std::optional<Candidate> c = sample_candidate(f, sketches[s], 1000 * s + d, &why);
-      ASSERT_TRUE(c) << w << " sketch " << s << " draw " << d << ": " << why;
+      ASSERT_TRUE(c) << w << " sketch " << s << " draw " << d << ": " << why.kind << ": " << why.message;
       testing::expect_same_results(f, c->func);
       std::optional<Candidate> again = replay_candidate(f, c->trace, &why);
-      ASSERT_TRUE(again) << why;
+      ASSERT_TRUE(again) << why.message;
       EXPECT_TRUE(structural_equal(again->func, c->func)) << c->trace.str();
       EXPECT_EQ(again->trace.to_json(), c->trace.to_json());
     }

@@ -24,6 +24,8 @@ class ScheduleError : public Error {
   const std::string& primitive() const { return primitive_; }
   // Throws this error as its own class.
   [[noreturn]] virtual void raise() const = 0;
+  // The class's name ("FactorError"): what the search counts failures by.
+  virtual const char* kind() const = 0;
 
  private:
   std::string primitive_;
@@ -42,6 +44,7 @@ ScheduleErrorPtr schedule_error(const std::string& primitive, const std::string&
    public:                                                    \
     using ScheduleError::ScheduleError;                       \
     [[noreturn]] void raise() const override { throw *this; } \
+    const char* kind() const override { return #Name; }       \
   }
 
 // A handle or name that resolves to nothing (a block since inlined, a loop

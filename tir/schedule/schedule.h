@@ -204,17 +204,21 @@ class Schedule {
   Located loop_location(LoopRV rv, const char* primitive) const;
   Stmt loop_stmt(LoopRV rv, const char* primitive) const;
 
-  // ---- For primitive implementations ----------------------------------------
+ private:
+  // For the primitives (members, in primitive/): handles, installing a
+  // result, recording the instruction. Private, so that nothing changes the
+  // program without the trace saying so: the search replays traces and
+  // must get the program it measured.
   BlockRV make_block_rv(std::string name);
   LoopRV make_loop_rv(Var v);
   LoopRV make_location_rv(LocationMark mark);
   ExprRV make_expr_rv(int64_t value);
+  std::vector<BlockRV> child_blocks(const Stmt& under);  // handles of the blocks directly inside
   // Installs a primitive's result (verifying it if asked).
   void update(PrimFunc f, const char* primitive);
   void record(const InstructionKind& kind, std::vector<InstInput> inputs, nlohmann::json attrs,
               std::vector<RV> outputs, nlohmann::json decision = nullptr);
 
- private:
   // Indexed by RVKind: a block's name, a loop (its variable or a mark), a value.
   using Symbol = std::variant<std::string, std::variant<Var, LocationMark>, int64_t>;
   const Symbol& symbol(RV rv, RVKind kind) const;

@@ -23,11 +23,27 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.h"
 #include "tir/schedule/instruction.h"
 
 namespace kiln {
 
 inline constexpr int kTraceJsonVersion = 1;
+
+// A trace that does not apply: which instruction, and why, by kind (the
+// ScheduleError class, e.g. "FactorError", or "Error" for anything else),
+// so that the search can count its failures by kind.
+class TraceError : public Error {
+ public:
+  TraceError(size_t instruction, std::string kind, const std::string& message)
+      : Error(message), instruction_(instruction), kind_(std::move(kind)) {}
+  size_t instruction() const { return instruction_; }
+  const std::string& kind() const { return kind_; }
+
+ private:
+  size_t instruction_;
+  std::string kind_;
+};
 
 class Trace {
  public:
@@ -42,8 +58,8 @@ class Trace {
   // that the search mutates and replays (the whole trace if it has none).
   Trace without_postproc() const;
 
-  // Runs every instruction on `sch`. Throws kiln::Error naming the first
-  // instruction that does not apply ("trace instruction 4 (split): ...");
+  // Runs every instruction on `sch`. Throws TraceError naming the first
+  // instruction that does not apply ("trace instruction 4: (split) ...");
   // `sch` then holds the state before that instruction.
   void apply(Schedule& sch) const;
 

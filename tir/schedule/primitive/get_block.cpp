@@ -24,24 +24,22 @@ std::vector<LoopRV> Schedule::get_loops(BlockRV block) {
   return out;
 }
 
-namespace {
-std::vector<BlockRV> child_blocks(Schedule& sch, const Stmt& under) {
+std::vector<BlockRV> Schedule::child_blocks(const Stmt& under) {
   std::vector<BlockRV> out;
-  for (const Stmt& r : child_block_realizes(under)) out.push_back(sch.make_block_rv(block_of(r)->name));
+  for (const Stmt& r : child_block_realizes(under)) out.push_back(make_block_rv(block_of(r)->name));
   return out;
 }
-}  // namespace
 
 std::vector<BlockRV> Schedule::get_child_blocks(BlockRV block) {
   Stmt realize = block_stmt(block, "get_child_blocks");
-  std::vector<BlockRV> out = child_blocks(*this, block_of(realize)->body);
+  std::vector<BlockRV> out = child_blocks(block_of(realize)->body);
   record(inst::get_child_blocks, {block.rv()}, nlohmann::json::array(), replay::rvs(out));
   return out;
 }
 
 std::vector<BlockRV> Schedule::get_child_blocks(LoopRV loop) {
   Stmt l = loop_stmt(loop, "get_child_blocks");
-  std::vector<BlockRV> out = child_blocks(*this, l.as<ForNode>()->body);
+  std::vector<BlockRV> out = child_blocks(l.as<ForNode>()->body);
   record(inst::get_child_blocks, {loop.rv()}, nlohmann::json::array(), replay::rvs(out));
   return out;
 }
