@@ -80,6 +80,9 @@ class ExprNode : public Object {
  public:
   explicit ExprNode(ExprKind k) : kind(k) {}
   const ExprKind kind;
+  // The family, for as<ExprNode>() (core/object.h).
+  static constexpr char kFamilyTag = 0;
+  const void* family_tag() const override { return &kFamilyTag; }
   DataType dtype;
   // The kind's typing rule (core/expr_type.h).
   void validate() const override;

@@ -2,49 +2,12 @@
 
 namespace kiln {
 
-namespace {
-
-// Maps fn over the object children inside one field value; true if any changed.
-bool rewrite_value(FieldValue& v, const std::function<ObjectRef(const ObjectRef&)>& fn) {
-  if (auto* r = std::get_if<ObjectRef>(&v.v)) {
-    if (!r->defined()) return false;
-    ObjectRef n = fn(*r);
-    if (n.same_as(*r)) return false;
-    *r = std::move(n);
-    return true;
-  }
-  if (auto* a = std::get_if<FieldValue::Array>(&v.v)) {
-    bool changed = false;
-    for (FieldValue& e : *a) changed |= rewrite_value(e, fn);
-    return changed;
-  }
-  return false;
+ObjectRef rewrite_children(const ObjectRef& node, RewriteFn fn) {
+  ObjectPtr changed = node.get()->rewrite_children(fn);
+  return changed ? ObjectRef(std::move(changed)) : node;
 }
 
-void visit_value(const FieldValue& v, const std::function<void(const ObjectRef&)>& fn) {
-  if (const auto* r = std::get_if<ObjectRef>(&v.v)) {
-    if (r->defined()) fn(*r);
-  } else if (const auto* a = std::get_if<FieldValue::Array>(&v.v)) {
-    for (const FieldValue& e : *a) visit_value(e, fn);
-  }
-}
-
-}  // namespace
-
-ObjectRef rewrite_children(const ObjectRef& node, const std::function<ObjectRef(const ObjectRef&)>& fn) {
-  std::vector<FieldValue> fields;
-  node.get()->write_fields(fields);
-  bool changed = false;
-  for (FieldValue& f : fields) changed |= rewrite_value(f, fn);
-  if (!changed) return node;
-  return ObjectRef(rebuild_node(*node.get(), fields));
-}
-
-void for_each_child(const Object& node, const std::function<void(const ObjectRef&)>& fn) {
-  std::vector<FieldValue> fields;
-  node.write_fields(fields);
-  for (const FieldValue& f : fields) visit_value(f, fn);
-}
+void for_each_child(const Object& node, ChildFn fn) { node.for_each_child(fn); }
 
 // ---------------------------------------------------------------------------
 

@@ -17,10 +17,10 @@ namespace kiln {
 // Applies fn to every direct object child of `node` (fields holding objects,
 // arrays and maps of them) and rebuilds the node if any child changed.
 // Returns `node` itself otherwise.
-ObjectRef rewrite_children(const ObjectRef& node, const std::function<ObjectRef(const ObjectRef&)>& fn);
+ObjectRef rewrite_children(const ObjectRef& node, RewriteFn fn);
 
 // Calls fn on every direct object child of `node`.
-void for_each_child(const Object& node, const std::function<void(const ObjectRef&)>& fn);
+void for_each_child(const Object& node, ChildFn fn);
 
 class ExprVisitor {
  public:

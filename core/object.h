@@ -34,12 +34,17 @@
 
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/function_ref.h"
 
 namespace kiln {
 
 class Object;
+class ObjectRef;
 struct FieldValue;
 using ObjectPtr = std::shared_ptr<const Object>;
+// What a node's children are handed to (Object::for_each_child, rewrite_children).
+using ChildFn = FunctionRef<void(const ObjectRef&)>;
+using RewriteFn = FunctionRef<ObjectRef(const ObjectRef&)>;
 
 class Object {
  public:
@@ -54,6 +59,24 @@ class Object {
   // Checks a node's invariants after it is built from field values (JSON,
   // generic rewriting); throws kiln::Error naming what is wrong.
   virtual void validate() const {}
+
+  // The generic walks that visitors and mutators fall back on, generated
+  // from the field declaration without going through FieldValue: they run
+  // once per node of every pass, so they neither allocate nor copy.
+  //
+  // Calls fn on every defined object a field holds (directly, in an array or
+  // as a map's value), in declaration order.
+  virtual void for_each_child(ChildFn fn) const = 0;
+  // A copy of this node with each such object replaced by fn's result, then
+  // validated; nullptr, with nothing allocated, when fn returned every
+  // object itself.
+  virtual ObjectPtr rewrite_children(RewriteFn fn) const = 0;
+
+  // The concrete node type, and the family of node types (expressions,
+  // statements) it belongs to, as addresses unique per type: what
+  // ObjectRef::as tests instead of a dynamic_cast.
+  virtual const void* type_tag() const = 0;
+  virtual const void* family_tag() const { return nullptr; }
 };
 
 // A nullable handle to an immutable node. Typed handles (Expr, Stmt, Var...)
@@ -70,9 +93,19 @@ class ObjectRef {
   // Identity, not structure: see structural_equal for the latter.
   bool same_as(const ObjectRef& o) const { return ptr_ == o.ptr_; }
 
+  // The node as a T, or nullptr. T is a node type (KILN_NODE: node types are
+  // leaves, never derived from), a family base that declares kFamilyTag
+  // (ExprNode, StmtNode), or anything else (a dynamic_cast).
   template <typename T>
   const T* as() const {
-    return dynamic_cast<const T*>(ptr_.get());
+    const Object* p = ptr_.get();
+    if constexpr (requires { T::kTypeTag; }) {
+      return p && p->type_tag() == &T::kTypeTag ? static_cast<const T*>(p) : nullptr;
+    } else if constexpr (requires { T::kFamilyTag; }) {
+      return p && p->family_tag() == &T::kFamilyTag ? static_cast<const T*>(p) : nullptr;
+    } else {
+      return dynamic_cast<const T*>(p);
+    }
   }
 
  protected:
@@ -224,6 +257,65 @@ ObjectPtr make_node_from_fields(std::span<const FieldValue> fields) {
   return node;
 }
 
+// The generic child walks of KILN_NODE (Object::for_each_child and
+// rewrite_children), field by field.
+template <typename T>
+void visit_field(const T& x, ChildFn fn) {
+  if constexpr (std::is_base_of_v<ObjectRef, T>) {
+    if (x.defined()) fn(x);
+  } else if constexpr (is_vector<T>::value) {
+    for (const auto& e : x) visit_field(e, fn);
+  } else if constexpr (is_map<T>::value) {
+    for (const auto& [k, v] : x) {
+      visit_field(k, fn);
+      visit_field(v, fn);
+    }
+  }
+}
+
+// Rewrites the objects inside one field; `dst` returns the same field of the
+// copy, making the copy on first use.
+template <typename T, typename Dst>
+void rewrite_field(const T& x, const Dst& dst, RewriteFn fn) {
+  if constexpr (std::is_base_of_v<ObjectRef, T>) {
+    if (!x.defined()) return;
+    ObjectRef n = fn(x);
+    if (n.same_as(x)) return;
+    if constexpr (!std::is_same_v<T, ObjectRef>) {
+      if (n.defined() && !n.template as<typename T::ContainerType>()) field_type_mismatch(T::kRefName);
+    }
+    dst() = T(n.ptr());
+  } else if constexpr (is_vector<T>::value) {
+    for (size_t i = 0; i < x.size(); ++i) rewrite_field(x[i], [&]() -> auto& { return dst()[i]; }, fn);
+  } else if constexpr (is_map<T>::value) {
+    static_assert(!std::is_base_of_v<ObjectRef, typename T::key_type>, "map keys are plain values");
+    for (const auto& [k, v] : x) rewrite_field(v, [&]() -> auto& { return dst().at(k); }, fn);
+  }
+}
+
+template <typename Node>
+ObjectPtr rewrite_node_children(const Node& self, RewriteFn fn) {
+  std::shared_ptr<Node> copy;
+  auto fields = self.tie_fields();
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    (rewrite_field(
+         std::get<I>(fields),
+         [&]() -> auto& {
+           if (!copy) copy = std::make_shared<Node>(self);
+           return std::get<I>(copy->tie_fields());
+         },
+         fn),
+     ...);
+  }(std::make_index_sequence<std::tuple_size_v<decltype(fields)>>{});
+  if (copy) copy->validate();
+  return copy;
+}
+
+template <typename T>
+void for_each_field(const T& fields, ChildFn fn) {
+  std::apply([&](const auto&... f) { (visit_field(f, fn), ...); }, fields);
+}
+
 // The names live in a function-local static of field_names(), so the span
 // outlives the temporary node.
 template <typename Node>
@@ -258,6 +350,14 @@ struct NodeRegistrar {
   std::span<const std::string_view> field_names() const override {                       \
     static const std::vector<std::string_view> names = ::kiln::detail::split_field_names(#__VA_ARGS__); \
     return names;                                                                        \
+  }                                                                                      \
+  static constexpr char kTypeTag = 0;                                                    \
+  const void* type_tag() const override { return &kTypeTag; }                            \
+  void for_each_child(::kiln::ChildFn fn) const override {                               \
+    ::kiln::detail::for_each_field(tie_fields(), fn);                                    \
+  }                                                                                      \
+  ::kiln::ObjectPtr rewrite_children(::kiln::RewriteFn fn) const override {              \
+    return ::kiln::detail::rewrite_node_children(*this, fn);                             \
   }
 
 // After the node's class, in its header: makes the type constructible from its

@@ -46,6 +46,9 @@ class StmtNode : public Object {
  public:
   explicit StmtNode(StmtKind k) : kind(k) {}
   const StmtKind kind;
+  // The family, for as<StmtNode>() (core/object.h).
+  static constexpr char kFamilyTag = 0;
+  const void* family_tag() const override { return &kFamilyTag; }
 };
 
 class Stmt : public ObjectRef {
