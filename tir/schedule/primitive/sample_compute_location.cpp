@@ -28,14 +28,18 @@ void collect_loops(const Stmt& s, std::vector<Var>& out) {
   }
 }
 
-// The loops at which compute_at(block) is legal, in the decision's order.
-std::vector<Var> legal_loops(const PrimFunc& f, const Located& blk) {
+// The loops at which compute_at(block) is legal, in the decision's order:
+// the first `limit` of them. Each costs a legality check (a plan of the
+// move), so a replayed decision checks only the loops up to its own.
+std::vector<Var> legal_loops(const PrimFunc& f, const Located& blk, size_t limit = SIZE_MAX) {
   const BlockNode* encl = enclosing_block(blk);
   if (!encl) return {};
   std::vector<Var> all, legal;
   collect_loops(encl->body, all);
-  for (const Var& v : all)
+  for (const Var& v : all) {
+    if (legal.size() >= limit) break;
     if (!compute_at_error(blk, *locate_loop(f.body(), v), /*reverse=*/false)) legal.push_back(v);
+  }
   return legal;
 }
 
@@ -44,17 +48,23 @@ std::vector<Var> legal_loops(const PrimFunc& f, const Located& blk) {
 LoopRV Schedule::sample_compute_location(BlockRV block, std::optional<int64_t> decision) {
   const char* const P = "sample_compute_location";
   const Located blk = block_location(block, P);
-  const std::vector<Var> loops = legal_loops(func_, blk);
-  const bool can_inline = !compute_inline_error(func_, blk);
-  const int64_t first = can_inline ? kInlineDecision : kRootDecision;
   int64_t d;
+  std::vector<Var> loops;
   if (decision) {
     d = *decision;
-    if (d < first || d >= static_cast<int64_t>(loops.size()))
+    if (d >= 0) loops = legal_loops(func_, blk, static_cast<size_t>(d) + 1);
+    const bool legal = d == kRootDecision || (d == kInlineDecision && !compute_inline_error(func_, blk)) ||
+                       (d >= 0 && d < static_cast<int64_t>(loops.size()));
+    if (!legal) {
+      const bool can_inline = !compute_inline_error(func_, blk);
       throw DecisionError(P, "decision " + std::to_string(d) + " is not a location of block '" +
-                                 block_of(blk.stmt)->name + "', which has " + std::to_string(loops.size()) +
-                                 " legal loops and " + (can_inline ? "can" : "cannot") + " be inlined");
+                                 block_of(blk.stmt)->name + "', which has " +
+                                 std::to_string(legal_loops(func_, blk).size()) + " legal loops and " +
+                                 (can_inline ? "can" : "cannot") + " be inlined");
+    }
   } else {
+    loops = legal_loops(func_, blk);
+    const int64_t first = compute_inline_error(func_, blk) ? kRootDecision : kInlineDecision;
     d = first + rand().uniform_int(static_cast<int64_t>(loops.size()) - first);
   }
   LoopRV out = d == kInlineDecision ? make_location_rv(LocationMark::kInline)
