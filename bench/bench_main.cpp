@@ -2,11 +2,11 @@
 // measured in one process on the same data, with ratios. Run through
 // bench/run, which sets up OpenBLAS for this CPU.
 //
-//   kiln_bench [--workload W[@TRACE]]... [--threads 1,2] [--repeat R] [--out results.json]
+//   kiln_bench [--workload W[@TRACE]]... [--db FILE] [--threads 1,2] [--repeat R] [--out results.json]
 //
-// For every workload and thread count: kiln's default program and, when the
-// workload names a trace file after '@', the program that trace schedules;
-// then each
+// For every workload and thread count: kiln's default program, the program
+// a trace file named after '@' schedules, and with --db the best record the
+// tuning database holds for the workload and target (`kiln tune-op`); then each
 // baseline that computes the same thing (matmul: OpenBLAS sgemm, oneDNN
 // matmul; conv2d_nchw: oneDNN direct convolution on plain NCHW). Each
 // baseline's output is compared with kiln's, so a ratio is never between two
@@ -83,7 +83,7 @@ int run(int argc, char** argv) {
   std::vector<std::string> workloads;
   std::string threads_list = "1,2";
   std::string target_str = "llvm";
-  std::string out_path;
+  std::string out_path, db;
   int repeat = 5;
   CLI::App app{"kiln_bench: kiln next to vendor libraries"};
   app.add_option("--workload", workloads, "workloads (default: matmul 1024^3 and a ResNet conv2d, each with its hand schedule)");
@@ -91,6 +91,7 @@ int run(int argc, char** argv) {
   app.add_option("--target", target_str, "kiln's target");
   app.add_option("--repeat", repeat, "timed runs per measurement")->check(CLI::PositiveNumber);
   app.add_option("--out", out_path, "write the results as JSON here");
+  app.add_option("--db", db, "also measure the best record of this tuning database (kiln tune-op)");
   CLI11_PARSE(app, argc, argv);
   Target target = Target::parse(target_str);
   if (workloads.empty()) {
@@ -122,6 +123,8 @@ int run(int argc, char** argv) {
       options.trace = &trace.emplace(read_trace_file(path));
       variants.push_back({path, build(prepare_op(wstr, target, options).lowered, target)});
     }
+    if (!db.empty() && best_trace(db, p.func, target))
+      variants.push_back({"tuned (" + db + ")", build(prepare_op(wstr, target, {.db = db}).lowered, target)});
     double flops = ops::workload_flops(p.workload);
     for (int threads : parse_threads(threads_list)) {
       ThreadPool pool(threads);
