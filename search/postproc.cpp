@@ -4,6 +4,7 @@
 
 #include "search/block_info.h"
 #include "search/rules/rules.h"
+#include "tir/schedule/locate.h"
 #include "tir/transform/unroll_loop.h"
 
 namespace kiln::search {
@@ -31,6 +32,47 @@ std::vector<Var> vars_of(Schedule& sch, const std::vector<LoopRV>& loops) {
   std::vector<Var> vars;
   for (LoopRV l : loops) vars.push_back(sch.loop_var(l));
   return vars;
+}
+
+// The vector registers the register tile of a block tiled "SSRSRS" holds:
+// its S3 tiles, the accumulators live across the R1 loop around them, the
+// innermost axis in vectors of `lanes` (the S2 tiles outside R1 make a
+// tile of the accumulator in memory, not in registers). Zero when
+// the loops are no longer in that structure. Read from the IR, so that the
+// check records nothing in the trace.
+int64_t register_tile(const PrimFunc& f, const std::string& block, int64_t lanes, int64_t max_vector) {
+  std::optional<Located> loc = locate_block(f.body(), block);
+  if (!loc) return 0;
+  // Every iter var's loop was split into four (spatial) or two (reduce)
+  // levels; a unit loop may drive nothing, so count iter vars, not roles.
+  const BlockNode* b = block_of(loc->stmt);
+  int64_t ns = 0, nr = 0;
+  for (const IterVar& iv : b->iter_vars) (iv.is_reduce() ? nr : ns) += 1;
+  std::vector<const ForNode*> loops;
+  for (const Stmt& l : enclosing_loops(*loc)) loops.push_back(l.as<ForNode>());
+  if (ns == 0 || static_cast<int64_t>(loops.size()) != 4 * ns + 2 * nr) return 0;
+  const int64_t s3 = 3 * ns + 2 * nr;
+  int64_t regs = 1;
+  for (int64_t a = 0; a < ns; ++a) {
+    const int64_t* inner = as_const_int(loops[s3 + a]->extent);
+    if (!inner) return 0;
+    const bool vector = a + 1 == ns && *inner >= 2 && *inner <= max_vector;
+    regs *= vector ? (*inner + lanes - 1) / lanes : *inner;
+  }
+  return regs;
+}
+
+void check_register_tiles(Schedule& sch, int64_t max_vector) {
+  for (const std::string& name : blocks_in_order(sch.func())) {
+    const BlockNode* b = block_info(sch.func(), name).block;
+    const int64_t budget = annotation(b, kTiledAnn), lanes = annotation(b, kLanesAnn);
+    if (budget <= 0 || lanes <= 0) continue;
+    const int64_t regs = register_tile(sch.func(), name, lanes, max_vector);
+    if (regs > budget)
+      throw RegisterTileError("postprocess", "the register tile of block '" + name + "' needs " +
+                                                 std::to_string(regs) + " vector registers, more than the " +
+                                                 std::to_string(budget) + " its accumulators may use");
+  }
 }
 
 void decompose_reductions(Schedule& sch) {
@@ -104,6 +146,7 @@ void postprocess(Schedule& sch) {
   const int64_t max_parallel = annotation(root, kParallelAnn);
   const int64_t max_vector = annotation(root, kVectorizeAnn);
   const int64_t unroll_step = annotation(root, kUnrollAnn);
+  check_register_tiles(sch, max_vector);
   decompose_reductions(sch);
   if (max_parallel > 0) parallelize(sch, max_parallel);
   if (max_vector > 0) vectorize(sch, max_vector);

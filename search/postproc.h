@@ -5,6 +5,10 @@
 // sample and every replay of a mutated trace, recorded after an
 // enter_postproc instruction so that the stored trace replays alone.
 //
+//   - a tiled block's register tile (its S3 tiles) must fit the
+//     vector registers its kiln.tiled annotation allows, else the draw is a
+//     RegisterTileError: the space holds no candidate that spills its
+//     accumulators, which would never be fast;
 //   - reduction blocks get their init as a block of its own, before their
 //     outermost reduction loop (decompose_reduction);
 //   - each loop nest's leading spatial loops are fused, up to the root's
@@ -15,9 +19,18 @@
 //     root's sampled kiln.unroll.
 #pragma once
 
+#include "tir/schedule/error.h"
 #include "tir/schedule/schedule.h"
 
 namespace kiln::search {
+
+// A drawn register tile needs more vector registers than the target has.
+class RegisterTileError : public ScheduleError {
+ public:
+  using ScheduleError::ScheduleError;
+  [[noreturn]] void raise() const override { throw *this; }
+  const char* kind() const override { return "RegisterTileError"; }
+};
 
 // Throws ScheduleError (or kiln::Error) when the candidate cannot be
 // completed; the search counts it and draws another.

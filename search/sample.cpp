@@ -2,14 +2,18 @@
 
 #include "core/error.h"
 #include "search/postproc.h"
+#include "search/register_tile.h"
 #include "tir/schedule/schedule.h"
 
 namespace kiln::search {
 namespace {
 
-std::optional<Candidate> run(const PrimFunc& f, const Trace& design, uint64_t seed, SampleFailure* why) {
+// Applies the design and postprocesses. On failure, the reason in *why and,
+// when postprocessing refused it, the design as drawn in *drawn.
+std::optional<Candidate> run(const PrimFunc& f, const Trace& design, uint64_t seed, SampleFailure* why,
+                             Trace* drawn = nullptr) {
+  Schedule sch(f, {.seed = seed});
   try {
-    Schedule sch(f, {.seed = seed});
     design.apply(sch);
     postprocess(sch);
     return Candidate{sch.trace(), sch.func()};
@@ -17,6 +21,7 @@ std::optional<Candidate> run(const PrimFunc& f, const Trace& design, uint64_t se
     if (why) *why = {e.kind(), e.what()};
   } catch (const ScheduleError& e) {  // in postprocessing
     if (why) *why = {e.kind(), e.what()};
+    if (drawn) *drawn = sch.trace().without_postproc();
   } catch (const Error& e) {
     if (why) *why = {"Error", e.what()};
   }
@@ -32,7 +37,16 @@ std::optional<Candidate> sample_candidate(const PrimFunc& f, const Trace& sketch
     if (inst.kind->is_sampling) inst.decision = nullptr;
     fresh.append(std::move(inst));
   }
-  return run(f, fresh, seed, why);
+  SampleFailure failure;
+  Trace drawn;
+  std::optional<Candidate> c = run(f, fresh, seed, &failure, &drawn);
+  if (!c && failure.kind == "RegisterTileError") {
+    // The drawn tiles spill: shrink them to fit (register_tile.h), once.
+    RandomState rand(seed ^ 0x5DEECE66DULL);
+    c = run(f, fit_register_tiles(drawn, rand), seed, &failure);
+  }
+  if (!c && why) *why = std::move(failure);
+  return c;
 }
 
 std::optional<Candidate> replay_candidate(const PrimFunc& f, const Trace& trace, SampleFailure* why, uint64_t seed) {

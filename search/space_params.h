@@ -23,6 +23,11 @@ struct SpaceParams {
   // Auto-unroll steps to choose from (pragma_auto_unroll_max_step).
   std::vector<int64_t> unroll_steps = {0, 16, 64, 512};
 
+  // The registers a register tile may keep its accumulators in: all but a
+  // few, which hold the operands (6x16 floats in 12 of AVX2's 16 ymm, as
+  // BLIS's Haswell kernel; up to 28 of AVX-512's 32 zmm).
+  int accumulator_registers() const { return registers - 4; }
+
   static SpaceParams for_target(const Target& t);
 };
 

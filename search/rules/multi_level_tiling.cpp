@@ -36,7 +36,8 @@ std::optional<Tiled> tile(const Schedule& in, const std::string& block, const Sp
   std::vector<LoopRV> order;
   for (const std::vector<LoopRV>& level : t.tiles) order.insert(order.end(), level.begin(), level.end());
   sch.reorder(order);
-  sch.annotate(b, kTiledAnn, AnnValue(int64_t{1}));
+  sch.annotate(b, kTiledAnn, AnnValue(int64_t{p.accumulator_registers()}));
+  sch.annotate(b, kLanesAnn, AnnValue(int64_t{p.lanes}));
   return t;
 }
 

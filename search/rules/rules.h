@@ -43,7 +43,11 @@ void parallel_vectorize_unroll(Schedule& sch, const SpaceParams& p);
 inline constexpr const char* kParallelAnn = "kiln.parallel";
 inline constexpr const char* kVectorizeAnn = "kiln.vectorize";
 inline constexpr const char* kUnrollAnn = "kiln.unroll";
-// On a block multi-level tiling has tiled, so that later rules know.
+// On a block multi-level tiling has tiled, so that later rules know: the
+// vector registers its register tile (the S3 level) may hold, and
+// the float32 lanes of one register, which postprocessing checks the drawn
+// tiles against.
 inline constexpr const char* kTiledAnn = "kiln.tiled";
+inline constexpr const char* kLanesAnn = "kiln.lanes";
 
 }  // namespace kiln::search

@@ -5,6 +5,7 @@
 
 #include "core/structural.h"
 #include "ops/workload.h"
+#include "search/register_tile.h"
 #include "search/sample.h"
 #include "search/space.h"
 #include "support/kernel_check.h"
@@ -28,7 +29,7 @@ TEST(DesignSpace, MatmulHasThreeSketches) {
   ASSERT_EQ(sketches.size(), 3u);
   const std::string tiling =
       "get_block get_loops sample_perfect_tile split sample_perfect_tile split sample_perfect_tile split reorder "
-      "annotate";
+      "annotate annotate";
   const std::string pvu = "get_block annotate annotate sample_categorical annotate";
   EXPECT_EQ(kinds(sketches[0]), tiling + " " + pvu);
   EXPECT_EQ(kinds(sketches[1]), tiling + " get_block cache_write reverse_compute_at " + pvu);
@@ -75,6 +76,34 @@ TEST(Candidates, AFailedReplaySaysWhichKindOfError) {
   EXPECT_NE(why.message.find("trace instruction " + std::to_string(tile) + ": (sample_perfect_tile)"),
             std::string::npos)
       << why.message;
+}
+
+TEST(Candidates, ARegisterTileThatSpillsIsRefused) {
+  PrimFunc f = workload("matmul:M=64,N=64,K=64");
+  Trace sketch = design_space(f, avx2())[0];  // 12 ymm registers for accumulators
+  std::vector<size_t> tiles;  // i, j, k
+  for (size_t n = 0; n < sketch.size(); ++n)
+    if (sketch.instructions()[n].kind == &inst::sample_perfect_tile) tiles.push_back(n);
+  ASSERT_EQ(tiles.size(), 3u);
+  // Before: a 4 x 16 register tile (the S3 tiles of i and j): 4 x 2 ymm.
+  Trace fits = sketch.with_decision(tiles[0], {2, 2, 4, 4}).with_decision(tiles[1], {4, 1, 1, 16});
+  EXPECT_TRUE(replay_candidate(f, fits));
+  // After: 8 x 16 needs 16 ymm, more than the 12 the accumulators may use.
+  SampleFailure why;
+  Trace spills = sketch.with_decision(tiles[0], {2, 4, 1, 8}).with_decision(tiles[1], {4, 1, 1, 16});
+  EXPECT_FALSE(replay_candidate(f, spills, &why));
+  EXPECT_EQ(why.kind, "RegisterTileError");
+  EXPECT_NE(why.message.find("needs 16 vector registers, more than the 12"), std::string::npos) << why.message;
+  // Sampling repairs such a draw: factors move from S3 out to S2, and each
+  // tile still multiplies to its loop's extent.
+  RandomState rand(3);
+  Trace repaired = fit_register_tiles(spills.without_postproc(), rand);
+  std::vector<RegisterTile> blocks = register_tiles(repaired);
+  ASSERT_EQ(blocks.size(), 1u);
+  EXPECT_LE(registers_of(repaired, blocks[0]), 12);
+  std::vector<int64_t> i = repaired.instructions()[tiles[0]].decision.get<std::vector<int64_t>>();
+  EXPECT_EQ(i[0] * i[1] * i[2] * i[3], 64);
+  EXPECT_TRUE(replay_candidate(f, repaired));
 }
 
 // Every candidate drawn from every sketch runs and matches the interpreter,

@@ -1,0 +1,75 @@
+#include "search/register_tile.h"
+
+#include "search/rules/rules.h"
+
+namespace kiln::search {
+namespace {
+
+std::vector<int64_t> decision_of(const Trace& t, size_t i) {
+  return t.instructions()[i].decision.get<std::vector<int64_t>>();
+}
+
+int64_t annotation_value(const Instruction& inst, const char* key) {
+  if (inst.kind != &inst::annotate || inst.attrs.size() != 2 || inst.attrs[0] != key) return 0;
+  return inst.attrs[1].is_number_integer() ? inst.attrs[1].get<int64_t>() : 0;
+}
+
+// The vector registers of one S3 tile: the vectorized one in whole vectors.
+int64_t s3_registers(int64_t s3, bool vectorized, int64_t lanes) {
+  return vectorized && s3 >= 2 ? (s3 + lanes - 1) / lanes : s3;
+}
+
+}  // namespace
+
+std::vector<RegisterTile> register_tiles(const Trace& design) {
+  std::vector<RegisterTile> out;
+  std::vector<size_t> pending;
+  for (size_t i = 0; i < design.size(); ++i) {
+    const Instruction& inst = design.instructions()[i];
+    if (inst.kind == &inst::sample_perfect_tile && !inst.attrs.empty() && inst.attrs[0] == 4) {
+      pending.push_back(i);
+    } else if (int64_t budget = annotation_value(inst, kTiledAnn); budget > 0) {
+      out.push_back({std::move(pending), budget, 1});
+      pending.clear();
+    } else if (int64_t lanes = annotation_value(inst, kLanesAnn); lanes > 0 && !out.empty()) {
+      out.back().lanes = lanes;
+    }
+  }
+  return out;
+}
+
+int64_t registers_of(const Trace& design, const RegisterTile& tile) {
+  int64_t regs = 1;
+  for (size_t k = 0; k < tile.tiles.size(); ++k) {
+    if (design.instructions()[tile.tiles[k]].decision.is_null()) return 0;
+    std::vector<int64_t> d = decision_of(design, tile.tiles[k]);
+    regs *= s3_registers(d[3], k + 1 == tile.tiles.size(), tile.lanes);
+  }
+  return regs;
+}
+
+Trace fit_register_tiles(const Trace& design, RandomState& rand) {
+  Trace out = design;
+  for (const RegisterTile& tile : register_tiles(design)) {
+    while (registers_of(out, tile) > tile.budget) {
+      // The S3 tiles that can give up a factor that frees registers (the
+      // vectorized one only beyond one vector).
+      std::vector<size_t> movable;
+      for (size_t k = 0; k < tile.tiles.size(); ++k) {
+        std::vector<int64_t> d = decision_of(out, tile.tiles[k]);
+        if (s3_registers(d[3], k + 1 == tile.tiles.size(), tile.lanes) > 1) movable.push_back(k);
+      }
+      if (movable.empty()) break;
+      const size_t k = movable[rand.uniform_int(static_cast<int64_t>(movable.size()))];
+      std::vector<int64_t> d = decision_of(out, tile.tiles[k]);
+      std::vector<int64_t> primes = prime_factors(d[3]);
+      const int64_t p = primes[rand.uniform_int(static_cast<int64_t>(primes.size()))];
+      d[3] /= p;
+      d[2] *= p;
+      out = out.with_decision(tile.tiles[k], nlohmann::json(d));
+    }
+  }
+  return out;
+}
+
+}  // namespace kiln::search

@@ -1,0 +1,43 @@
+// Register tiles at the level of decisions: how many vector registers the
+// drawn tile sizes of a design give each tiled block's register tile, and a
+// repair that shrinks the tiles that do not fit.
+//
+// Multi-level tiling (rules.h) annotates each block it tiles with the
+// registers its accumulators may use (kiln.tiled) and the lanes of one
+// register (kiln.lanes); the sample_perfect_tile instructions before those
+// annotations, four-level ones for spatial loops, are its tiles in loop
+// order, the last spatial one the loop that is vectorized. Postprocessing
+// refuses a candidate whose register tile does not fit (RegisterTileError,
+// postproc.h). Drawn uniformly, many tile decisions of a large workload do
+// not fit; rather than draw again and again, sampling repairs a draw by
+// moving factors of its S3 tiles out to S2, the tile of the accumulators in
+// memory. A tile's product, and so the loop's extent, stays: the repair
+// needs no IR.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tir/schedule/random.h"
+#include "tir/schedule/trace.h"
+
+namespace kiln::search {
+
+struct RegisterTile {
+  std::vector<size_t> tiles;  // sample_perfect_tile instructions of spatial loops, in loop order
+  int64_t budget = 0;         // vector registers
+  int64_t lanes = 1;
+};
+
+// The tiled blocks of a design, in trace order.
+std::vector<RegisterTile> register_tiles(const Trace& design);
+
+// The vector registers the decisions give `tile`: the product of its S3
+// tiles, the last (vectorized) one in vectors of `lanes`.
+int64_t registers_of(const Trace& design, const RegisterTile& tile);
+
+// `design` with its tile decisions shrunk until every register tile fits
+// its budget (or nothing more can move).
+Trace fit_register_tiles(const Trace& design, RandomState& rand);
+
+}  // namespace kiln::search
