@@ -6,6 +6,7 @@
 
 #include "costmodel/features.h"
 #include "search/mutate.h"
+#include "search/register_tile.h"
 #include "tir/transform/lower.h"
 
 namespace kiln::search {
@@ -23,6 +24,7 @@ class EvolutionarySearch final : public SearchStrategy {
       : model_(std::move(model)), o_(o) {}
 
   std::vector<Candidate> propose(SearchContext& ctx, int n) override {
+    if (!resumed_) resume(ctx);
     RandomState rand(ctx.seed * 0x9E3779B97F4A7C15ULL + 1);
     features_.clear();  // this round's population only; the training set keeps its own
     std::vector<Candidate> population = initial_population(ctx);
@@ -57,11 +59,33 @@ class EvolutionarySearch final : public SearchStrategy {
 
   void update(SearchContext&, const std::vector<Candidate>& batch,
               const std::vector<std::optional<double>>& secs) override {
-    for (size_t i = 0; i < batch.size(); ++i) {
-      if (!secs[i] || *secs[i] <= 0) continue;
-      measured_.push_back({batch[i], trace_key(batch[i].trace), *secs[i]});
-      train_x_.push_back(features(batch[i]));
+    for (size_t i = 0; i < batch.size(); ++i)
+      if (secs[i] && *secs[i] > 0) learn(batch[i], *secs[i]);
+    retrain();
+  }
+
+ private:
+  // Earlier runs' measurements (ctx.earlier, fastest first), replayed: they
+  // seed the population and train the model as this run's own do. At most
+  // kResumeLimit, the fastest, so that a large database resumes quickly.
+  void resume(SearchContext& ctx) {
+    resumed_ = true;
+    constexpr size_t kResumeLimit = 2048;
+    for (size_t i = 0; i < ctx.earlier.size() && i < kResumeLimit; ++i) {
+      SampleFailure why;
+      std::optional<Candidate> c = replay_candidate(ctx.func, ctx.earlier[i].first, &why);
+      if (c) learn(*c, ctx.earlier[i].second);
+      else ++ctx.failed_draws[why.kind];
     }
+    retrain();
+  }
+
+  void learn(const Candidate& c, double secs) {
+    measured_.push_back({c, trace_key(c.trace), secs});
+    train_x_.push_back(features(c));
+  }
+
+  void retrain() {
     if (measured_.empty()) return;
     double best = measured_[0].score;
     for (const Scored& m : measured_) best = std::min(best, m.score);
@@ -70,7 +94,6 @@ class EvolutionarySearch final : public SearchStrategy {
     model_->update(train_x_, y);
   }
 
- private:
   // The best measured designs (a share of the population), then fresh draws.
   std::vector<Candidate> initial_population(SearchContext& ctx) {
     std::vector<const Scored*> best;
@@ -96,7 +119,9 @@ class EvolutionarySearch final : public SearchStrategy {
         std::optional<Trace> design = mutate(parent.trace.without_postproc(), rand);
         if (!design) continue;
         SampleFailure why;
-        child = replay_candidate(ctx.func, *design, &why, rand.next());
+        // A tile mutation that grows the register tile beyond the registers
+        // is repaired as a fresh draw is (register_tile.h).
+        child = replay_candidate(ctx.func, fit_register_tiles(*design, rand), &why, rand.next());
         if (!child) {
           ++ctx.failed_draws[why.kind];
           continue;
@@ -127,6 +152,7 @@ class EvolutionarySearch final : public SearchStrategy {
 
   std::unique_ptr<costmodel::CostModel> model_;
   EvolutionaryOptions o_;
+  bool resumed_ = false;
   std::vector<Scored> measured_;  // score: seconds
   std::vector<costmodel::ProgramFeatures> train_x_;
   std::unordered_map<std::string, costmodel::ProgramFeatures> features_;

@@ -10,7 +10,10 @@
 //      ε share of fresh random draws, so the model keeps learning about the
 //      parts of the space it rates low.
 // After each measured batch the model is retrained on every valid
-// measurement so far, labelled with throughput relative to the best.
+// measurement so far, labelled with throughput relative to the best. A job
+// that resumes on a database starts from its earlier measurements
+// (SearchContext::earlier): replayed, they train the model and seed the
+// population before the first round.
 #pragma once
 
 #include <memory>

@@ -20,6 +20,10 @@ struct SearchContext {
   PrimFunc func;
   std::vector<Trace> sketches;
   std::unordered_set<std::string> measured;  // trace JSON text
+  // Valid measurements of earlier runs (the database's records of this
+  // workload and target), fastest first, in seconds: what a strategy that
+  // learns starts from when a job resumes.
+  std::vector<std::pair<Trace, double>> earlier;
   uint64_t seed = 1;
   // Draws (and mutations) that made no candidate, by failure kind: a space
   // whose draws keep failing says so instead of stalling.

@@ -48,19 +48,23 @@ TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& 
   const std::string target = o.target.str();
   db.add_workload(entry);
 
-  SearchContext ctx{f, design_space(f, SpaceParams::for_target(o.target)), {}, o.seed};
+  SearchContext ctx{.func = f, .sketches = design_space(f, SpaceParams::for_target(o.target)), .seed = o.seed};
   TuneResult result;
   TuneProgress& p = result.last;
   p.trials_total = o.trials;
   for (const tuning::TuningRecord& r : db.records_of(entry.key, target)) {
     try {
-      ctx.measured.insert(trace_key(Trace::parse(r.trace_json)));
+      Trace t = Trace::parse(r.trace_json);
+      ctx.measured.insert(trace_key(t));
+      if (r.ok()) ctx.earlier.emplace_back(std::move(t), r.median_secs());
     } catch (const Error&) {
       ctx.measured.insert(r.trace_json);  // unreadable: counts, never matches a new trace
     }
     ++p.trials_done;
     p.errors += !r.ok();
   }
+  std::stable_sort(ctx.earlier.begin(), ctx.earlier.end(),
+                   [](const auto& a, const auto& b) { return a.second < b.second; });
   auto best_gflops = [&] {
     std::vector<tuning::TuningRecord> best = db.top_k(entry.key, target, 1);
     return best.empty() ? 0.0 : entry.flops / best[0].median_secs() / 1e9;

@@ -101,6 +101,16 @@ TEST(Tune, EvolutionarySearchWithXgboostLearnsAsItGoes) {
     traces.insert(rec.trace_json);
   EXPECT_EQ(traces.size(), 24u);
   EXPECT_TRUE(r.best.has_value());
+
+  // A new job on the same database starts from what the first measured: its
+  // fresh model learns from the 24 earlier trials too, not only its own 8.
+  auto fresh = costmodel::make_xgb_model(
+      {.feature_version = costmodel::kFeatureVersion, .feature_length = costmodel::kFeatureLength});
+  costmodel::CostModel* m2 = fresh.get();
+  auto resumed = make_evolutionary_search(std::move(fresh), {.population = 48, .generations = 2});
+  TuneResult again = tune(task, options(32), {*db, builder, *runner}, *resumed);
+  EXPECT_EQ(again.measured_now, 8);
+  EXPECT_EQ(m2->num_trained(), 32 - again.last.errors) << "trained on the earlier run's valid records as well";
 }
 
 // A real runner whose first candidate is swapped for a kernel that segfaults.
