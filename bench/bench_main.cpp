@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/baselines.h"
+#include "bench/guarded_main.h"
 #include "core/error.h"
 #include "tools/op_session.h"
 
@@ -178,11 +179,4 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace kiln::bench
 
-int main(int argc, char** argv) {
-  try {
-    return kiln::bench::run(argc, argv);
-  } catch (const kiln::Error& e) {
-    std::cerr << "kiln_bench: error: " << e.what() << "\n";
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return kiln::bench::guarded_main("kiln_bench", kiln::bench::run, argc, argv); }

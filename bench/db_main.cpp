@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "bench/guarded_main.h"
 #include "core/error.h"
 #include "rpc/runner/device.h"
 #include "targets/runtime/timing.h"
@@ -179,12 +180,7 @@ int run(int argc, char** argv) {
 }  // namespace kiln::bench
 
 int main(int argc, char** argv) {
-  int rc = 2;
-  try {
-    rc = kiln::bench::run(argc, argv);
-  } catch (const kiln::Error& e) {
-    std::cerr << "kiln_db_bench: error: " << e.what() << "\n";
-  }
+  const int rc = kiln::bench::guarded_main("kiln_db_bench", kiln::bench::run, argc, argv);
   kiln::bench::remove_files();
   return rc;
 }

@@ -21,6 +21,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "bench/guarded_main.h"
 #include "core/error.h"
 #include "rpc/builder.h"
 #include "rpc/runner/device.h"
@@ -170,11 +171,4 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace kiln::bench
 
-int main(int argc, char** argv) {
-  try {
-    return kiln::bench::run(argc, argv);
-  } catch (const kiln::Error& e) {
-    std::cerr << "kiln_measure_bench: error: " << e.what() << "\n";
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return kiln::bench::guarded_main("kiln_measure_bench", kiln::bench::run, argc, argv); }

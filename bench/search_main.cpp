@@ -22,6 +22,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "bench/guarded_main.h"
 #include "core/error.h"
 #include "costmodel/features.h"
 #include "ops/workload.h"
@@ -124,11 +125,4 @@ int run(int argc, char** argv) {
 }  // namespace
 }  // namespace kiln::bench
 
-int main(int argc, char** argv) {
-  try {
-    return kiln::bench::run(argc, argv);
-  } catch (const kiln::Error& e) {
-    std::cerr << "kiln_search_bench: error: " << e.what() << "\n";
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return kiln::bench::guarded_main("kiln_search_bench", kiln::bench::run, argc, argv); }
