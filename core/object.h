@@ -10,9 +10,14 @@
 //     KILN_NODE(AddNode, "Add", dtype, a, b)
 //   };
 //
-// Fields travel as FieldValue, a small variant (object, integer, float, bool,
-// string, data type, array). A node is built from its field values by its
-// registered factory, so JSON reading and generic rewriting share one path.
+// For JSON and structural comparison, fields travel as FieldValue, a small
+// variant (object, integer, float, bool, string, data type, array), and a
+// node is built from its field values by its registered factory. The child
+// walks of visitors and mutators, which run once per node of every pass,
+// skip that detour: for_each_child and rewrite_children are generated per
+// node type and work on the fields themselves, and as<T>() compares type
+// tags instead of calling dynamic_cast. Both build a node only through its
+// validate(), so every node meets its invariants however it was made.
 //
 // Nodes with identity (Var, Buffer) say so with has_identity(): structural
 // equality maps them one-to-one instead of comparing names, so renaming a
