@@ -130,6 +130,7 @@ TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& 
     p.trials_done += static_cast<int64_t>(batch.size());
     for (const tuning::TuningRecord& r : records) p.errors += !r.ok();
     p.best_gflops = best_gflops();
+    p.failed_draws = ctx.failed_draws;
     p.elapsed_s = seconds_since(t0);
     const double rate = result.measured_now / std::max(p.elapsed_s, 1e-9);
     p.eta_s = std::max<double>(0, o.trials - p.trials_done) / rate;

@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -61,6 +62,9 @@ struct TuneProgress {
   double eta_s = 0;         // from this run's rate; 0 when unknown
   // Where this round's time went, in seconds.
   double propose_s = 0, build_s = 0, measure_s = 0, update_s = 0;
+  // Draws and mutations of this run that made no candidate, by failure kind
+  // (SearchContext::failed_draws): a space that keeps failing says so.
+  std::map<std::string, int64_t> failed_draws;
 };
 
 struct TuneResult {

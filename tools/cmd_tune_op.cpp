@@ -71,7 +71,8 @@ std::string clock_text(double s) {
 nlohmann::json progress_json(const search::TuneProgress& p) {
   return {{"round", p.round},         {"trials", p.trials_done},     {"errors", p.errors},
           {"best_gflops", p.best_gflops}, {"elapsed_s", p.elapsed_s},  {"propose_s", p.propose_s},
-          {"build_s", p.build_s},     {"measure_s", p.measure_s},    {"update_s", p.update_s}};
+          {"build_s", p.build_s},     {"measure_s", p.measure_s},    {"update_s", p.update_s},
+          {"failed_draws", p.failed_draws}};
 }
 
 void show_progress(const search::TuneProgress& p, bool terminal) {
@@ -89,7 +90,12 @@ void show_progress(const search::TuneProgress& p, bool terminal) {
   std::cerr << std::fixed << std::setprecision(1) << "round " << p.round << ": " << p.trials_done << "/"
             << p.trials_total << " trials, best " << best.str() << " GFLOP/s, " << p.errors << " errors, elapsed "
             << p.elapsed_s << " s, ETA " << p.eta_s << " s (propose " << p.propose_s << " s, build " << p.build_s
-            << " s, measure " << p.measure_s << " s, update " << p.update_s << " s)\n";
+            << " s, measure " << p.measure_s << " s, update " << p.update_s << " s)";
+  if (!p.failed_draws.empty()) {
+    std::cerr << "; draws that made no candidate:";
+    for (const auto& [kind, n] : p.failed_draws) std::cerr << " " << kind << " " << n;
+  }
+  std::cerr << "\n";
 }
 
 // "xgb" and "random" are fresh models; anything else is a saved model's file.

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "cli_run.h"
@@ -33,11 +34,26 @@ TEST(TuneCli, TunesResumesAndBenchOpReproducesTheBest) {
   EXPECT_GT(j["best_gflops"].get<double>(), 0);
   EXPECT_NE(r.out.find("reproduce: kiln bench-op " + kWorkload), std::string::npos) << r.out;
 
-  CliRun again = kiln("tune-op " + kWorkload + " --trials 12 --batch-size 4 --repeat 2 --db " + db + " --json");
+  const std::string curve = temp("curve.jsonl");
+  CliRun again = kiln("tune-op " + kWorkload + " --trials 12 --batch-size 4 --repeat 2 --db " + db +
+                      " --curve " + curve + " --json");
   ASSERT_EQ(again.code, 0) << again.out;
   nlohmann::json k = nlohmann::json::parse(last_line(again.out));
   EXPECT_EQ(k["trials_done"], 12);
   EXPECT_EQ(k["measured_now"], 4) << "8 were there already";
+  // The curve (what bench/tune plots): a line for the one round, counting
+  // the earlier trials, with the round's time split and failed draws by kind.
+  std::ifstream in(curve);
+  std::string line;
+  std::vector<nlohmann::json> rounds;
+  while (std::getline(in, line)) rounds.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(rounds.size(), 1u);
+  EXPECT_EQ(rounds[0]["trials"], 12);
+  EXPECT_GT(rounds[0]["best_gflops"].get<double>(), 0);
+  for (const char* key : {"propose_s", "build_s", "measure_s", "update_s"})
+    EXPECT_GE(rounds[0][key].get<double>(), 0) << key;
+  EXPECT_TRUE(rounds[0]["failed_draws"].is_object()) << rounds[0].dump();
+  std::filesystem::remove(curve);
 
   CliRun bench = kiln("bench-op " + kWorkload + " --db " + db + " --check --json");
   ASSERT_EQ(bench.code, 0) << bench.out;
