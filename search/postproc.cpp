@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "search/block_info.h"
+#include "search/register_tile.h"
 #include "search/rules/rules.h"
 #include "tir/schedule/locate.h"
 #include "tir/transform/unroll_loop.h"
@@ -56,8 +57,7 @@ int64_t register_tile(const PrimFunc& f, const std::string& block, int64_t lanes
   for (int64_t a = 0; a < ns; ++a) {
     const int64_t* inner = as_const_int(loops[s3 + a]->extent);
     if (!inner) return 0;
-    const bool vector = a + 1 == ns && *inner >= 2 && *inner <= max_vector;
-    regs *= vector ? (*inner + lanes - 1) / lanes : *inner;
+    regs *= s3_registers(*inner, a + 1 == ns && *inner <= max_vector, lanes);
   }
   return regs;
 }

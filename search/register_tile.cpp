@@ -14,12 +14,11 @@ int64_t annotation_value(const Instruction& inst, const char* key) {
   return inst.attrs[1].is_number_integer() ? inst.attrs[1].get<int64_t>() : 0;
 }
 
-// The vector registers of one S3 tile: the vectorized one in whole vectors.
-int64_t s3_registers(int64_t s3, bool vectorized, int64_t lanes) {
-  return vectorized && s3 >= 2 ? (s3 + lanes - 1) / lanes : s3;
-}
-
 }  // namespace
+
+int64_t s3_registers(int64_t extent, bool vectorized, int64_t lanes) {
+  return vectorized && extent >= 2 ? (extent + lanes - 1) / lanes : extent;
+}
 
 std::vector<RegisterTile> register_tiles(const Trace& design) {
   std::vector<RegisterTile> out;

@@ -29,6 +29,11 @@ struct RegisterTile {
   int64_t lanes = 1;
 };
 
+// The vector registers one S3 tile of `extent` holds: the vectorized one
+// (the last spatial loop, when postprocessing vectorizes it) in whole
+// vectors of `lanes`, any other one element per register.
+int64_t s3_registers(int64_t extent, bool vectorized, int64_t lanes);
+
 // The tiled blocks of a design, in trace order.
 std::vector<RegisterTile> register_tiles(const Trace& design);
 
