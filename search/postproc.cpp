@@ -41,16 +41,14 @@ std::vector<Var> vars_of(Schedule& sch, const std::vector<LoopRV>& loops) {
 // tile of the accumulator in memory, not in registers). Zero when
 // the loops are no longer in that structure. Read from the IR, so that the
 // check records nothing in the trace.
-int64_t register_tile(const PrimFunc& f, const std::string& block, int64_t lanes, int64_t max_vector) {
-  std::optional<Located> loc = locate_block(f.body(), block);
-  if (!loc) return 0;
+int64_t register_tile(const Located& loc, int64_t lanes, int64_t max_vector) {
   // Every iter var's loop was split into four (spatial) or two (reduce)
   // levels; a unit loop may drive nothing, so count iter vars, not roles.
-  const BlockNode* b = block_of(loc->stmt);
+  const BlockNode* b = block_of(loc.stmt);
   int64_t ns = 0, nr = 0;
   for (const IterVar& iv : b->iter_vars) (iv.is_reduce() ? nr : ns) += 1;
   std::vector<const ForNode*> loops;
-  for (const Stmt& l : enclosing_loops(*loc)) loops.push_back(l.as<ForNode>());
+  for (const Stmt& l : enclosing_loops(loc)) loops.push_back(l.as<ForNode>());
   if (ns == 0 || static_cast<int64_t>(loops.size()) != 4 * ns + 2 * nr) return 0;
   const int64_t s3 = 3 * ns + 2 * nr;
   int64_t regs = 1;
@@ -64,10 +62,12 @@ int64_t register_tile(const PrimFunc& f, const std::string& block, int64_t lanes
 
 void check_register_tiles(Schedule& sch, int64_t max_vector) {
   for (const std::string& name : blocks_in_order(sch.func())) {
-    const BlockNode* b = block_info(sch.func(), name).block;
+    std::optional<Located> loc = locate_block(sch.func().body(), name);
+    if (!loc) continue;
+    const BlockNode* b = block_of(loc->stmt);
     const int64_t budget = annotation(b, kTiledAnn), lanes = annotation(b, kLanesAnn);
     if (budget <= 0 || lanes <= 0) continue;
-    const int64_t regs = register_tile(sch.func(), name, lanes, max_vector);
+    const int64_t regs = register_tile(*loc, lanes, max_vector);
     if (regs > budget)
       throw RegisterTileError("postprocess", "the register tile of block '" + name + "' needs " +
                                                  std::to_string(regs) + " vector registers, more than the " +
