@@ -68,6 +68,8 @@ void to_proto(const TimingConfig& t, proto::TimingConfig* out) {
   out->set_timeout_ms(t.timeout_ms);
   out->set_threads(t.threads);
   out->set_seed(t.seed);
+  out->set_slow_factor(t.slow_factor);
+  out->set_best_known_s(t.best_known_s);
 }
 
 TimingConfig from_proto(const proto::TimingConfig& t) {
@@ -80,6 +82,8 @@ TimingConfig from_proto(const proto::TimingConfig& t) {
   c.timeout_ms = t.timeout_ms();
   c.threads = t.threads();
   c.seed = t.seed();
+  c.slow_factor = t.slow_factor();
+  c.best_known_s = t.best_known_s();
   return c;
 }
 
@@ -112,6 +116,7 @@ MeasureResult from_proto(const proto::MeasureResult& r) {
   m.number = r.number();
   m.max_rel_err = r.max_rel_err();
   m.runner_ms = r.runner_ms();
+  m.screened = r.screened();
   return m;
 }
 

@@ -25,6 +25,11 @@ struct TimingConfig : TimingOptions {
   double timeout_ms = 10000;  // per candidate
   int threads = 0;            // 0: the device's cores
   uint64_t seed = 1;
+  // Screening: a candidate slower than slow_factor × the fastest known
+  // (best_known_s, or the fastest of the batch so far) is timed once.
+  // 0: off. docs/measurement.md, "Screening slow candidates".
+  double slow_factor = 0;
+  double best_known_s = 0;  // 0: none known
 };
 
 // The program whose output a candidate must reproduce: the workload's
@@ -56,6 +61,7 @@ struct MeasureResult {
   int number = 0;
   double max_rel_err = 0;
   double runner_ms = 0;  // the runner's wall time on this candidate
+  bool screened = false;  // timed once: slower than the screening cutoff
 
   bool ok() const { return error == ErrorKind::kNone; }
 };

@@ -96,6 +96,7 @@ TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& 
     t = Clock::now();
     rpc::MeasureBatch mb;
     mb.timing = o.timing;
+    if (p.best_gflops > 0) mb.timing.best_known_s = entry.flops / (p.best_gflops * 1e9);
     mb.references.push_back({entry.key, reference.artifact});
     for (size_t i = 0; i < batch.size(); ++i)
       if (built[i].ok()) mb.candidates.push_back({i, built[i].artifact, built[i].args, entry.key, tolerance});
@@ -118,6 +119,7 @@ TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& 
       r.error_message = m.message;
       r.run_secs = m.times_s;
       if (r.ok()) secs[m.id] = r.median_secs();
+      p.screened += m.screened;
     }
     db.add_records(records);
     for (size_t i = 0; i < batch.size(); ++i) ctx.measured.insert(records[i].trace_json);

@@ -35,6 +35,7 @@ struct TuneOptions {
   double time_budget_s = 0;    // 0: no limit
   int batch_size = 64;
   uint64_t seed = 1;
+  // best_known_s is the tuner's: each batch carries the best so far.
   rpc::TimingConfig timing;
 };
 
@@ -57,6 +58,7 @@ struct TuneProgress {
   int64_t trials_done = 0;  // this workload and target, earlier runs included
   int64_t trials_total = 0;
   int64_t errors = 0;       // failed candidates, earlier runs included
+  int64_t screened = 0;     // this run's candidates timed once: far slower than the best (rpc/measure.h)
   double best_gflops = 0;   // 0: none valid yet
   double elapsed_s = 0;     // this run
   double eta_s = 0;         // from this run's rate; 0 when unknown

@@ -1,6 +1,6 @@
 // kiln tune-op WORKLOAD --trials N --db FILE [--target T] [--time-budget D]
 //                       [--strategy evolutionary|random] [--cost-model xgb|random|MODEL] [--seed S]
-//                       [--threads N] [--batch-size N] [--runner ADDR [--token T]] [--json] [--curve FILE]
+//                       [--threads N] [--batch-size N] [--repeat R] [--slow-factor X] [--runner ADDR [--token T]] [--json] [--curve FILE]
 //
 // Tunes one workload: the search proposes candidates of its design space,
 // the builder builds them, a runner measures them (checked against the
@@ -46,6 +46,7 @@ struct Args {
   int threads = 0;
   int batch_size = 64;
   int repeat = 5;
+  double slow_factor = 5;
   std::string runner = "local";
   std::string token;
   bool json = false;
@@ -70,6 +71,7 @@ std::string clock_text(double s) {
 
 nlohmann::json progress_json(const search::TuneProgress& p) {
   return {{"round", p.round},         {"trials", p.trials_done},     {"errors", p.errors},
+          {"screened", p.screened},
           {"best_gflops", p.best_gflops}, {"elapsed_s", p.elapsed_s},  {"propose_s", p.propose_s},
           {"build_s", p.build_s},     {"measure_s", p.measure_s},    {"update_s", p.update_s},
           {"failed_draws", p.failed_draws}};
@@ -88,7 +90,8 @@ void show_progress(const search::TuneProgress& p, bool terminal) {
     return;
   }
   std::cerr << std::fixed << std::setprecision(1) << "round " << p.round << ": " << p.trials_done << "/"
-            << p.trials_total << " trials, best " << best.str() << " GFLOP/s, " << p.errors << " errors, elapsed "
+            << p.trials_total << " trials, best " << best.str() << " GFLOP/s, " << p.errors << " errors, " << p.screened
+            << " screened, elapsed "
             << p.elapsed_s << " s, ETA " << p.eta_s << " s (propose " << p.propose_s << " s, build " << p.build_s
             << " s, measure " << p.measure_s << " s, update " << p.update_s << " s)";
   if (!p.failed_draws.empty()) {
@@ -125,6 +128,9 @@ void run(const Args& a) {
   std::unique_ptr<rpc::Runner> runner = rpc::connect_runner(a.runner, token);
   o.timing.threads = a.threads;
   o.timing.repeat = a.repeat;
+  if (a.slow_factor != 0 && a.slow_factor < 1)
+    KILN_USER_ERROR() << "--slow-factor " << a.slow_factor << ": must be 0 (time every candidate fully) or at least 1";
+  o.timing.slow_factor = a.slow_factor;
   std::unique_ptr<search::SearchStrategy> strategy =
       a.strategy == "random" ? search::make_random_search()
                              : search::make_evolutionary_search(make_model(a.cost_model, a.seed));
@@ -191,6 +197,9 @@ void add_tune_op(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--batch-size", a->batch_size, "candidates per round")->check(CLI::PositiveNumber);
   cmd->add_option("--repeat", a->repeat, "timed repeats per candidate")->check(CLI::PositiveNumber);
+  cmd->add_option("--slow-factor", a->slow_factor,
+                  "time a candidate once when its first run is this many times slower than the best so far (0: never)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--runner", a->runner, "'local' (a child process) or a runner's address");
   cmd->add_option("--token", a->token, "the runner's token (or set KILN_RUNNER_TOKEN)");
   cmd->add_flag("--json", a->json, "print one JSON object as the last line of stdout");

@@ -3,13 +3,16 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <sstream>
 
 #include "core/error.h"
 #include "rpc/convert.h"
 #include "rpc/proto/worker.pb.h"
 #include "rpc/runner/device.h"
+#include "targets/runtime/timing.h"
 
 namespace kiln::rpc {
 namespace {
@@ -43,8 +46,16 @@ grpc::Status check_timing(const proto::TimingConfig& t) {
   if (t.number() < 0 || t.warmup() < 0 || t.min_repeat_ms() < 0 || t.threads() < 0)
     return {grpc::StatusCode::INVALID_ARGUMENT, "timing.number, warmup, min_repeat_ms and threads must not be negative"};
   if (!(t.timeout_ms() > 0)) return {grpc::StatusCode::INVALID_ARGUMENT, "timing.timeout_ms must be positive"};
+  if (!(t.slow_factor() == 0 || t.slow_factor() >= 1) || !(t.best_known_s() >= 0))
+    return {grpc::StatusCode::INVALID_ARGUMENT,
+            "timing.slow_factor must be 0 (off) or at least 1, and timing.best_known_s not negative"};
   return grpc::Status::OK;
 }
+
+// Below this a run is too short for screening to save anything worth a
+// first run's noise (code faulted in, the pool waking up): timing every
+// repeat costs less than loading the candidate.
+constexpr double kScreenFloorS = 1e-3;
 
 proto::MeasureResult failed(const proto::Candidate& c, proto::ErrorKind kind, const std::string& message) {
   proto::MeasureResult r;
@@ -105,20 +116,30 @@ grpc::Status RunnerService::Measure(grpc::ServerContext* ctx, const proto::Measu
               "candidate " + std::to_string(c.id()) + " names reference '" + c.reference_id() +
                   "', which the request does not hold"};
   }
+  // Screening: the cutoff follows the fastest time known, the client's or
+  // this request's, so that even a first batch stops timing the slow ones.
+  double fastest = req->timing().best_known_s() > 0 ? req->timing().best_known_s()
+                                                    : std::numeric_limits<double>::infinity();
   for (const proto::Candidate& c : req->candidates()) {
     if (ctx->IsCancelled()) return {grpc::StatusCode::CANCELLED, "the client went away"};
+    const double factor = req->timing().slow_factor();
+    const double screen_above_s = factor > 0 && std::isfinite(fastest) ? std::max(factor * fastest, kScreenFloorS) : 0;
     proto::MeasureResult r;
     {
       std::lock_guard<std::mutex> lock(device_mu_);
       auto t0 = Clock::now();
       try {
-        r = measure_one(c, *req);
+        r = measure_one(c, *req, screen_above_s);
       } catch (const std::exception& e) {
         // The runner's own trouble (a full disk, a worker that cannot
         // start): still a result for this candidate, and the next one tries again.
         r = failed(c, proto::RUNTIME_ERROR, std::string("the runner could not measure it: ") + e.what());
       }
       r.set_runner_ms(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+    if (r.error_kind() == proto::NONE && !r.screened() && r.times_s_size() > 0) {
+      std::vector<double> times(r.times_s().begin(), r.times_s().end());
+      fastest = std::min(fastest, median(times));
     }
     if (!writer->Write(r)) return {grpc::StatusCode::CANCELLED, "the client went away"};
   }
@@ -182,7 +203,8 @@ std::string RunnerService::refusal(const proto::Artifact& a) const {
   }
 }
 
-proto::MeasureResult RunnerService::measure_one(const proto::Candidate& c, const proto::MeasureRequest& req) {
+proto::MeasureResult RunnerService::measure_one(const proto::Candidate& c, const proto::MeasureRequest& req,
+                                                double screen_above_s) {
   if (std::string why = refusal(c.artifact()); !why.empty()) return failed(c, proto::UNSUPPORTED_TARGET, why);
 
   std::string ref_path;
@@ -203,6 +225,7 @@ proto::MeasureResult RunnerService::measure_one(const proto::Candidate& c, const
   *run->mutable_timing() = req.timing();
   run->set_reference_path(ref_path);
   run->set_tolerance(c.tolerance());
+  run->set_screen_above_s(screen_above_s);
   WorkerCall call = worker_.call(wr.SerializeAsString(), req.timing().timeout_ms());
   std::filesystem::remove(run->artifact_path());
 
@@ -218,6 +241,7 @@ proto::MeasureResult RunnerService::measure_one(const proto::Candidate& c, const
   *r.mutable_times_s() = reply.times_s();
   r.set_number(reply.number());
   r.set_max_rel_err(reply.max_rel_err());
+  r.set_screened(reply.screened());
   return r;
 }
 

@@ -9,6 +9,7 @@
 //                                           program, once per workload)
 //   worker: load, checked run, time         -> times | wrong_answer |
 //                                              runtime_error
+//     (screening: a first warm run slower than the cutoff is the only one)
 //   worker crashed                          -> runtime_error, the signal named
 //   worker over the time limit, killed      -> timeout, the limit named
 //
@@ -52,7 +53,10 @@ class RunnerService final : public proto::Runner::Service {
 
  private:
   grpc::Status authenticate(const grpc::ServerContext& ctx) const;
-  proto::MeasureResult measure_one(const proto::Candidate& c, const proto::MeasureRequest& req);
+  // screen_above_s: seconds per run above which the candidate is timed
+  // once (0: never).
+  proto::MeasureResult measure_one(const proto::Candidate& c, const proto::MeasureRequest& req,
+                                   double screen_above_s);
   // The reference output's path, computed if needed; an error message when
   // the reference program fails.
   std::string reference_path(const proto::Reference& ref, const proto::Candidate& c,

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -100,8 +101,11 @@ proto::RunReply RunWorker::handle(const proto::RunRequest& req) {
     }
 
     // The checked run: every output element must be written, and right.
+    // It is timed too, for screening.
     poison(args[out]);
+    const auto t0 = std::chrono::steady_clock::now();
     run_kernel(*kernel, args, threads);
+    const double checked_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!req.reference_path().empty()) {
       double err = max_relative_error(args[out], reference(req.reference_path(), specs[out]));
       reply.set_max_rel_err(err);
@@ -113,6 +117,16 @@ proto::RunReply RunWorker::handle(const proto::RunRequest& req) {
       }
     }
 
+    // Screening: a candidate far slower than the fastest known is not worth
+    // its repeats; its checked run ranks it. (That run follows loading and
+    // the inputs' copy, so it is warm but for the code itself: a few
+    // microseconds against the tens of milliseconds screening is for.)
+    if (req.screen_above_s() > 0 && checked_s > req.screen_above_s()) {
+      reply.add_times_s(checked_s);
+      reply.set_number(1);
+      reply.set_screened(true);
+      return reply;
+    }
     Timing t = measure_kernel(*kernel, args, threads, timing);
     for (double ms : t.ms_per_run) reply.add_times_s(ms * 1e-3);
     reply.set_number(t.number);

@@ -124,6 +124,53 @@ TEST(Runner, MinRepeatMsRaisesNumberForFastKernels) {
   for (double s : raised.times_s) EXPECT_GE(s * raised.number * 1e3, 20 * 0.5) << "each repeat lasts about min_repeat_ms";
 }
 
+TEST(Runner, ScreeningTimesACandidateFarSlowerThanTheFastestOnce) {
+  // Two programs far apart: a 4x4 add (microseconds) and a naive 256^3
+  // matmul (tens of milliseconds; screening never cuts under one).
+  PrimFunc fast = ops::build_workload(ops::parse_workload("add:M=4,N=4"));
+  PrimFunc slow = ops::build_workload(ops::parse_workload("matmul:M=256,N=256,K=256"));
+  Target t = Target::host();
+  rpc::LocalRunner runner(options());
+  rpc::MeasureBatch b;
+  b.timing.repeat = 4;
+  b.timing.timeout_ms = 5000;
+  b.timing.slow_factor = 10;
+  b.references = {reference(fast, t), reference(slow, t)};
+  // No time known: the first is timed fully; the slow one is then far above
+  // ten times the add's (and the millisecond floor), and the add again is not.
+  b.candidates = {candidate(0, fast, default_artifact(fast, t)), candidate(1, slow, default_artifact(slow, t)),
+                  candidate(2, fast, default_artifact(fast, t))};
+  std::vector<rpc::MeasureResult> rs = runner.measure(b);
+  ASSERT_EQ(rs.size(), 3u);
+  for (const auto& r : rs) ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_FALSE(rs[0].screened);
+  EXPECT_EQ(rs[0].times_s.size(), 4u);
+  EXPECT_TRUE(rs[1].screened);
+  EXPECT_EQ(rs[1].times_s.size(), 1u);
+  EXPECT_EQ(rs[1].number, 1);
+  EXPECT_GT(rs[1].times_s[0], 10 * rs[0].times_s[0]);
+  EXPECT_FALSE(rs[2].screened);
+  EXPECT_EQ(rs[2].times_s.size(), 4u);
+
+  // A fastest time the client knows screens even the first candidate.
+  b.timing.best_known_s = 1e-12;
+  b.candidates = {candidate(0, slow, default_artifact(slow, t))};
+  rpc::MeasureResult known = runner.measure(b).front();
+  ASSERT_TRUE(known.ok()) << known.message;
+  EXPECT_TRUE(known.screened);
+
+  // Off: every repeat, however slow.
+  b.timing.slow_factor = 0;
+  rpc::MeasureResult off = runner.measure(b).front();
+  ASSERT_TRUE(off.ok()) << off.message;
+  EXPECT_FALSE(off.screened);
+  EXPECT_EQ(off.times_s.size(), 4u);
+
+  // A factor under 1 would screen the fastest itself: refused.
+  b.timing.slow_factor = 0.5;
+  EXPECT_THROW(runner.measure(b), Error);
+}
+
 TEST(Runner, ARunnerKilledMidBatchIsRestartedAndEveryCandidateAccountedFor) {
   PrimFunc f = small_matmul();
   Target t = Target::host();
