@@ -54,12 +54,21 @@ BlockInfo block_info(const PrimFunc& f, const std::string& name) {
     }
   }
   for (const BufferRegion& w : x.block->writes) info.writes_param = info.writes_param || is_param_buffer(f, w.buffer());
-  for (const BufferRegion& r : x.block->reads) {
+  const VarNode* innermost_spatial = nullptr;
+  for (const IterVar& iv : x.block->iter_vars)
+    if (!iv.is_reduce()) innermost_spatial = iv.var().operator->();
+  for (size_t i = 0; i < x.block->reads.size(); ++i) {
+    const BufferRegion& r = x.block->reads[i];
     std::unordered_set<const VarNode*> used;
     for (const Range& rg : r->region)
       for (const VarNode* v : vars_in(rg->min)) used.insert(v);
-    for (const VarNode* v : spatial)
-      if (!used.count(v)) info.has_data_reuse = true;
+    bool reused = false;
+    for (const VarNode* v : spatial) reused = reused || !used.count(v);
+    info.has_data_reuse = info.has_data_reuse || reused;
+    if (reused && info.packable_read < 0 && !r->region.empty() && is_param_buffer(f, r.buffer())) {
+      std::unordered_set<const VarNode*> last = vars_in(r->region.back()->min);
+      if (last.size() == 1 && last.count(innermost_spatial)) info.packable_read = static_cast<int>(i);
+    }
   }
   // Injective: spatial only, one store whose indices are the iter vars.
   if (!info.has_reduce && !info.is_root && x.block->body.defined() && !x.block->init.defined()) {

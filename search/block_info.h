@@ -23,6 +23,12 @@ struct BlockInfo {
   // Some read region leaves a spatial iter var out: the read is reused
   // across that axis, what multi-level tiling exploits.
   bool has_data_reuse = false;
+  // The read (an index into the block's reads) that packing copies into
+  // panels: a function parameter whose last dimension is indexed by the
+  // innermost spatial iter var alone (what the vector loads read) and that
+  // some other spatial iter var leaves out (other tiles read it again):
+  // matmul's B[k, j]. -1: none.
+  int packable_read = -1;
   // Injective: no reduction, one store at exactly its iter vars (an
   // elementwise op, padding, a broadcast): a candidate for inlining, or for
   // fusion into its producer's tiles as an epilogue.

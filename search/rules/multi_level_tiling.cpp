@@ -59,16 +59,32 @@ std::vector<Schedule> multi_level_tiling(const Schedule& in, const std::string& 
   std::string epilogue;
   if (users.size() == 1 && block_info(in.func(), users[0]).is_injective) epilogue = users[0];
 
-  std::vector<Schedule> out;
-  out.push_back(tiled->sch);  // results written in place
+  std::vector<Schedule> written;
+  written.push_back(tiled->sch);  // results written in place
   for (int level : {0, 1}) {  // a register tile written back under the S0 or S1 tiles
     Schedule sch = tiled->sch;
     try {
       BlockRV writer = epilogue.empty() ? sch.cache_write(sch.get_block(block), 0, "local") : sch.get_block(epilogue);
       sch.reverse_compute_at(writer, tiled->tiles[level].back());
-      out.push_back(std::move(sch));
+      written.push_back(std::move(sch));
     } catch (const ScheduleError&) {
       // This write-back does not fit the block; the other sketches stand.
+    }
+  }
+  if (info.packable_read < 0) return written;
+
+  // Each again with the vector operand packed: a copy whose place
+  // compute_location samples, and which lowering compacts to the region
+  // used under that place (under a column tile: a K x tile panel, read
+  // contiguously by the vector loads, as the hand schedules pack B).
+  std::vector<Schedule> out = written;
+  for (const Schedule& s : written) {
+    Schedule sch = s;
+    try {
+      sch.cache_read(sch.get_block(block), info.packable_read, "global");
+      out.push_back(std::move(sch));
+    } catch (const ScheduleError&) {
+      // Not packable in this sketch; the unpacked one stands.
     }
   }
   return out;

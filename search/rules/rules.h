@@ -28,7 +28,9 @@ void auto_inline(Schedule& sch);
 // sampled. Branches on where the result is written: straight to its
 // buffer, or through a local register tile written back under the S0 or S1
 // tiles (the block's only injective consumer, an epilogue such as relu,
-// takes the write-back's place).
+// takes the write-back's place). Each of those again with the block's
+// vector operand packed (BlockInfo::packable_read): a cache_read whose
+// place compute_location samples.
 std::vector<Schedule> multi_level_tiling(const Schedule& sch, const std::string& block, const SpaceParams& p);
 
 // Samples where each remaining injective producer of a tiled block is

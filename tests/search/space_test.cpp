@@ -24,16 +24,24 @@ std::string kinds(const Trace& t) {
   return s;
 }
 
-TEST(DesignSpace, MatmulHasThreeSketches) {
+TEST(DesignSpace, MatmulHasThreeSketchesAndThemWithBPacked) {
   std::vector<Trace> sketches = design_space(workload("matmul:M=64,N=64,K=64"), avx2());
-  ASSERT_EQ(sketches.size(), 3u);
+  ASSERT_EQ(sketches.size(), 6u);
   const std::string tiling =
       "get_block get_loops sample_perfect_tile split sample_perfect_tile split sample_perfect_tile split reorder "
       "annotate annotate";
-  const std::string pvu = "get_block annotate annotate sample_categorical annotate";
-  EXPECT_EQ(kinds(sketches[0]), tiling + " " + pvu);
-  EXPECT_EQ(kinds(sketches[1]), tiling + " get_block cache_write reverse_compute_at " + pvu);
-  EXPECT_EQ(kinds(sketches[2]), tiling + " get_block cache_write reverse_compute_at " + pvu);
+  const std::string write_back = " get_block cache_write reverse_compute_at";
+  const std::string pvu = " get_block annotate annotate sample_categorical annotate";
+  EXPECT_EQ(kinds(sketches[0]), tiling + pvu);
+  EXPECT_EQ(kinds(sketches[1]), tiling + write_back + pvu);
+  EXPECT_EQ(kinds(sketches[2]), tiling + write_back + pvu);
+  // B[k, j], read by the vector loads along j and again by every row tile,
+  // is copied, and where the copy goes is sampled.
+  const std::string pack = " get_block cache_read get_block sample_compute_location compute_at";
+  EXPECT_EQ(kinds(sketches[3]), tiling + pack + pvu);
+  EXPECT_EQ(kinds(sketches[4]), tiling + write_back + pack + pvu);
+  EXPECT_EQ(kinds(sketches[5]), tiling + write_back + pack + pvu);
+  EXPECT_NE(sketches[3].str().find(", 1, \"global\")"), std::string::npos) << sketches[3].str();
 }
 
 TEST(DesignSpace, Conv2dTilesTheConvolutionAndSamplesWhereThePaddingGoes) {
