@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "costmodel/features.h"
 #include "search/mutate.h"
@@ -14,7 +15,7 @@ namespace {
 
 struct Scored {
   Candidate candidate;
-  std::string key;
+  uint64_t key = 0;  // Trace::fingerprint
   double score = 0;
 };
 
@@ -28,11 +29,11 @@ class EvolutionarySearch final : public SearchStrategy {
     RandomState rand(ctx.seed * 0x9E3779B97F4A7C15ULL + 1);
     features_.clear();  // this round's population only; the training set keeps its own
     std::vector<Candidate> population = initial_population(ctx);
-    std::unordered_map<std::string, Scored> explored;
+    std::unordered_map<uint64_t, Scored> explored;
     for (int g = 0; g < o_.generations && !population.empty(); ++g) {
       std::vector<double> scores = score(population);
       for (size_t i = 0; i < population.size(); ++i) {
-        std::string key = trace_key(population[i].trace);
+        const uint64_t key = population[i].trace.fingerprint();
         if (!ctx.measured.count(key)) explored.emplace(key, Scored{population[i], key, scores[i]});
       }
       if (g + 1 < o_.generations) population = next_generation(ctx, population, scores, rand);
@@ -44,15 +45,15 @@ class EvolutionarySearch final : public SearchStrategy {
     });
     const int greedy = std::max(0, static_cast<int>(n - std::ceil(o_.epsilon * n)));
     std::vector<Candidate> out;
-    std::unordered_map<std::string, bool> taken;
+    std::unordered_set<uint64_t> taken;
     for (const Scored& s : ranked) {
       if (static_cast<int>(out.size()) >= greedy) break;
-      taken[s.key] = true;
+      taken.insert(s.key);
       out.push_back(s.candidate);
     }
     for (Candidate& c : draw_candidates(ctx, n - static_cast<int>(out.size()) + 4)) {
       if (static_cast<int>(out.size()) >= n) break;
-      if (taken.emplace(trace_key(c.trace), true).second) out.push_back(std::move(c));
+      if (taken.insert(c.trace.fingerprint()).second) out.push_back(std::move(c));
     }
     return out;
   }
@@ -81,7 +82,7 @@ class EvolutionarySearch final : public SearchStrategy {
   }
 
   void learn(const Candidate& c, double secs) {
-    measured_.push_back({c, trace_key(c.trace), secs});
+    measured_.push_back({c, c.trace.fingerprint(), secs});
     train_x_.push_back(features(c));
   }
 
@@ -111,7 +112,7 @@ class EvolutionarySearch final : public SearchStrategy {
     std::vector<double> weights(scores.size());
     for (size_t i = 0; i < scores.size(); ++i) weights[i] = std::max(scores[i], 0.0) + 1e-6;
     std::vector<Candidate> next;
-    std::unordered_map<std::string, bool> seen;
+    std::unordered_set<uint64_t> seen;
     for (int attempt = 0; static_cast<int>(next.size()) < o_.population && attempt < 4 * o_.population; ++attempt) {
       const Candidate& parent = pop[rand.weighted_index(weights)];
       std::optional<Candidate> child;
@@ -129,15 +130,15 @@ class EvolutionarySearch final : public SearchStrategy {
       } else {
         child = parent;
       }
-      std::string key = trace_key(child->trace);
-      if (ctx.measured.count(key) || !seen.emplace(key, true).second) continue;
+      const uint64_t key = child->trace.fingerprint();
+      if (ctx.measured.count(key) || !seen.insert(key).second) continue;
       next.push_back(std::move(*child));
     }
     return next;
   }
 
   const costmodel::ProgramFeatures& features(const Candidate& c) {
-    std::string key = trace_key(c.trace);
+    const uint64_t key = c.trace.fingerprint();
     auto it = features_.find(key);
     if (it == features_.end()) it = features_.emplace(key, costmodel::extract_features(lower_to_loops(c.func, {.verify = false}))).first;
     return it->second;
@@ -155,7 +156,7 @@ class EvolutionarySearch final : public SearchStrategy {
   bool resumed_ = false;
   std::vector<Scored> measured_;  // score: seconds
   std::vector<costmodel::ProgramFeatures> train_x_;
-  std::unordered_map<std::string, costmodel::ProgramFeatures> features_;
+  std::unordered_map<uint64_t, costmodel::ProgramFeatures> features_;
 };
 
 }  // namespace

@@ -6,7 +6,7 @@ std::string trace_key(const Trace& t) { return t.to_json().dump(); }
 
 std::vector<Candidate> draw_candidates(SearchContext& ctx, int n) {
   std::vector<Candidate> out;
-  std::unordered_set<std::string> taken;
+  std::unordered_set<uint64_t> taken;
   if (ctx.sketches.empty()) return out;
   for (int draw = 0; static_cast<int>(out.size()) < n && draw < 16 * n; ++draw) {
     const Trace& sketch = ctx.sketches[ctx.seed % ctx.sketches.size()];
@@ -16,7 +16,7 @@ std::vector<Candidate> draw_candidates(SearchContext& ctx, int n) {
       ++ctx.failed_draws[why.kind];
       continue;
     }
-    std::string key = trace_key(c->trace);
+    const uint64_t key = c->trace.fingerprint();
     if (ctx.measured.count(key) || !taken.insert(key).second) continue;
     out.push_back(std::move(*c));
   }

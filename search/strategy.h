@@ -19,7 +19,9 @@ namespace kiln::search {
 struct SearchContext {
   PrimFunc func;
   std::vector<Trace> sketches;
-  std::unordered_set<std::string> measured;  // trace JSON text
+  // Fingerprints (Trace::fingerprint) of the traces measured: cheap to
+  // compute for every candidate the search considers.
+  std::unordered_set<uint64_t> measured;
   // Valid measurements of earlier runs (the database's records of this
   // workload and target), fastest first, in seconds: what a strategy that
   // learns starts from when a job resumes.
@@ -30,7 +32,7 @@ struct SearchContext {
   std::map<std::string, int64_t> failed_draws;
 };
 
-// A trace's identity for `measured`.
+// A trace's identity in the database: its JSON text (a record's trace_json).
 std::string trace_key(const Trace& t);
 
 class SearchStrategy {

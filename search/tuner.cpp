@@ -55,10 +55,10 @@ TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& 
   for (const tuning::TuningRecord& r : db.records_of(entry.key, target)) {
     try {
       Trace t = Trace::parse(r.trace_json);
-      ctx.measured.insert(trace_key(t));
+      ctx.measured.insert(t.fingerprint());
       if (r.ok()) ctx.earlier.emplace_back(std::move(t), r.median_secs());
     } catch (const Error&) {
-      ctx.measured.insert(r.trace_json);  // unreadable: counts, never matches a new trace
+      // Unreadable: it counts as a trial, and no candidate the search makes is it.
     }
     ++p.trials_done;
     p.errors += !r.ok();
@@ -122,7 +122,7 @@ TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& 
       p.screened += m.screened;
     }
     db.add_records(records);
-    for (size_t i = 0; i < batch.size(); ++i) ctx.measured.insert(records[i].trace_json);
+    for (const Candidate& c : batch) ctx.measured.insert(c.trace.fingerprint());
 
     t = Clock::now();
     strategy.update(ctx, batch, secs);

@@ -1,5 +1,6 @@
 #include "tir/schedule/trace.h"
 
+#include <cstring>
 #include <map>
 #include <sstream>
 
@@ -106,6 +107,79 @@ nlohmann::json Trace::to_json() const {
     insts.push_back(std::move(j));
   }
   return {{"kiln_trace", kTraceJsonVersion}, {"instructions", insts}};
+}
+
+namespace {
+
+// splitmix64's finalizer: every bit of the input reaches every bit of the output.
+uint64_t mix(uint64_t h, uint64_t x) {
+  uint64_t z = h ^ (x + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2));
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+// A JSON value's hash as its text would give: integers alike whether
+// parsed (unsigned) or made in memory (signed), unlike std::hash<json>.
+uint64_t hash_json(const nlohmann::json& j) {
+  using V = nlohmann::json::value_t;
+  switch (j.type()) {
+    case V::number_integer:
+    case V::number_unsigned:
+      return mix(1, static_cast<uint64_t>(j.get<int64_t>()));
+    case V::number_float: {
+      const double d = j.get<double>();
+      uint64_t bits;
+      std::memcpy(&bits, &d, sizeof bits);
+      return mix(2, bits);
+    }
+    case V::array: {
+      uint64_t h = mix(3, j.size());
+      for (const nlohmann::json& x : j) h = mix(h, hash_json(x));
+      return h;
+    }
+    case V::object: {
+      uint64_t h = mix(4, j.size());
+      for (auto it = j.begin(); it != j.end(); ++it) h = mix(mix(h, std::hash<std::string>{}(it.key())), hash_json(*it));
+      return h;
+    }
+    case V::string:
+      return mix(5, std::hash<std::string>{}(j.get_ref<const std::string&>()));
+    case V::boolean:
+      return mix(6, j.get<bool>());
+    default:
+      return mix(7, static_cast<uint64_t>(j.type()));
+  }
+}
+
+}  // namespace
+
+uint64_t Trace::fingerprint() const {
+  // Handles are numbered in order of definition, per kind, as to_json's
+  // names are; a trace defines a few dozen, so a flat list beats a map.
+  std::vector<RV> defined;
+  auto index_of = [&](const RV& rv) -> uint64_t {
+    for (size_t i = defined.size(); i-- > 0;)
+      if (defined[i] == rv) return i;
+    KILN_ICHECK(false) << "trace uses a handle it never defined";
+    return 0;
+  };
+  uint64_t h = insts_.size();
+  for (const Instruction& inst : insts_) {
+    h = mix(h, std::hash<std::string_view>{}(inst.kind->name));
+    for (const InstInput& in : inst.inputs) {
+      if (const RV* rv = std::get_if<RV>(&in)) h = mix(h, 1000003 * (static_cast<uint64_t>(rv->kind) + 1) + index_of(*rv));
+      else if (const int64_t* v = std::get_if<int64_t>(&in)) h = mix(h ^ 0x5555, static_cast<uint64_t>(*v));
+      else h = mix(h, 0xAAAA);
+    }
+    h = mix(h, hash_json(inst.attrs));
+    for (const RV& rv : inst.outputs) {
+      defined.push_back(rv);
+      h = mix(h, static_cast<uint64_t>(rv.kind) + 7);
+    }
+    if (inst.kind->is_sampling) h = mix(h, hash_json(inst.decision));
+  }
+  return h;
 }
 
 Trace Trace::without_postproc() const {

@@ -64,6 +64,12 @@ class Trace {
   void apply(Schedule& sch) const;
 
   nlohmann::json to_json() const;
+  // A 64-bit hash of what to_json() says (kinds, inputs, attributes,
+  // decisions; handles by order of definition, as to_json names them), at a
+  // fraction of its cost: the search's identity of a trace, computed for
+  // every candidate it considers. Equal traces have equal fingerprints;
+  // unequal ones collide with probability about 2^-64 per pair.
+  uint64_t fingerprint() const;
   // Reads and checks a trace: every kind known, every input defined by an
   // earlier output of the right kind. Throws kiln::Error naming the
   // instruction and field at fault.
