@@ -22,7 +22,7 @@ struct Scored {
 class EvolutionarySearch final : public SearchStrategy {
  public:
   EvolutionarySearch(std::unique_ptr<costmodel::CostModel> model, EvolutionaryOptions o)
-      : model_(std::move(model)), o_(o) {}
+      : model_(std::move(model)), o_(o), pool_(std::max(1, o.threads)) {}
 
   std::vector<Candidate> propose(SearchContext& ctx, int n) override {
     if (!resumed_) resume(ctx);
@@ -51,7 +51,7 @@ class EvolutionarySearch final : public SearchStrategy {
       taken.insert(s.key);
       out.push_back(s.candidate);
     }
-    for (Candidate& c : draw_candidates(ctx, n - static_cast<int>(out.size()) + 4)) {
+    for (Candidate& c : draw_candidates(ctx, n - static_cast<int>(out.size()) + 4, &pool_)) {
       if (static_cast<int>(out.size()) >= n) break;
       if (taken.insert(c.trace.fingerprint()).second) out.push_back(std::move(c));
     }
@@ -103,36 +103,54 @@ class EvolutionarySearch final : public SearchStrategy {
     std::vector<Candidate> pop;
     const size_t share = static_cast<size_t>(o_.measured_share * o_.population);
     for (size_t i = 0; i < best.size() && i < share; ++i) pop.push_back(best[i]->candidate);
-    for (Candidate& c : draw_candidates(ctx, o_.population - static_cast<int>(pop.size()))) pop.push_back(std::move(c));
+    for (Candidate& c : draw_candidates(ctx, o_.population - static_cast<int>(pop.size()), &pool_)) pop.push_back(std::move(c));
     return pop;
   }
 
+  // Children of parents drawn in proportion to their scores. Attempts go in
+  // chunks: the parents, the coin flips and a seed per attempt come from
+  // `rand` in order, the mutations and replays run in parallel, and the
+  // children are kept in attempt order, so the threads change nothing.
   std::vector<Candidate> next_generation(SearchContext& ctx, const std::vector<Candidate>& pop,
                                          const std::vector<double>& scores, RandomState& rand) {
     std::vector<double> weights(scores.size());
     for (size_t i = 0; i < scores.size(); ++i) weights[i] = std::max(scores[i], 0.0) + 1e-6;
     std::vector<Candidate> next;
     std::unordered_set<uint64_t> seen;
-    for (int attempt = 0; static_cast<int>(next.size()) < o_.population && attempt < 4 * o_.population; ++attempt) {
-      const Candidate& parent = pop[rand.weighted_index(weights)];
+    struct Attempt {
+      size_t parent;
+      bool mutates;
+      uint64_t seed;
       std::optional<Candidate> child;
-      if (rand.uniform_real() < o_.mutation_probability) {
-        std::optional<Trace> design = mutate(parent.trace.without_postproc(), rand);
-        if (!design) continue;
-        SampleFailure why;
+      SampleFailure why;
+    };
+    for (int attempts = 0; static_cast<int>(next.size()) < o_.population && attempts < 4 * o_.population;) {
+      std::vector<Attempt> chunk(o_.population - next.size());
+      for (Attempt& a : chunk) {
+        a.parent = rand.weighted_index(weights);
+        a.mutates = rand.uniform_real() < o_.mutation_probability;
+        a.seed = rand.next();
+      }
+      attempts += static_cast<int>(chunk.size());
+      pool_.parallel_for(static_cast<int64_t>(chunk.size()), [&](int64_t i) {
+        Attempt& a = chunk[i];
+        if (!a.mutates) return;
+        RandomState r(a.seed);
+        std::optional<Trace> design = mutate(pop[a.parent].trace.without_postproc(), r);
+        if (!design) return;
         // A tile mutation that grows the register tile beyond the registers
         // is repaired as a fresh draw is (register_tile.h).
-        child = replay_candidate(ctx.func, fit_register_tiles(*design, rand), &why, rand.next());
-        if (!child) {
-          ++ctx.failed_draws[why.kind];
+        a.child = replay_candidate(ctx.func, fit_register_tiles(*design, r), &a.why, r.next());
+      });
+      for (Attempt& a : chunk) {
+        if (a.mutates && !a.child) {
+          if (!a.why.kind.empty()) ++ctx.failed_draws[a.why.kind];
           continue;
         }
-      } else {
-        child = parent;
+        const uint64_t key = (a.mutates ? *a.child : pop[a.parent]).trace.fingerprint();
+        if (ctx.measured.count(key) || !seen.insert(key).second) continue;
+        next.push_back(a.mutates ? std::move(*a.child) : pop[a.parent]);
       }
-      const uint64_t key = child->trace.fingerprint();
-      if (ctx.measured.count(key) || !seen.insert(key).second) continue;
-      next.push_back(std::move(*child));
     }
     return next;
   }
@@ -140,14 +158,29 @@ class EvolutionarySearch final : public SearchStrategy {
   const costmodel::ProgramFeatures& features(const Candidate& c) {
     const uint64_t key = c.trace.fingerprint();
     auto it = features_.find(key);
-    if (it == features_.end()) it = features_.emplace(key, costmodel::extract_features(lower_to_loops(c.func, {.verify = false}))).first;
+    if (it == features_.end()) it = features_.emplace(key, extract(c)).first;
     return it->second;
   }
 
+  static costmodel::ProgramFeatures extract(const Candidate& c) {
+    return costmodel::extract_features(lower_to_loops(c.func, {.verify = false}));
+  }
+
+  // The model's scores of a population; what is not cached yet is lowered
+  // and featurized in parallel.
   std::vector<double> score(const std::vector<Candidate>& pop) {
+    std::vector<uint64_t> keys(pop.size());
+    std::vector<size_t> missing;
+    for (size_t i = 0; i < pop.size(); ++i) {
+      keys[i] = pop[i].trace.fingerprint();
+      if (!features_.count(keys[i])) missing.push_back(i);
+    }
+    std::vector<costmodel::ProgramFeatures> fresh(missing.size());
+    pool_.parallel_for(static_cast<int64_t>(missing.size()), [&](int64_t i) { fresh[i] = extract(pop[missing[i]]); });
+    for (size_t i = 0; i < missing.size(); ++i) features_.emplace(keys[missing[i]], std::move(fresh[i]));
     std::vector<costmodel::ProgramFeatures> xs;
     xs.reserve(pop.size());
-    for (const Candidate& c : pop) xs.push_back(features(c));
+    for (uint64_t k : keys) xs.push_back(features_.at(k));
     return model_->predict(xs);
   }
 
@@ -157,6 +190,7 @@ class EvolutionarySearch final : public SearchStrategy {
   std::vector<Scored> measured_;  // score: seconds
   std::vector<costmodel::ProgramFeatures> train_x_;
   std::unordered_map<uint64_t, costmodel::ProgramFeatures> features_;
+  ThreadPool pool_;
 };
 
 }  // namespace

@@ -29,6 +29,10 @@ struct EvolutionaryOptions {
   double mutation_probability = 0.85;
   double epsilon = 0.05;
   double measured_share = 0.2;  // of the initial population, from the best measured
+  // Threads that draw, mutate, lower and featurize (the search runs between
+  // batches, when the machine is otherwise idle). The candidates proposed
+  // are the same for any number.
+  int threads = 1;
 };
 
 std::unique_ptr<SearchStrategy> make_evolutionary_search(std::unique_ptr<costmodel::CostModel> model,

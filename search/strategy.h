@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "search/sample.h"
+#include "targets/runtime/thread_pool.h"
 
 namespace kiln::search {
 
@@ -45,11 +46,12 @@ class SearchStrategy {
                       const std::vector<std::optional<double>>& secs) = 0;
 };
 
-// Draws from the sketches uniformly at random.
-std::unique_ptr<SearchStrategy> make_random_search();
+// Draws from the sketches uniformly at random, on `threads` threads.
+std::unique_ptr<SearchStrategy> make_random_search(int threads = 1);
 
 // n fresh candidates drawn uniformly from the sketches, new to ctx.measured
-// and to each other; gives up after 16 n draws.
-std::vector<Candidate> draw_candidates(SearchContext& ctx, int n);
+// and to each other; gives up after 16 n draws. With a pool, draws run on
+// its threads; the candidates are the same either way.
+std::vector<Candidate> draw_candidates(SearchContext& ctx, int n, ThreadPool* pool = nullptr);
 
 }  // namespace kiln::search

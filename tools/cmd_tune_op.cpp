@@ -18,6 +18,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "core/error.h"
 #include "ops/workload.h"
@@ -131,9 +132,12 @@ void run(const Args& a) {
   if (a.slow_factor != 0 && a.slow_factor < 1)
     KILN_USER_ERROR() << "--slow-factor " << a.slow_factor << ": must be 0 (time every candidate fully) or at least 1";
   o.timing.slow_factor = a.slow_factor;
+  // The search runs between batches, on the machine's cores.
+  const int search_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   std::unique_ptr<search::SearchStrategy> strategy =
-      a.strategy == "random" ? search::make_random_search()
-                             : search::make_evolutionary_search(make_model(a.cost_model, a.seed));
+      a.strategy == "random"
+          ? search::make_random_search(search_threads)
+          : search::make_evolutionary_search(make_model(a.cost_model, a.seed), {.threads = search_threads});
 
   const bool terminal = isatty(STDERR_FILENO);
   std::ofstream curve;

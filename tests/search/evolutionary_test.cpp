@@ -1,0 +1,67 @@
+// Evolutionary search on its own, without builder or runner: what it
+// proposes is new, and the same whether it runs on one thread or several.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "costmodel/features.h"
+#include "costmodel/xgb_model.h"
+#include "ops/workload.h"
+#include "search/evolutionary.h"
+#include "search/space.h"
+
+namespace kiln::search {
+namespace {
+
+SearchContext context_of(const std::string& workload) {
+  PrimFunc f = ops::build_workload(ops::parse_workload(workload));
+  return {.func = f, .sketches = design_space(f, SpaceParams::for_target(Target::parse("llvm -num-cores=2")))};
+}
+
+std::unique_ptr<SearchStrategy> evolutionary(int threads) {
+  return make_evolutionary_search(
+      costmodel::make_xgb_model(
+          {.feature_version = costmodel::kFeatureVersion, .feature_length = costmodel::kFeatureLength}),
+      {.population = 64, .generations = 3, .threads = threads});
+}
+
+std::vector<uint64_t> fingerprints(const std::vector<Candidate>& batch) {
+  std::vector<uint64_t> out;
+  for (const Candidate& c : batch) out.push_back(c.trace.fingerprint());
+  return out;
+}
+
+// Two rounds: the first with an untrained model, the second after learning
+// made-up times (a function of the trace, so both searches see the same).
+std::vector<std::vector<uint64_t>> two_rounds(int threads) {
+  SearchContext ctx = context_of("conv2d_nchw:N=1,C=8,H=8,W=8,K=16,R=3,S=3,stride=1,pad=1");
+  auto s = evolutionary(threads);
+  std::vector<std::vector<uint64_t>> rounds;
+  for (int round = 0; round < 2; ++round) {
+    std::vector<Candidate> batch = s->propose(ctx, 12);
+    rounds.push_back(fingerprints(batch));
+    std::vector<std::optional<double>> secs;
+    for (const Candidate& c : batch) {
+      secs.push_back(1e-3 * (1 + c.trace.fingerprint() % 13));
+      ctx.measured.insert(c.trace.fingerprint());
+    }
+    s->update(ctx, batch, secs);
+  }
+  return rounds;
+}
+
+TEST(Evolutionary, ProposesTheSameOnOneThreadAndOnTwo) {
+  std::vector<std::vector<uint64_t>> one = two_rounds(1), two = two_rounds(2);
+  ASSERT_EQ(one.size(), 2u);
+  for (size_t r = 0; r < one.size(); ++r) {
+    EXPECT_EQ(one[r].size(), 12u) << "round " << r;
+    EXPECT_EQ(one[r], two[r]) << "round " << r;
+  }
+  // Never a trace twice, within a round or across them.
+  std::set<uint64_t> all;
+  for (const auto& round : one) all.insert(round.begin(), round.end());
+  EXPECT_EQ(all.size(), 24u);
+}
+
+}  // namespace
+}  // namespace kiln::search
