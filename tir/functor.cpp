@@ -70,8 +70,10 @@ class StmtPostOrder : public StmtVisitor {
     if (sf_) (*sf_)(s);
   }
   void visit(const Expr& e) override {
+    // Expressions hold no statements: a walk for statements skips them.
+    if (!ef_) return;
     StmtVisitor::visit(e);
-    if (ef_) (*ef_)(e);
+    (*ef_)(e);
   }
 
  private:
@@ -95,5 +97,33 @@ Stmt substitute(const Stmt& s, const std::vector<std::pair<Var, Expr>>& map) {
 void post_order_visit(const Stmt& s, const std::function<void(const Stmt&)>& fn) { StmtPostOrder(&fn, nullptr).visit(s); }
 
 void visit_exprs(const Stmt& s, const std::function<void(const Expr&)>& fn) { StmtPostOrder(nullptr, &fn).visit(s); }
+
+void for_each_block(const Stmt& s, FunctionRef<void(const BlockNode*)> fn) {
+  if (!s.defined()) return;
+  switch (s.kind()) {
+    case StmtKind::For: for_each_block(s.as<ForNode>()->body, fn); break;
+    case StmtKind::SeqStmt:
+      for (const Stmt& c : s.as<SeqStmtNode>()->seq) for_each_block(c, fn);
+      break;
+    case StmtKind::IfThenElse: {
+      const auto* op = s.as<IfThenElseNode>();
+      for_each_block(op->then_case, fn);
+      for_each_block(op->else_case, fn);
+      break;
+    }
+    case StmtKind::LetStmt: for_each_block(s.as<LetStmtNode>()->body, fn); break;
+    case StmtKind::Allocate: for_each_block(s.as<AllocateNode>()->body, fn); break;
+    case StmtKind::BlockRealize: for_each_block(s.as<BlockRealizeNode>()->block, fn); break;
+    case StmtKind::Block: {
+      const auto* b = s.as<BlockNode>();
+      for_each_block(b->init, fn);
+      for_each_block(b->body, fn);
+      fn(b);
+      break;
+    }
+    case StmtKind::BufferStore:
+    case StmtKind::Evaluate: break;
+  }
+}
 
 }  // namespace kiln

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "core/functor.h"
+#include "core/function_ref.h"
 #include "tir/stmt.h"
 
 namespace kiln {
@@ -45,5 +46,9 @@ Stmt substitute(const Stmt& s, const std::function<Expr(const Var&)>& fn);
 void post_order_visit(const Stmt& s, const std::function<void(const Stmt&)>& fn);
 // Calls fn on every expression inside s (at every depth).
 void visit_exprs(const Stmt& s, const std::function<void(const Expr&)>& fn);
+// Calls fn on every Block under s (s included), inner blocks before the
+// blocks that hold them: a walk of the statements alone, the cheap way to
+// ask about blocks (who reads a buffer) in a legality check.
+void for_each_block(const Stmt& s, FunctionRef<void(const BlockNode*)> fn);
 
 }  // namespace kiln

@@ -323,14 +323,15 @@ class AccessCollector : public StmtVisitor {
   BoundEvaluator ev;
   std::vector<BufferAccesses> reads, writes;
   std::unordered_set<const Object*> local_buffers;
+  const Object* only = nullptr;  // non-null: the accesses of this buffer alone
 
   void visit_BufferLoad(const BufferLoadNode* op, const Expr&) override {
-    record(reads, op->buffer, index_accesses(op->indices));
+    if (wanted(op->buffer)) record(reads, op->buffer, index_accesses(op->indices));
     for (const Expr& i : op->indices) visit(i);
   }
 
   void visit_BufferStore(const BufferStoreNode* op, const Stmt&) override {
-    record(writes, op->buffer, index_accesses(op->indices));
+    if (wanted(op->buffer)) record(writes, op->buffer, index_accesses(op->indices));
     visit(op->value);
     for (const Expr& i : op->indices) visit(i);
   }
@@ -371,7 +372,7 @@ class AccessCollector : public StmtVisitor {
     for (const Buffer& b : blk->alloc_buffers) inner_local.insert(b.get());
     auto add_regions = [&](std::vector<BufferAccesses>& out, const std::vector<BufferRegion>& regions) {
       for (const BufferRegion& r : regions) {
-        if (inner_local.count(r.buffer().get())) continue;
+        if (inner_local.count(r.buffer().get()) || !wanted(r.buffer())) continue;
         std::vector<DimAccess> dims;
         for (const Range& rg : r->region) dims.push_back(region_access(rg, bind));
         record(out, r.buffer(), std::move(dims));
@@ -382,6 +383,8 @@ class AccessCollector : public StmtVisitor {
   }
 
  private:
+  bool wanted(const Buffer& b) const { return !only || b.get() == only; }
+
   std::vector<DimAccess> index_accesses(const std::vector<Expr>& indices) {
     std::vector<DimAccess> dims;
     for (const Expr& i : indices) {
@@ -466,8 +469,9 @@ void relax(AccessCollector& c, const std::vector<IterVar>& relaxed) {
 
 }  // namespace
 
-AccessRegions detect_access_regions(const Stmt& stmt, const std::vector<IterVar>& relaxed) {
+AccessRegions detect_access_regions(const Stmt& stmt, const std::vector<IterVar>& relaxed, const Buffer* only) {
   AccessCollector c;
+  if (only) c.only = only->get();
   relax(c, relaxed);
   c.visit(stmt);
   return {to_regions(c.reads, c.local_buffers), to_regions(c.writes, c.local_buffers)};

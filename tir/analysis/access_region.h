@@ -37,8 +37,10 @@ using AccessRegions = std::pair<std::vector<BufferRegion>, std::vector<BufferReg
 // both lists (the update of a reduction reads its accumulator). A nested
 // BlockRealize contributes its block's recorded regions, with the block's
 // iter vars bound to the realize's values; the buffers it allocates do not
-// appear.
-AccessRegions detect_access_regions(const Stmt& stmt, const std::vector<IterVar>& relaxed = {});
+// appear. With `only`, the regions of that buffer alone, for a fraction of
+// the cost (a legality check that asks about one buffer).
+AccessRegions detect_access_regions(const Stmt& stmt, const std::vector<IterVar>& relaxed = {},
+                                    const Buffer* only = nullptr);
 
 // The reads and writes a Block records (TensorIR's convention): the regions
 // of one execution of the block, its iter vars held fixed, leaving out the

@@ -65,9 +65,8 @@ Stmt top_of_nest(const Located& loc) {
 
 std::string block_accessing(const Stmt& s, const Buffer& buf, bool writes, const BlockNode* except) {
   std::string name;
-  post_order_visit(s, [&](const Stmt& x) {
-    const auto* b = x.as<BlockNode>();
-    if (!b || b == except || !name.empty()) return;
+  for_each_block(s, [&](const BlockNode* b) {
+    if (b == except || !name.empty()) return;
     for (const BufferRegion& r : writes ? b->writes : b->reads)
       if (r.buffer().same_as(buf)) name = b->name;
   });

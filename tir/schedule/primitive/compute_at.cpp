@@ -36,7 +36,7 @@ namespace {
 std::string q(const std::string& s) { return "'" + s + "'"; }
 
 bool touches(const Stmt& s, const Buffer& buf, bool reads, bool writes) {
-  auto [r, w] = detect_access_regions(s);
+  auto [r, w] = detect_access_regions(s, {}, &buf);
   auto has = [&](const std::vector<BufferRegion>& v) {
     return std::any_of(v.begin(), v.end(), [&](const BufferRegion& x) { return x.buffer().same_as(buf); });
   };
@@ -46,11 +46,8 @@ bool touches(const Stmt& s, const Buffer& buf, bool reads, bool writes) {
 // Blocks under `s` (at any depth) whose recorded reads (or writes) include `buf`.
 int count_accessors(const Stmt& s, const Buffer& buf, bool writes) {
   int n = 0;
-  post_order_visit(s, [&](const Stmt& x) {
-    if (const auto* b = x.as<BlockNode>()) {
-      const auto& regions = writes ? b->writes : b->reads;
-      for (const BufferRegion& r : regions) n += r.buffer().same_as(buf);
-    }
+  for_each_block(s, [&](const BlockNode* b) {
+    for (const BufferRegion& r : writes ? b->writes : b->reads) n += r.buffer().same_as(buf);
   });
   return n;
 }
@@ -114,16 +111,19 @@ ScheduleErrorPtr plan_move(const Located& blk, const Located& lp, bool reverse, 
 
   // The linking buffer: what the block writes and the loop reads, or the
   // other way round.
-  const auto [loop_reads, loop_writes] = detect_access_regions(loop->body);
+  // (Asked one buffer at a time: the block writes one or two, and the loop
+  // body may touch many.)
   const std::vector<BufferRegion>& mine = reverse ? b->reads : b->writes;
-  const std::vector<BufferRegion>& theirs = reverse ? loop_writes : loop_reads;
   std::optional<BufferRegion> own, need;
-  for (const BufferRegion& m : mine)
-    for (const BufferRegion& t : theirs)
+  for (const BufferRegion& m : mine) {
+    if (own) break;
+    const auto [loop_reads, loop_writes] = detect_access_regions(loop->body, {}, &m.buffer());
+    for (const BufferRegion& t : reverse ? loop_writes : loop_reads)
       if (m.buffer().same_as(t.buffer()) && !own) {
         own = m;
         need = t;
       }
+  }
   if (!own)
     return schedule_error<NotFoundError>(P, std::string("nothing under loop ") + lname +
                                                 (reverse ? " writes" : " reads") + " a buffer that block " + bname +
