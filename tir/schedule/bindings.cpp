@@ -36,6 +36,22 @@ class BindingSimplifier : public StmtMutator {
   arith::Analyzer ana_;
 };
 
+class LoopVarSubstituter : public StmtMutator {
+ public:
+  explicit LoopVarSubstituter(const std::vector<std::pair<Var, Expr>>& map) : map_(map) {}
+  using StmtMutator::mutate;
+
+  Stmt visit_Block(const BlockNode*, const Stmt& s) override { return s; }
+  Expr visit_Var(const VarNode* op, const Expr& e) override {
+    for (const auto& [from, to] : map_)
+      if (from.get() == op) return to;
+    return e;
+  }
+
+ private:
+  const std::vector<std::pair<Var, Expr>>& map_;
+};
+
 class PredicateAdder : public StmtMutator {
  public:
   explicit PredicateAdder(Expr cond) : cond_(std::move(cond)) {}
@@ -53,6 +69,9 @@ class PredicateAdder : public StmtMutator {
 }  // namespace
 
 Stmt simplify_bindings(const Stmt& s) { return BindingSimplifier().mutate(s); }
+Stmt substitute_loop_vars(const Stmt& s, const std::vector<std::pair<Var, Expr>>& map) {
+  return map.empty() ? s : LoopVarSubstituter(map).mutate(s);
+}
 Stmt add_predicate(const Stmt& s, const Expr& cond) { return PredicateAdder(cond).mutate(s); }
 
 }  // namespace kiln

@@ -6,9 +6,18 @@
 // predicates, so that is where they are simplified, knowing each loop's range.
 #pragma once
 
+#include <utility>
+#include <vector>
+
 #include "tir/stmt.h"
 
 namespace kiln {
+
+// `s` with loop variables replaced (split, fuse) where loop variables can
+// be: loop bounds, and the iter values and predicates of BlockRealizes. A
+// block's body never names an outer loop's variable (the verifier checks
+// it), so the walk stops at blocks instead of rewriting their bodies.
+Stmt substitute_loop_vars(const Stmt& s, const std::vector<std::pair<Var, Expr>>& map);
 
 // `s` with every BlockRealize's iter values and predicate simplified under
 // the ranges of the loops around it (those inside `s`). Nested blocks are

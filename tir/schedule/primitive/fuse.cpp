@@ -49,7 +49,7 @@ FuseResult fuse_loops(const PrimFunc& f, const std::vector<Stmt>& loops) {
     map.emplace_back(ops[i]->loop_var, is_zero(ops[i]->min) ? v : add(ops[i]->min, v));
     stride *= extent;
   }
-  Stmt body = substitute(ops.back()->body, map);
+  Stmt body = substitute_loop_vars(ops.back()->body, map);
   body = simplify_bindings(for_loop(fused, int_imm(t, 0), int_imm(t, stride), ForKind::kSerial, body));
   return {f.with_body(replace_stmt(f.body(), loops[0], body)), fused};
 }

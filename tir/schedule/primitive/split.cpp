@@ -58,7 +58,7 @@ SplitResult split_loop(const PrimFunc& f, const Stmt& loop, std::vector<std::opt
     Expr term = strides[i] == 1 ? Expr(vars[i]) : mul(vars[i], int_imm(t, strides[i]));
     fused = fused.defined() ? add(fused, term) : term;
   }
-  Stmt body = substitute(op->body, {{op->loop_var, is_zero(op->min) ? fused : add(op->min, fused)}});
+  Stmt body = substitute_loop_vars(op->body, {{op->loop_var, is_zero(op->min) ? fused : add(op->min, fused)}});
   if (product > *extent) body = add_predicate(body, lt(fused, int_imm(t, *extent)));
   for (size_t i = factors.size(); i-- > 0;)
     body = for_loop(vars[i], int_imm(t, 0), int_imm(t, *factors[i]), ForKind::kSerial, body);
