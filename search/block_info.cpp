@@ -121,9 +121,11 @@ std::string root_block(const PrimFunc& f) {
 
 std::vector<std::string> blocks_in_order(const PrimFunc& f) {
   std::vector<std::string> names = block_names(f.body());
-  names.erase(std::remove_if(names.begin(), names.end(),
-                             [&](const std::string& n) { return block_info(f, n).is_root; }),
-              names.end());
+  // The root is the block the body is, if it is one (names are unique).
+  if (f.body().as<BlockRealizeNode>()) {
+    const std::string& root = block_of(f.body())->name;
+    names.erase(std::remove(names.begin(), names.end(), root), names.end());
+  }
   return names;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -36,6 +37,10 @@ class EvolutionarySearch final : public SearchStrategy {
         const uint64_t key = population[i].trace.fingerprint();
         if (!ctx.measured.count(key)) explored.emplace(key, Scored{population[i], key, scores[i]});
       }
+      // A model that scores everything alike (XGBoost before its first
+      // batch) selects nothing: its generations would be random walks, so
+      // the first batch is the fresh draws themselves.
+      if (std::adjacent_find(scores.begin(), scores.end(), std::not_equal_to<>()) == scores.end()) break;
       if (g + 1 < o_.generations) population = next_generation(ctx, population, scores, rand);
     }
     std::vector<Scored> ranked;

@@ -2,7 +2,8 @@
 // anew). Each round:
 //   1. a population of the best measured designs (a share) and fresh draws
 //      from the sketches;
-//   2. a few generations: the model scores the population, parents are
+//   2. a few generations (none while the model scores everything alike, as
+//      an untrained one does): the model scores the population, parents are
 //      drawn in proportion to their scores, and each child is its parent
 //      with one decision mutated (mutate.h) or, sometimes, the parent again;
 //      nothing measured before enters;
