@@ -36,7 +36,51 @@ bool is_param_buffer(const PrimFunc& f, const Buffer& b) {
   return false;
 }
 
+std::unordered_set<const VarNode*> spatial_vars(const BlockNode* b) {
+  std::unordered_set<const VarNode*> out;
+  for (const IterVar& iv : b->iter_vars)
+    if (!iv.is_reduce()) out.insert(iv.var().operator->());
+  return out;
+}
+
+bool leaves_out_a_spatial_var(const BufferRegion& r, const std::unordered_set<const VarNode*>& spatial) {
+  std::unordered_set<const VarNode*> used;
+  for (const Range& rg : r->region)
+    for (const VarNode* v : vars_in(rg->min)) used.insert(v);
+  for (const VarNode* v : spatial)
+    if (!used.count(v)) return true;
+  return false;
+}
+
+// The dimension of `r` indexed by `v` alone, or -1.
+int dim_indexed_by(const BufferRegion& r, const VarNode* v) {
+  for (size_t d = 0; d < r->region.size(); ++d) {
+    std::unordered_set<const VarNode*> vars = vars_in(r->region[d]->min);
+    if (vars.size() == 1 && vars.count(v)) return static_cast<int>(d);
+  }
+  return -1;
+}
+
 }  // namespace
+
+std::optional<PackableRead> packable_read(const PrimFunc& f, const std::string& block, size_t iter_var) {
+  const BlockNode* b = find(f, block).block;
+  KILN_ICHECK(iter_var < b->iter_vars.size()) << "block " << block << " has no iter var " << iter_var;
+  const VarNode* v = b->iter_vars[iter_var].var().operator->();
+  const std::unordered_set<const VarNode*> spatial = spatial_vars(b);
+  for (size_t i = 0; i < b->reads.size(); ++i) {
+    const BufferRegion& r = b->reads[i];
+    if (!is_param_buffer(f, r.buffer()) || !leaves_out_a_spatial_var(r, spatial)) continue;
+    if (int d = dim_indexed_by(r, v); d >= 0) return PackableRead{static_cast<int>(i), d};
+  }
+  return std::nullopt;
+}
+
+int written_dim(const PrimFunc& f, const std::string& block, size_t iter_var) {
+  const BlockNode* b = find(f, block).block;
+  if (b->writes.empty() || iter_var >= b->iter_vars.size()) return -1;
+  return dim_indexed_by(b->writes[0], b->iter_vars[iter_var].var().operator->());
+}
 
 BlockInfo block_info(const PrimFunc& f, const std::string& name) {
   Found x = find(f, name);
@@ -54,22 +98,8 @@ BlockInfo block_info(const PrimFunc& f, const std::string& name) {
     }
   }
   for (const BufferRegion& w : x.block->writes) info.writes_param = info.writes_param || is_param_buffer(f, w.buffer());
-  const VarNode* innermost_spatial = nullptr;
-  for (const IterVar& iv : x.block->iter_vars)
-    if (!iv.is_reduce()) innermost_spatial = iv.var().operator->();
-  for (size_t i = 0; i < x.block->reads.size(); ++i) {
-    const BufferRegion& r = x.block->reads[i];
-    std::unordered_set<const VarNode*> used;
-    for (const Range& rg : r->region)
-      for (const VarNode* v : vars_in(rg->min)) used.insert(v);
-    bool reused = false;
-    for (const VarNode* v : spatial) reused = reused || !used.count(v);
-    info.has_data_reuse = info.has_data_reuse || reused;
-    if (reused && info.packable_read < 0 && !r->region.empty() && is_param_buffer(f, r.buffer())) {
-      std::unordered_set<const VarNode*> last = vars_in(r->region.back()->min);
-      if (last.size() == 1 && last.count(innermost_spatial)) info.packable_read = static_cast<int>(i);
-    }
-  }
+  for (const BufferRegion& r : x.block->reads)
+    if (leaves_out_a_spatial_var(r, spatial)) info.has_data_reuse = true;
   // Injective: spatial only, one store whose indices are the iter vars.
   if (!info.has_reduce && !info.is_root && x.block->body.defined() && !x.block->init.defined()) {
     if (const auto* st = x.block->body.as<BufferStoreNode>()) {
@@ -97,6 +127,18 @@ std::vector<LoopRole> loop_roles(const PrimFunc& f, const std::string& block, co
                                       : LoopRole::kUnused);
   }
   return roles;
+}
+
+std::vector<int> bound_iter_vars(const PrimFunc& f, const std::string& block, const std::vector<Var>& loops) {
+  Found x = find(f, block);
+  std::vector<int> out;
+  for (const Var& l : loops) {
+    int bound = -1;
+    for (size_t i = 0; x.realize && i < x.realize->iter_values.size(); ++i)
+      if (x.realize->iter_values[i].same_as(l)) bound = static_cast<int>(i);
+    out.push_back(bound);
+  }
+  return out;
 }
 
 std::vector<std::string> consumers(const PrimFunc& f, const std::string& block) {

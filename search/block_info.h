@@ -2,6 +2,7 @@
 // its iteration kinds, what each of its loops iterates, who consumes it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,12 +24,6 @@ struct BlockInfo {
   // Some read region leaves a spatial iter var out: the read is reused
   // across that axis, what multi-level tiling exploits.
   bool has_data_reuse = false;
-  // The read (an index into the block's reads) that packing copies into
-  // panels: a function parameter whose last dimension is indexed by the
-  // innermost spatial iter var alone (what the vector loads read) and that
-  // some other spatial iter var leaves out (other tiles read it again):
-  // matmul's B[k, j]. -1: none.
-  int packable_read = -1;
   // Injective: no reduction, one store at exactly its iter vars (an
   // elementwise op, padding, a broadcast): a candidate for inlining, or for
   // fusion into its producer's tiles as an epilogue.
@@ -38,8 +33,28 @@ struct BlockInfo {
 // Throws kiln::Error when no block is called `name`.
 BlockInfo block_info(const PrimFunc& f, const std::string& name);
 
+// What packing copies for a vector axis (a spatial iter var of a block):
+// a read of a function parameter with a dimension indexed by that iter var
+// alone (what the vector loads read, once that dimension is made the last)
+// and that some other spatial iter var leaves out (other tiles read it
+// again). Matmul's B[k, j] for j (dimension 1); conv2d's W[k, c, r, s] for k
+// (dimension 0).
+struct PackableRead {
+  int read = -1;  // index into the block's reads
+  int dim = -1;   // the dimension the vector axis indexes
+};
+std::optional<PackableRead> packable_read(const PrimFunc& f, const std::string& block, size_t iter_var);
+
+// The dimension of the block's first written buffer that `iter_var` alone
+// indexes, or -1.
+int written_dim(const PrimFunc& f, const std::string& block, size_t iter_var);
+
 // The roles of `loops` (loop variables above the block, outermost first).
 std::vector<LoopRole> loop_roles(const PrimFunc& f, const std::string& block, const std::vector<Var>& loops);
+
+// For each of `loops`, the index of the block iter var bound to exactly
+// that loop variable, or -1 (the loop drives an expression, or nothing).
+std::vector<int> bound_iter_vars(const PrimFunc& f, const std::string& block, const std::vector<Var>& loops);
 
 // Blocks that read what `block` writes, in program order.
 std::vector<std::string> consumers(const PrimFunc& f, const std::string& block);

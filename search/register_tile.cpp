@@ -28,10 +28,15 @@ std::vector<RegisterTile> register_tiles(const Trace& design) {
     if (inst.kind == &inst::sample_perfect_tile && !inst.attrs.empty() && inst.attrs[0] == 4) {
       pending.push_back(i);
     } else if (int64_t budget = annotation_value(inst, kTiledAnn); budget > 0) {
-      out.push_back({std::move(pending), budget, 1});
+      const size_t last = pending.empty() ? 0 : pending.size() - 1;
+      out.push_back({std::move(pending), budget, 1, last});
       pending.clear();
     } else if (int64_t lanes = annotation_value(inst, kLanesAnn); lanes > 0 && !out.empty()) {
       out.back().lanes = lanes;
+    } else if (inst.kind == &inst::annotate && inst.attrs.size() == 2 && inst.attrs[0] == kVectorAxisAnn &&
+               inst.attrs[1].is_number_integer() && !out.empty()) {
+      const int64_t axis = inst.attrs[1].get<int64_t>();
+      if (axis >= 0 && static_cast<size_t>(axis) < out.back().tiles.size()) out.back().vector_tile = axis;
     }
   }
   return out;
@@ -42,7 +47,7 @@ int64_t registers_of(const Trace& design, const RegisterTile& tile) {
   for (size_t k = 0; k < tile.tiles.size(); ++k) {
     if (design.instructions()[tile.tiles[k]].decision.is_null()) return 0;
     std::vector<int64_t> d = decision_of(design, tile.tiles[k]);
-    regs *= s3_registers(d[3], k + 1 == tile.tiles.size(), tile.lanes);
+    regs *= s3_registers(d[3], k == tile.vector_tile, tile.lanes);
   }
   return regs;
 }
@@ -56,7 +61,7 @@ Trace fit_register_tiles(const Trace& design, RandomState& rand) {
       std::vector<size_t> movable;
       for (size_t k = 0; k < tile.tiles.size(); ++k) {
         std::vector<int64_t> d = decision_of(out, tile.tiles[k]);
-        if (s3_registers(d[3], k + 1 == tile.tiles.size(), tile.lanes) > 1) movable.push_back(k);
+        if (s3_registers(d[3], k == tile.vector_tile, tile.lanes) > 1) movable.push_back(k);
       }
       if (movable.empty()) break;
       const size_t k = movable[rand.uniform_int(static_cast<int64_t>(movable.size()))];

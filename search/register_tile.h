@@ -6,7 +6,8 @@
 // registers its accumulators may use (kiln.tiled) and the lanes of one
 // register (kiln.lanes); the sample_perfect_tile instructions before those
 // annotations, four-level ones for spatial loops, are its tiles in loop
-// order, the last spatial one the loop that is vectorized. Postprocessing
+// order, the last spatial one the loop that is vectorized unless a
+// kiln.vector_axis annotation names another. Postprocessing
 // refuses a candidate whose register tile does not fit (RegisterTileError,
 // postproc.h). Drawn uniformly, many tile decisions of a large workload do
 // not fit; rather than draw again and again, sampling repairs a draw by
@@ -27,6 +28,7 @@ struct RegisterTile {
   std::vector<size_t> tiles;  // sample_perfect_tile instructions of spatial loops, in loop order
   int64_t budget = 0;         // vector registers
   int64_t lanes = 1;
+  size_t vector_tile = 0;     // which of `tiles` is vectorized: the last, unless kiln.vector_axis says
 };
 
 // The vector registers one S3 tile of `extent` holds: the vectorized one
@@ -38,7 +40,7 @@ int64_t s3_registers(int64_t extent, bool vectorized, int64_t lanes);
 std::vector<RegisterTile> register_tiles(const Trace& design);
 
 // The vector registers the decisions give `tile`: the product of its S3
-// tiles, the last (vectorized) one in vectors of `lanes`.
+// tiles, the vectorized one in vectors of `lanes`.
 int64_t registers_of(const Trace& design, const RegisterTile& tile);
 
 // `design` with its tile decisions shrunk until every register tile fits

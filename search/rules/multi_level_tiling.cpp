@@ -1,3 +1,5 @@
+#include <sstream>
+
 #include "search/block_info.h"
 #include "search/rules/rules.h"
 
@@ -13,9 +15,10 @@ struct Tiled {
   std::vector<std::vector<LoopRV>> tiles;
 };
 
-// Splits every loop of `block` and reorders the pieces into kStructure.
-// Nullopt when a loop drives both kinds of iter var (or none).
-std::optional<Tiled> tile(const Schedule& in, const std::string& block, const SpaceParams& p) {
+// Splits every loop of `block` and reorders the pieces into kStructure,
+// the S3 piece of loop `vector_loop` last: the loop postprocessing
+// vectorizes. Nullopt when a loop drives both kinds of iter var (or none).
+std::optional<Tiled> tile(const Schedule& in, const std::string& block, const SpaceParams& p, size_t vector_loop) {
   Tiled t{in, std::vector<std::vector<LoopRV>>(sizeof(kStructure) - 1)};
   Schedule& sch = t.sch;
   BlockRV b = sch.get_block(block);
@@ -25,20 +28,59 @@ std::optional<Tiled> tile(const Schedule& in, const std::string& block, const Sp
   std::vector<LoopRole> roles = loop_roles(sch.func(), block, vars);
   std::vector<int> s_levels, r_levels;
   for (int i = 0; kStructure[i]; ++i) (kStructure[i] == 'S' ? s_levels : r_levels).push_back(i);
+  std::optional<LoopRV> vector_piece;
+  int64_t spatial = 0, vector_index = -1;
   for (size_t i = 0; i < loops.size(); ++i) {
     if (roles[i] != LoopRole::kSpatial && roles[i] != LoopRole::kReduce) return std::nullopt;
-    const std::vector<int>& levels = roles[i] == LoopRole::kSpatial ? s_levels : r_levels;
+    const bool is_spatial = roles[i] == LoopRole::kSpatial;
+    const std::vector<int>& levels = is_spatial ? s_levels : r_levels;
     const int n = static_cast<int>(levels.size());
     std::vector<ExprRV> factors = sch.sample_perfect_tile(loops[i], n, p.max_innermost_factor);
     std::vector<LoopRV> pieces = sch.split(loops[i], std::vector<Factor>(factors.begin(), factors.end()));
-    for (int k = 0; k < n; ++k) t.tiles[levels[k]].push_back(pieces[k]);
+    for (int k = 0; k < n; ++k) {
+      if (i == vector_loop && k == n - 1) continue;  // goes last, below
+      t.tiles[levels[k]].push_back(pieces[k]);
+    }
+    if (i == vector_loop) {
+      vector_piece = pieces[n - 1];
+      vector_index = spatial;
+    }
+    spatial += is_spatial;
   }
+  if (!vector_piece || vector_index < 0) return std::nullopt;
+  t.tiles[s_levels.back()].push_back(*vector_piece);
   std::vector<LoopRV> order;
   for (const std::vector<LoopRV>& level : t.tiles) order.insert(order.end(), level.begin(), level.end());
   sch.reorder(order);
   sch.annotate(b, kTiledAnn, AnnValue(int64_t{p.accumulator_registers()}));
   sch.annotate(b, kLanesAnn, AnnValue(int64_t{p.lanes}));
+  // Only another axis than the last is written down: the sketches of
+  // earlier versions, which vectorize the last, stay as they were.
+  if (vector_index + 1 != spatial) sch.annotate(b, kVectorAxisAnn, AnnValue(vector_index));
   return t;
+}
+
+// "lambda a0, a1, a2: (a0, a2, a1)": dimension `dim` of `ndim` moved last.
+std::string moved_last(size_t ndim, size_t dim) {
+  std::ostringstream os;
+  os << "lambda ";
+  for (size_t i = 0; i < ndim; ++i) os << (i ? ", " : "") << "a" << i;
+  os << ": (";
+  bool first = true;
+  for (size_t i = 0; i < ndim; ++i)
+    if (i != dim) os << (first ? "" : ", ") << "a" << i, first = false;
+  os << (first ? "" : ", ") << "a" << dim << ")";
+  return os.str();
+}
+
+// Packs the read for the vector axis: a copy (compute_location samples
+// where it goes; lowering compacts it to the region used there), its
+// vector dimension made the last so that the vector loads read it
+// contiguously.
+void pack(Schedule& sch, const std::string& block, const PackableRead& r, size_t ndim) {
+  BlockRV copy = sch.cache_read(sch.get_block(block), r.read, "global");
+  if (static_cast<size_t>(r.dim) + 1 != ndim)
+    sch.transform_layout(copy, BufferRole::kWrite, 0, moved_last(ndim, static_cast<size_t>(r.dim)));
 }
 
 }  // namespace
@@ -46,19 +88,46 @@ std::optional<Tiled> tile(const Schedule& in, const std::string& block, const Sp
 std::vector<Schedule> multi_level_tiling(const Schedule& in, const std::string& block, const SpaceParams& p) {
   BlockInfo info = block_info(in.func(), block);
   if (!info.has_reduce || !info.has_spatial || !info.has_data_reuse) return {in};
-  std::optional<Tiled> tiled;
-  try {
-    tiled = tile(in, block, p);
-  } catch (const ScheduleError&) {
-    return {in};
+
+  // The vector axis: the last spatial loop; and when that one has no
+  // operand to pack (conv2d's output column, which reads the input at
+  // q + s), each other spatial loop that has one (conv2d's output channel,
+  // with the weights), the result tile then laid out with it last.
+  std::vector<Var> loop_vars;
+  {
+    Schedule probe = in;
+    for (LoopRV l : probe.get_loops(probe.get_block(block))) loop_vars.push_back(probe.loop_var(l));
   }
-  if (!tiled) return {in};
+  std::vector<LoopRole> roles = loop_roles(in.func(), block, loop_vars);
+  std::vector<int> bound = bound_iter_vars(in.func(), block, loop_vars);
+  std::vector<size_t> spatial_loops;
+  for (size_t i = 0; i < roles.size(); ++i)
+    if (roles[i] == LoopRole::kSpatial) spatial_loops.push_back(i);
+  if (spatial_loops.empty()) return {in};
+  auto packable = [&](size_t loop) -> std::optional<PackableRead> {
+    if (bound[loop] < 0) return std::nullopt;
+    return packable_read(in.func(), block, static_cast<size_t>(bound[loop]));
+  };
+  const size_t last = spatial_loops.back();
+  std::vector<size_t> other_axes;
+  if (!packable(last))
+    for (size_t l : spatial_loops)
+      if (l != last && packable(l) && written_dim(in.func(), block, static_cast<size_t>(bound[l])) >= 0)
+        other_axes.push_back(l);
 
   // The epilogue that can take the write-back's place: the only consumer, injective.
   std::vector<std::string> users = consumers(in.func(), block);
   std::string epilogue;
   if (users.size() == 1 && block_info(in.func(), users[0]).is_injective) epilogue = users[0];
 
+  std::vector<Schedule> out;
+  std::optional<Tiled> tiled;
+  try {
+    tiled = tile(in, block, p, last);
+  } catch (const ScheduleError&) {
+    return {in};
+  }
+  if (!tiled) return {in};
   std::vector<Schedule> written;
   written.push_back(tiled->sch);  // results written in place
   for (int level : {0, 1}) {  // a register tile written back under the S0 or S1 tiles
@@ -71,20 +140,49 @@ std::vector<Schedule> multi_level_tiling(const Schedule& in, const std::string& 
       // This write-back does not fit the block; the other sketches stand.
     }
   }
-  if (info.packable_read < 0) return written;
+  out = written;
+  // Each again with the vector operand packed.
+  if (std::optional<PackableRead> r = packable(last)) {
+    const size_t ndim = info.block->reads[r->read].buffer().shape().size();
+    for (const Schedule& s : written) {
+      Schedule sch = s;
+      try {
+        pack(sch, block, *r, ndim);
+        out.push_back(std::move(sch));
+      } catch (const ScheduleError&) {
+        // Not packable in this sketch; the unpacked one stands.
+      }
+    }
+  }
 
-  // Each again with the vector operand packed: a copy whose place
-  // compute_location samples, and which lowering compacts to the region
-  // used under that place (under a column tile: a K x tile panel, read
-  // contiguously by the vector loads, as the hand schedules pack B).
-  std::vector<Schedule> out = written;
-  for (const Schedule& s : written) {
-    Schedule sch = s;
+  // Another vector axis: the result goes through a register tile laid out
+  // with that axis last (a store in place would scatter), and its operand
+  // is packed the same way.
+  for (size_t axis : other_axes) {
+    const PackableRead r = *packable(axis);
+    const size_t read_ndim = info.block->reads[r.read].buffer().shape().size();
+    const int out_dim = written_dim(in.func(), block, static_cast<size_t>(bound[axis]));
+    const size_t out_ndim = info.block->writes[0].buffer().shape().size();
+    std::optional<Tiled> t;
     try {
-      sch.cache_read(sch.get_block(block), info.packable_read, "global");
-      out.push_back(std::move(sch));
+      t = tile(in, block, p, axis);
     } catch (const ScheduleError&) {
-      // Not packable in this sketch; the unpacked one stands.
+      continue;
+    }
+    if (!t) continue;
+    for (int level : {0, 1}) {
+      Schedule sch = t->sch;
+      try {
+        BlockRV writer = sch.cache_write(sch.get_block(block), 0, "local");
+        if (static_cast<size_t>(out_dim) + 1 != out_ndim)
+          sch.transform_layout(sch.get_block(block), BufferRole::kWrite, 0,
+                               moved_last(out_ndim, static_cast<size_t>(out_dim)));
+        sch.reverse_compute_at(writer, t->tiles[level].back());
+        pack(sch, block, r, read_ndim);
+        out.push_back(std::move(sch));
+      } catch (const ScheduleError&) {
+        // This form does not fit the block; the others stand.
+      }
     }
   }
   return out;

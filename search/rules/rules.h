@@ -29,8 +29,12 @@ void auto_inline(Schedule& sch);
 // buffer, or through a local register tile written back under the S0 or S1
 // tiles (the block's only injective consumer, an epilogue such as relu,
 // takes the write-back's place). Each of those again with the block's
-// vector operand packed (BlockInfo::packable_read): a cache_read whose
-// place compute_location samples.
+// vector operand packed (block_info.h's packable_read): a cache_read whose
+// place compute_location samples. The vector axis is the last spatial
+// loop; when that one has no operand to pack (conv2d's output column),
+// another spatial loop that has one (the output channel, with the
+// weights) makes two sketches more: its S3 tile innermost, the register
+// tile and the packed operand laid out with it last (transform_layout).
 std::vector<Schedule> multi_level_tiling(const Schedule& sch, const std::string& block, const SpaceParams& p);
 
 // Samples where each remaining injective producer of a tiled block is
@@ -51,5 +55,8 @@ inline constexpr const char* kUnrollAnn = "kiln.unroll";
 // tiles against.
 inline constexpr const char* kTiledAnn = "kiln.tiled";
 inline constexpr const char* kLanesAnn = "kiln.lanes";
+// On a tiled block whose vector axis is not its last spatial loop: which
+// spatial loop (counted in loop order) is, its S3 tile placed innermost.
+inline constexpr const char* kVectorAxisAnn = "kiln.vector_axis";
 
 }  // namespace kiln::search

@@ -47,18 +47,33 @@ TEST(DesignSpace, MatmulHasThreeSketchesAndThemWithBPacked) {
 TEST(DesignSpace, Conv2dTilesTheConvolutionAndSamplesWhereThePaddingGoes) {
   std::vector<Trace> sketches =
       design_space(workload("conv2d_nchw:N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride=1,pad=1"), avx2());
-  ASSERT_EQ(sketches.size(), 3u);
+  ASSERT_EQ(sketches.size(), 5u);
   for (const Trace& t : sketches) {
     EXPECT_NE(kinds(t).find("sample_compute_location compute_at"), std::string::npos) << t.str();
     EXPECT_NE(kinds(t).find("reorder"), std::string::npos) << t.str();
+  }
+  // The first three vectorize the output column, q: the last spatial loop.
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(kinds(sketches[i]).find("transform_layout"), std::string::npos);
+  // q reads the input at q + s, which nothing can pack; the output channel,
+  // k, reads the weights W[k, c, r, s]: the last two vectorize k, with the
+  // register tile laid out (n, p, q, k) and the weights copied as (c, r, s, k).
+  for (size_t i = 3; i < 5; ++i) {
+    const std::string text = sketches[i].str();
+    EXPECT_NE(text.find("annotate(b0, \"kiln.vector_axis\", 1)"), std::string::npos) << text;
+    EXPECT_NE(text.find("lambda a0, a1, a2, a3: (a0, a2, a3, a1)"), std::string::npos) << text;
+    EXPECT_NE(text.find("lambda a0, a1, a2, a3: (a1, a2, a3, a0)"), std::string::npos) << text;
+    EXPECT_NE(kinds(sketches[i]).find("cache_write get_block transform_layout reverse_compute_at"), std::string::npos) << text;
+    EXPECT_NE(kinds(sketches[i]).find("cache_read transform_layout"), std::string::npos) << text;
   }
 }
 
 TEST(DesignSpace, AnEpilogueTakesTheWriteBacksPlace) {
   // dense + bias + relu: bias_add is inlined into relu, and relu is computed
   // under the dense tiles instead of a cache_write.
+  // (And each again with the weights W[j, k] packed transposed, j last.)
   std::vector<Trace> sketches = design_space(workload("dense:M=16,N=32,K=16,bias=1,act=relu"), avx2());
-  ASSERT_EQ(sketches.size(), 3u);
+  ASSERT_EQ(sketches.size(), 6u);
+  EXPECT_NE(sketches[3].str().find("lambda a0, a1: (a1, a0)"), std::string::npos) << sketches[3].str();
   EXPECT_NE(kinds(sketches[0]).find("compute_inline"), std::string::npos) << sketches[0].str();
   EXPECT_EQ(kinds(sketches[1]).find("cache_write"), std::string::npos) << sketches[1].str();
   EXPECT_NE(kinds(sketches[1]).find("reverse_compute_at"), std::string::npos) << sketches[1].str();
