@@ -3,6 +3,8 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "core/hash.h"
+
 namespace kiln {
 namespace {
 
@@ -74,17 +76,6 @@ class Equal {
   std::unordered_map<const Object*, const Object*> lhs_to_rhs_, rhs_to_lhs_;
 };
 
-uint64_t mix(uint64_t h, uint64_t v) {
-  // boost::hash_combine's constant, on 64 bits.
-  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
-}
-
-uint64_t hash_string(std::string_view s) {
-  uint64_t h = 1469598103934665603ULL;  // FNV-1a
-  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-  return h;
-}
-
 class Hasher {
  public:
   uint64_t object(const ObjectRef& a) {
@@ -92,16 +83,16 @@ class Hasher {
     uint64_t h = hash_string(a.get()->type_key());
     if (a.get()->has_identity()) {
       auto it = index_.find(a.get());
-      if (it != index_.end()) return mix(h, it->second);
+      if (it != index_.end()) return hash_combine(h, it->second);
       uint64_t id = index_.size() + 1;
       index_[a.get()] = id;
-      h = mix(h, id);
+      h = hash_combine(h, id);
     }
     std::vector<FieldValue> fields;
     a.get()->write_fields(fields);
     auto names = a.get()->field_names();
     for (size_t i = 0; i < fields.size(); ++i)
-      if (!is_hint(*a.get(), names[i])) h = mix(h, value(fields[i]));
+      if (!is_hint(*a.get(), names[i])) h = hash_combine(h, value(fields[i]));
     return h;
   }
 
@@ -112,23 +103,23 @@ class Hasher {
         [&](const auto& x) -> uint64_t {
           using T = std::decay_t<decltype(x)>;
           if constexpr (std::is_same_v<T, ObjectRef>) {
-            return mix(tag, object(x));
+            return hash_combine(tag, object(x));
           } else if constexpr (std::is_same_v<T, FieldValue::Array>) {
-            uint64_t h = mix(tag, x.size());
-            for (const FieldValue& e : x) h = mix(h, value(e));
+            uint64_t h = hash_combine(tag, x.size());
+            for (const FieldValue& e : x) h = hash_combine(h, value(e));
             return h;
           } else if constexpr (std::is_same_v<T, std::string>) {
-            return mix(tag, hash_string(x));
+            return hash_combine(tag, hash_string(x));
           } else if constexpr (std::is_same_v<T, DataType>) {
-            return mix(tag, (uint64_t{x.code()} << 40) | (uint64_t(x.bits()) << 20) | uint64_t(x.lanes()));
+            return hash_combine(tag, (uint64_t{x.code()} << 40) | (uint64_t(x.bits()) << 20) | uint64_t(x.lanes()));
           } else if constexpr (std::is_same_v<T, double>) {
-            if (x != x) return mix(tag, 0x7ff8);
+            if (x != x) return hash_combine(tag, 0x7ff8);
             double d = x == 0 ? 0.0 : x;  // -0.0 == 0.0
             uint64_t bits;
             std::memcpy(&bits, &d, sizeof bits);
-            return mix(tag, bits);
+            return hash_combine(tag, bits);
           } else {
-            return mix(tag, static_cast<uint64_t>(x));
+            return hash_combine(tag, static_cast<uint64_t>(x));
           }
         },
         f.v);

@@ -88,15 +88,9 @@ BlockInfo block_info(const PrimFunc& f, const std::string& name) {
   info.name = name;
   info.block = x.block;
   info.is_root = x.outermost;
-  std::unordered_set<const VarNode*> spatial;
-  for (const IterVar& iv : x.block->iter_vars) {
-    if (iv.is_reduce()) {
-      info.has_reduce = true;
-    } else {
-      info.has_spatial = true;
-      spatial.insert(iv.var().operator->());
-    }
-  }
+  const std::unordered_set<const VarNode*> spatial = spatial_vars(x.block);
+  info.has_spatial = !spatial.empty();
+  info.has_reduce = spatial.size() < x.block->iter_vars.size();
   for (const BufferRegion& w : x.block->writes) info.writes_param = info.writes_param || is_param_buffer(f, w.buffer());
   for (const BufferRegion& r : x.block->reads)
     if (leaves_out_a_spatial_var(r, spatial)) info.has_data_reuse = true;

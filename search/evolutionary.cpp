@@ -32,11 +32,11 @@ class EvolutionarySearch final : public SearchStrategy {
     std::vector<Candidate> population = initial_population(ctx);
     std::unordered_map<uint64_t, Scored> explored;
     for (int g = 0; g < o_.generations && !population.empty(); ++g) {
-      std::vector<double> scores = score(population);
-      for (size_t i = 0; i < population.size(); ++i) {
-        const uint64_t key = population[i].trace.fingerprint();
-        if (!ctx.measured.count(key)) explored.emplace(key, Scored{population[i], key, scores[i]});
-      }
+      std::vector<uint64_t> keys(population.size());
+      for (size_t i = 0; i < population.size(); ++i) keys[i] = population[i].trace.fingerprint();
+      std::vector<double> scores = score(population, keys);
+      for (size_t i = 0; i < population.size(); ++i)
+        if (!ctx.measured.count(keys[i])) explored.emplace(keys[i], Scored{population[i], keys[i], scores[i]});
       // A model that scores everything alike (XGBoost before its first
       // batch) selects nothing: its generations would be random walks, so
       // the first batch is the fresh draws themselves.
@@ -171,15 +171,12 @@ class EvolutionarySearch final : public SearchStrategy {
     return costmodel::extract_features(lower_to_loops(c.func, {.verify = false}));
   }
 
-  // The model's scores of a population; what is not cached yet is lowered
-  // and featurized in parallel.
-  std::vector<double> score(const std::vector<Candidate>& pop) {
-    std::vector<uint64_t> keys(pop.size());
+  // The model's scores of a population (keys: their fingerprints); what is
+  // not cached yet is lowered and featurized in parallel.
+  std::vector<double> score(const std::vector<Candidate>& pop, const std::vector<uint64_t>& keys) {
     std::vector<size_t> missing;
-    for (size_t i = 0; i < pop.size(); ++i) {
-      keys[i] = pop[i].trace.fingerprint();
+    for (size_t i = 0; i < pop.size(); ++i)
       if (!features_.count(keys[i])) missing.push_back(i);
-    }
     std::vector<costmodel::ProgramFeatures> fresh(missing.size());
     pool_.parallel_for(static_cast<int64_t>(missing.size()), [&](int64_t i) { fresh[i] = extract(pop[missing[i]]); });
     for (size_t i = 0; i < missing.size(); ++i) features_.emplace(keys[missing[i]], std::move(fresh[i]));

@@ -1,5 +1,7 @@
 #include "search/register_tile.h"
 
+#include <optional>
+
 #include "search/rules/rules.h"
 
 namespace kiln::search {
@@ -9,9 +11,11 @@ std::vector<int64_t> decision_of(const Trace& t, size_t i) {
   return t.instructions()[i].decision.get<std::vector<int64_t>>();
 }
 
-int64_t annotation_value(const Instruction& inst, const char* key) {
-  if (inst.kind != &inst::annotate || inst.attrs.size() != 2 || inst.attrs[0] != key) return 0;
-  return inst.attrs[1].is_number_integer() ? inst.attrs[1].get<int64_t>() : 0;
+// The integer value of an annotate instruction with this key, if it is one.
+std::optional<int64_t> annotation_value(const Instruction& inst, const char* key) {
+  if (inst.kind != &inst::annotate || inst.attrs.size() != 2 || inst.attrs[0] != key) return std::nullopt;
+  if (!inst.attrs[1].is_number_integer()) return std::nullopt;
+  return inst.attrs[1].get<int64_t>();
 }
 
 }  // namespace
@@ -27,16 +31,14 @@ std::vector<RegisterTile> register_tiles(const Trace& design) {
     const Instruction& inst = design.instructions()[i];
     if (inst.kind == &inst::sample_perfect_tile && !inst.attrs.empty() && inst.attrs[0] == 4) {
       pending.push_back(i);
-    } else if (int64_t budget = annotation_value(inst, kTiledAnn); budget > 0) {
+    } else if (std::optional<int64_t> budget = annotation_value(inst, kTiledAnn); budget && *budget > 0) {
       const size_t last = pending.empty() ? 0 : pending.size() - 1;
-      out.push_back({std::move(pending), budget, 1, last});
+      out.push_back({std::move(pending), *budget, 1, last});
       pending.clear();
-    } else if (int64_t lanes = annotation_value(inst, kLanesAnn); lanes > 0 && !out.empty()) {
-      out.back().lanes = lanes;
-    } else if (inst.kind == &inst::annotate && inst.attrs.size() == 2 && inst.attrs[0] == kVectorAxisAnn &&
-               inst.attrs[1].is_number_integer() && !out.empty()) {
-      const int64_t axis = inst.attrs[1].get<int64_t>();
-      if (axis >= 0 && static_cast<size_t>(axis) < out.back().tiles.size()) out.back().vector_tile = axis;
+    } else if (std::optional<int64_t> lanes = annotation_value(inst, kLanesAnn); lanes && *lanes > 0 && !out.empty()) {
+      out.back().lanes = *lanes;
+    } else if (std::optional<int64_t> axis = annotation_value(inst, kVectorAxisAnn); axis && !out.empty()) {
+      if (*axis >= 0 && static_cast<size_t>(*axis) < out.back().tiles.size()) out.back().vector_tile = *axis;
     }
   }
   return out;

@@ -2,6 +2,8 @@
 
 #include "search/block_info.h"
 #include "search/rules/rules.h"
+#include "tir/schedule/block_util.h"
+#include "tir/schedule/locate.h"
 
 namespace kiln::search {
 namespace {
@@ -93,13 +95,9 @@ std::vector<Schedule> multi_level_tiling(const Schedule& in, const std::string& 
   // operand to pack (conv2d's output column, which reads the input at
   // q + s), each other spatial loop that has one (conv2d's output channel,
   // with the weights), the result tile then laid out with it last.
-  std::vector<Var> loop_vars;
-  {
-    Schedule probe = in;
-    for (LoopRV l : probe.get_loops(probe.get_block(block))) loop_vars.push_back(probe.loop_var(l));
-  }
-  std::vector<LoopRole> roles = loop_roles(in.func(), block, loop_vars);
-  std::vector<int> bound = bound_iter_vars(in.func(), block, loop_vars);
+  const std::vector<Var> loops = loop_vars(enclosing_loops(*locate_block(in.func().body(), block)));
+  std::vector<LoopRole> roles = loop_roles(in.func(), block, loops);
+  std::vector<int> bound = bound_iter_vars(in.func(), block, loops);
   std::vector<size_t> spatial_loops;
   for (size_t i = 0; i < roles.size(); ++i)
     if (roles[i] == LoopRole::kSpatial) spatial_loops.push_back(i);
@@ -120,7 +118,6 @@ std::vector<Schedule> multi_level_tiling(const Schedule& in, const std::string& 
   std::string epilogue;
   if (users.size() == 1 && block_info(in.func(), users[0]).is_injective) epilogue = users[0];
 
-  std::vector<Schedule> out;
   std::optional<Tiled> tiled;
   try {
     tiled = tile(in, block, p, last);
@@ -140,7 +137,7 @@ std::vector<Schedule> multi_level_tiling(const Schedule& in, const std::string& 
       // This write-back does not fit the block; the other sketches stand.
     }
   }
-  out = written;
+  std::vector<Schedule> out = written;
   // Each again with the vector operand packed.
   if (std::optional<PackableRead> r = packable(last)) {
     const size_t ndim = info.block->reads[r->read].buffer().shape().size();

@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/hash.h"
 #include "tir/schedule/schedule.h"
 
 namespace kiln {
@@ -111,9 +112,11 @@ nlohmann::json Trace::to_json() const {
 
 namespace {
 
-// splitmix64's finalizer: every bit of the input reaches every bit of the output.
+// hash_combine, then splitmix64's finalizer: every bit of the input
+// reaches every bit of the output, which a fingerprint of many small
+// integers needs.
 uint64_t mix(uint64_t h, uint64_t x) {
-  uint64_t z = h ^ (x + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2));
+  uint64_t z = hash_combine(h, x);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31);
@@ -140,11 +143,11 @@ uint64_t hash_json(const nlohmann::json& j) {
     }
     case V::object: {
       uint64_t h = mix(4, j.size());
-      for (auto it = j.begin(); it != j.end(); ++it) h = mix(mix(h, std::hash<std::string>{}(it.key())), hash_json(*it));
+      for (auto it = j.begin(); it != j.end(); ++it) h = mix(mix(h, hash_string(it.key())), hash_json(*it));
       return h;
     }
     case V::string:
-      return mix(5, std::hash<std::string>{}(j.get_ref<const std::string&>()));
+      return mix(5, hash_string(j.get_ref<const std::string&>()));
     case V::boolean:
       return mix(6, j.get<bool>());
     default:
@@ -166,7 +169,7 @@ uint64_t Trace::fingerprint() const {
   };
   uint64_t h = insts_.size();
   for (const Instruction& inst : insts_) {
-    h = mix(h, std::hash<std::string_view>{}(inst.kind->name));
+    h = mix(h, hash_string(inst.kind->name));
     for (const InstInput& in : inst.inputs) {
       if (const RV* rv = std::get_if<RV>(&in)) h = mix(h, 1000003 * (static_cast<uint64_t>(rv->kind) + 1) + index_of(*rv));
       else if (const int64_t* v = std::get_if<int64_t>(&in)) h = mix(h ^ 0x5555, static_cast<uint64_t>(*v));
