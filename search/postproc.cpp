@@ -90,22 +90,44 @@ void decompose_reductions(Schedule& sch) {
   }
 }
 
+// The loops whose iterations may run at once: no block under them binds
+// them to a reduction axis. A loop a block does not use at all (the tile
+// loops above a producer computed inside them, a unit loop) counts: the
+// producer's buffer is allocated inside it after lowering.
+std::unordered_set<const VarNode*> independent_loops(Schedule& sch, const std::vector<std::string>& blocks) {
+  std::unordered_set<const VarNode*> independent, carried;
+  for (const std::string& name : blocks) {
+    std::vector<LoopRV> loops = sch.get_loops(sch.get_block(name));
+    std::vector<LoopRole> roles = loop_roles(sch.func(), name, vars_of(sch, loops));
+    for (size_t i = 0; i < loops.size(); ++i) {
+      const VarNode* v = sch.loop_var(loops[i]).operator->();
+      if (roles[i] == LoopRole::kSpatial || roles[i] == LoopRole::kUnused)
+        independent.insert(v);
+      else
+        carried.insert(v);
+    }
+  }
+  for (const VarNode* v : carried) independent.erase(v);
+  return independent;
+}
+
 void parallelize(Schedule& sch, int64_t max_extent) {
+  const std::vector<std::string> blocks = blocks_in_order(sch.func());
+  const std::unordered_set<const VarNode*> independent = independent_loops(sch, blocks);
   std::unordered_set<const VarNode*> done;
-  for (const std::string& name : blocks_in_order(sch.func())) {
+  for (const std::string& name : blocks) {
     std::vector<LoopRV> loops = sch.get_loops(sch.get_block(name));
     if (loops.empty() || !done.insert(sch.loop_var(loops[0]).operator->()).second) continue;
-    std::vector<LoopRole> roles = loop_roles(sch.func(), name, vars_of(sch, loops));
     size_t n = 0;
     int64_t product = 1;
-    while (n < loops.size() && roles[n] == LoopRole::kSpatial) {
+    while (n < loops.size() && independent.count(sch.loop_var(loops[n]).operator->())) {
       if (n > 0 && !directly_inside(sch, loops[n - 1], loops[n])) break;  // fuse takes a chain
       int64_t e = extent_of(sch, loops[n]);
-      if (e < 1 || (n > 0 && product * e > max_extent)) break;
+      if (e < 1 || (product > 1 && product * e > max_extent)) break;  // unit loops aside, the first may exceed
       product *= e;
       ++n;
     }
-    if (n == 0) continue;
+    if (n == 0 || product == 1) continue;
     LoopRV outer = n == 1 ? loops[0] : sch.fuse(std::vector<LoopRV>(loops.begin(), loops.begin() + n));
     sch.parallel(outer);
   }

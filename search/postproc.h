@@ -11,8 +11,11 @@
 //     accumulators, which would never be fast;
 //   - reduction blocks get their init as a block of its own, before their
 //     outermost reduction loop (decompose_reduction);
-//   - each loop nest's leading spatial loops are fused, up to the root's
-//     kiln.parallel extent, and made parallel;
+//   - each loop nest's leading loops that no block under them binds to a
+//     reduction are fused, up to the root's kiln.parallel extent, and made
+//     parallel (a loop some blocks under it do not use counts: without it,
+//     a producer computed inside the tiles stopped the whole nest from
+//     running in parallel);
 //   - each block's innermost spatial loop, up to kiln.vectorize long, is
 //     vectorized;
 //   - each nest's outermost loop gets pragma_auto_unroll_max_step from the

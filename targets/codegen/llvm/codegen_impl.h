@@ -69,6 +69,12 @@ class CodeGen {
 
   // --- memory (codegen_memory.cpp)
   llvm::Value* emit_load(const BufferLoadNode* op);
+  // offset + clamp(Ramp(ramp_base, 1, lanes), lo, hi) as a masked contiguous
+  // load (lo or hi may be undefined; min_inside: max(min(x, hi), lo)); see
+  // codegen_memory.cpp.
+  llvm::Value* emit_clamped_load(llvm::Type* mt, llvm::Value* base, llvm::Align align, const Expr& offset,
+                                 const Expr& ramp_base, const Expr& lo, const Expr& hi, bool min_inside,
+                                 int64_t lanes);
   void emit_store(const BufferStoreNode* op);
   void emit_allocate(const AllocateNode* op);
   llvm::Value* buffer_ptr(const Buffer& b);

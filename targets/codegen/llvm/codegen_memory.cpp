@@ -5,6 +5,14 @@
 // Broadcast a single element, anything else a masked gather/scatter (which
 // LLVM scalarises where the target has none).
 //
+// One gather has a cheaper form: a contiguous ramp clamped into a range,
+// offset + clamp(Ramp(b, 1, n), lo, hi), which is how padding reads its
+// input (ops/pad.cpp: the clamp keeps the load in bounds where the select
+// around it discards the value). The lanes inside [lo, hi] are one masked
+// contiguous load; the clamped lanes below and above read the elements at
+// offset + clamp(b) and offset + clamp(b + n - 1), which the gather reads
+// too, so nothing is read that the gather would not read.
+//
 // Allocate: small constant-size buffers go on the stack (in the function's
 // entry block, so a loop does not grow the stack); the rest come from the
 // runtime's alloc_scratch and are freed when the Allocate's body ends.
@@ -41,6 +49,49 @@ llvm::Value* CodeGen::buffer_ptr(const Buffer& b) {
   return it->second;
 }
 
+namespace {
+
+// offset + clamp(Ramp(base, 1, lanes), lo, hi), either bound optional;
+// min_inside: the clamp is max(min(x, hi), lo), else min(max(x, lo), hi)
+// (they differ when lo > hi).
+struct ClampedRamp {
+  Expr offset, base, lo, hi;
+  int64_t lanes = 0;
+  bool min_inside = true;
+};
+
+std::optional<ClampedRamp> match_clamped_ramp(const Expr& index) {
+  ClampedRamp m;
+  Expr e = index;
+  if (const auto* add = e.as<AddNode>()) {
+    const auto* bc = add->a.as<BroadcastNode>();
+    Expr rest = add->b;
+    if (!bc) bc = add->b.as<BroadcastNode>(), rest = add->a;
+    if (!bc) return std::nullopt;
+    m.offset = bc->value;
+    e = rest;
+  }
+  // Peel max(., Broadcast(lo)) and min(., Broadcast(hi)), once each.
+  for (int i = 0; i < 2; ++i) {
+    if (const auto* mx = e.as<MaxNode>(); mx && !m.lo.defined()) {
+      const auto* bc = mx->b.as<BroadcastNode>();
+      if (!bc) return std::nullopt;
+      m.lo = bc->value, e = mx->a;
+      if (i == 1) m.min_inside = false;
+    } else if (const auto* mn = e.as<MinNode>(); mn && !m.hi.defined()) {
+      const auto* bc = mn->b.as<BroadcastNode>();
+      if (!bc) return std::nullopt;
+      m.hi = bc->value, e = mn->a;
+    }
+  }
+  const auto* r = e.as<RampNode>();
+  if (!r || !is_const_int(r->stride, 1) || (!m.lo.defined() && !m.hi.defined())) return std::nullopt;
+  m.base = r->base, m.lanes = r->lanes;
+  return m;
+}
+
+}  // namespace
+
 llvm::Value* CodeGen::emit_load(const BufferLoadNode* op) {
   const Expr& index = single_index(op->indices, op->buffer, symbol_);
   DataType elem = op->buffer->dtype;
@@ -63,8 +114,49 @@ llvm::Value* CodeGen::emit_load(const BufferLoadNode* op) {
     llvm::Value* v = from_memory(b_.CreateAlignedLoad(mt, p, align, op->buffer->name), elem);
     return b_.CreateVectorSplat(lanes, v);
   }
+  if (std::optional<ClampedRamp> m = match_clamped_ramp(index))
+    return from_memory(emit_clamped_load(mt, base, align, m->offset, m->base, m->lo, m->hi, m->min_inside, m->lanes),
+                       elem);
   llvm::Value* ptrs = b_.CreateInBoundsGEP(mt, base, emit_index(index));
   return from_memory(b_.CreateMaskedGather(vt, ptrs, align, nullptr, nullptr, op->buffer->name), elem);
+}
+
+llvm::Value* CodeGen::emit_clamped_load(llvm::Type* mt, llvm::Value* base, llvm::Align align, const Expr& offset,
+                                        const Expr& ramp_base, const Expr& lo, const Expr& hi, bool min_inside,
+                                        int64_t lanes) {
+  llvm::Value* b = emit_index(ramp_base);
+  llvm::Type* it = b->getType();
+  auto cast = [&](llvm::Value* v) { return b_.CreateSExtOrTrunc(v, it); };
+  llvm::Value* vlo = lo.defined() ? cast(emit_index(lo)) : nullptr;
+  llvm::Value* vhi = hi.defined() ? cast(emit_index(hi)) : nullptr;
+  llvm::Value* row = offset.defined() ? b_.CreateInBoundsGEP(mt, base, emit_index(offset)) : base;
+  auto clamp = [&](llvm::Value* x) {
+    if (vhi && min_inside) x = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x, vhi);
+    if (vlo) x = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, vlo);
+    if (vhi && !min_inside) x = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, x, vhi);
+    return x;
+  };
+  // The lane indices b + i, and which of them the clamp leaves alone.
+  const unsigned n = static_cast<unsigned>(lanes);
+  std::vector<llvm::Constant*> steps;
+  for (unsigned i = 0; i < n; ++i) steps.push_back(llvm::ConstantInt::get(it, i));
+  llvm::Value* idx = b_.CreateAdd(b_.CreateVectorSplat(n, b), llvm::ConstantVector::get(steps));
+  llvm::Value* inside = llvm::ConstantInt::getTrue(llvm::FixedVectorType::get(b_.getInt1Ty(), n));
+  if (vlo) inside = b_.CreateAnd(inside, b_.CreateICmpSGE(idx, b_.CreateVectorSplat(n, vlo)));
+  if (vhi) inside = b_.CreateAnd(inside, b_.CreateICmpSLE(idx, b_.CreateVectorSplat(n, vhi)));
+  // Clamped lanes: the first lane's element below the range, the last's above.
+  auto element_at = [&](llvm::Value* i) {
+    return b_.CreateVectorSplat(n, b_.CreateAlignedLoad(mt, b_.CreateInBoundsGEP(mt, row, i), align));
+  };
+  llvm::Value* below = vlo ? b_.CreateICmpSLT(idx, b_.CreateVectorSplat(n, vlo)) : nullptr;
+  llvm::Value* fill = vlo && vhi ? b_.CreateSelect(below, element_at(clamp(b)),
+                                                   element_at(clamp(b_.CreateAdd(b, llvm::ConstantInt::get(it, n - 1)))))
+                      : vlo      ? element_at(clamp(b))
+                                 : element_at(clamp(b_.CreateAdd(b, llvm::ConstantInt::get(it, n - 1))));
+  // The first lane's address may lie outside the buffer: a plain GEP, and
+  // the masked load touches only the lanes inside.
+  llvm::Value* first = b_.CreateGEP(mt, row, b);
+  return b_.CreateMaskedLoad(llvm::FixedVectorType::get(mt, n), first, align, inside, fill);
 }
 
 void CodeGen::emit_store(const BufferStoreNode* op) {

@@ -1,6 +1,7 @@
 // Expressions through the JIT, each checked against plain C++: arithmetic,
 // vectors (Ramp/Broadcast loads and stores, gathers, scatters), integer
 // wraparound, floor division of negatives, selects, casts and lets.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <numeric>
@@ -91,6 +92,43 @@ TEST(CodegenExpr, GatherAndScatter) {
     ASSERT_EQ(s.data_as<float>()[perm[k]], av[k]) << k;
     ASSERT_EQ(t.data_as<float>()[k], av[2 * k]) << k;
   }
+}
+
+// offset + clamp(Ramp), as a vectorized pad reads its input: a masked
+// load whose clamped lanes repeat the edge elements, exactly as the gather
+// it replaces. Each row of P is the row of A with one element more on each
+// side; the lanes past A's ends (A[-1], A[R*W]) must never be read.
+TEST(CodegenExpr, ClampedRampReadsLikeTheGather) {
+  const int rows = 3, w = 21, lanes = 8, pw = 24;  // three vectors per padded row
+  Buffer A = flat("A", DataType::Float32(), rows * w);
+  Buffer P = flat("P", DataType::Float32(), rows * pw), L = flat("L", DataType::Float32(), rows * pw);
+  Buffer H = flat("H", DataType::Float32(), rows * pw), D = flat("D", DataType::Float32(), rows * pw);
+  Var r("r"), o("o");
+  Expr x = ramp(o * lanes - 1, Expr(1), lanes), row = broadcast(r * w, lanes);
+  Expr lo = broadcast(Expr(0), lanes), hi = broadcast(Expr(w - 1), lanes);
+  Expr out = vec(r * pw + o * lanes, lanes);
+  Stmt body = seq({
+      st(P, ld(A, row + max(min(x, hi), lo)), out),
+      st(L, ld(A, row + min(max(x, lo), hi)), out),
+      st(H, ld(A, row + min(x + broadcast(Expr(1), lanes), hi)), out),  // no lower bound
+      st(D, ld(A, row + min(max(x, broadcast(Expr(5), lanes)), broadcast(Expr(2), lanes))), out),  // lo > hi: all hi
+  });
+  PrimFunc f("clamped", {A, P, L, H, D}, loop(r, rows, loop(o, pw / lanes, body)));
+  // Nothing to match H's index: the Add inside the clamp is no ramp; it
+  // stays a gather and must agree all the same.
+  NDArray a = random_array(DataType::Float32(), rows * w, 11);
+  NDArray p(DataType::Float32(), {rows * pw}), l(DataType::Float32(), {rows * pw});
+  NDArray h(DataType::Float32(), {rows * pw}), d(DataType::Float32(), {rows * pw});
+  run(f, {&a, &p, &l, &h, &d});
+  const float* av = a.data_as<float>();
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < pw; ++j) {
+      const int k = i * pw + j, at = std::clamp(j - 1, 0, w - 1);
+      ASSERT_EQ(p.data_as<float>()[k], av[i * w + at]) << i << "," << j;
+      ASSERT_EQ(l.data_as<float>()[k], av[i * w + at]) << i << "," << j;
+      ASSERT_EQ(h.data_as<float>()[k], av[i * w + std::min(j, w - 1)]) << i << "," << j;
+      ASSERT_EQ(d.data_as<float>()[k], av[i * w + 2]) << i << "," << j;
+    }
 }
 
 TEST(CodegenExpr, VectorLoopWithScalarTail) {

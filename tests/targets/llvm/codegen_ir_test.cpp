@@ -60,6 +60,18 @@ TEST(CodegenIr, GathersUseMaskedIntrinsics) {
   EXPECT_TRUE(contains(ir, "@llvm.masked.gather.v8f32")) << ir;
 }
 
+TEST(CodegenIr, ClampedRampIsAMaskedLoadNotAGather) {
+  const int w = 30;
+  Buffer A = flat("A", DataType::Float32(), 2 * w), C = flat("C", DataType::Float32(), 64);
+  Var r("r"), o("o");
+  Expr x = max(min(ramp(o * 16 - 1, Expr(1), 16), broadcast(Expr(w - 1), 16)), broadcast(Expr(0), 16));
+  PrimFunc f("pad_row", {A, C},
+             loop(r, 2, loop(o, 2, st(C, ld(A, broadcast(r * w, 16) + x), vec(r * 32 + o * 16, 16)))));
+  std::string ir = emit_llvm_ir(f, Target::parse("llvm -mcpu=skylake-avx512"), /*optimize=*/false);
+  EXPECT_TRUE(contains(ir, "@llvm.masked.load.v16f32")) << ir;
+  EXPECT_FALSE(contains(ir, "@llvm.masked.gather")) << ir;
+}
+
 TEST(CodegenIr, ParallelLoopsAreOutlined) {
   Buffer C = flat("C", DataType::Int32(), 16);
   Var i("i");

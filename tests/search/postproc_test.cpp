@@ -1,0 +1,66 @@
+// Postprocessing (search/postproc.h) on schedules built by hand: which
+// loops it makes parallel.
+#include <gtest/gtest.h>
+
+#include "core/printer.h"
+#include "ops/workload.h"
+#include "search/block_info.h"
+#include "search/postproc.h"
+#include "search/rules/rules.h"
+#include "support/kernel_check.h"
+
+namespace kiln::search {
+namespace {
+
+PrimFunc workload(const std::string& s) { return ops::build_workload(ops::parse_workload(s)); }
+
+// The outermost loop of the function's root block.
+const ForNode* outermost_loop(const PrimFunc& f) {
+  const auto* root = f.body().as<BlockRealizeNode>()->block.as<BlockNode>();
+  Stmt s = root->body;
+  if (const auto* seq = s.as<SeqStmtNode>()) s = seq->seq[0];
+  return s.as<ForNode>();
+}
+
+// Padding computed inside the convolution's outer tiles: the channel tile
+// loop k0 is not the padding's (it reads every channel of the input), only
+// the convolution's. Before: the padding, first in order, stopped the chain
+// at the unit batch loop, and nothing ran in parallel. After: n, k0 and p0
+// are fused into one parallel loop; each iteration pads its own rows.
+TEST(Postprocess, LoopsAProducerInsideTheTilesDoesNotUseStillRunInParallel) {
+  PrimFunc f = workload("conv2d_nchw:N=1,C=4,H=8,W=8,K=8,R=3,S=3,stride=1,pad=1");
+  Schedule sch(f);
+  BlockRV conv = sch.get_block("conv2d_nchw");
+  std::vector<LoopRV> l = sch.get_loops(conv);  // n k p q rc r s
+  std::vector<LoopRV> k = sch.split(l[1], {2, 4});
+  std::vector<LoopRV> p = sch.split(l[2], {2, 4});
+  sch.reorder({l[0], k[0], p[0], k[1], p[1], l[3], l[4], l[5], l[6]});
+  sch.compute_at(sch.get_block("pad"), p[0]);
+  sch.annotate(sch.get_block(root_block(sch.func())), kParallelAnn, AnnValue(int64_t{64}));
+  postprocess(sch);
+
+  const ForNode* outer = outermost_loop(sch.func());
+  ASSERT_NE(outer, nullptr);
+  EXPECT_EQ(outer->for_kind, ForKind::kParallel);
+  EXPECT_TRUE(is_const_int(outer->extent, 4)) << to_string(outer->extent);  // 1 * 2 * 2
+  kiln::testing::expect_same_results(f, sch.func());
+}
+
+// A unit loop does not count against the parallel extent: the padding at
+// the root, (1, 4, 10, 10), runs its 4 channels in parallel though the
+// limit is 2 and the batch loop comes first.
+TEST(Postprocess, UnitLoopsDoNotUseUpTheParallelExtent) {
+  PrimFunc f = workload("conv2d_nchw:N=1,C=4,H=8,W=8,K=8,R=3,S=3,stride=1,pad=1");
+  Schedule sch(f);
+  sch.annotate(sch.get_block(root_block(sch.func())), kParallelAnn, AnnValue(int64_t{2}));
+  postprocess(sch);
+
+  const ForNode* outer = outermost_loop(sch.func());
+  ASSERT_NE(outer, nullptr);
+  EXPECT_EQ(outer->for_kind, ForKind::kParallel);
+  EXPECT_TRUE(is_const_int(outer->extent, 4)) << to_string(outer->extent);
+  kiln::testing::expect_same_results(f, sch.func());
+}
+
+}  // namespace
+}  // namespace kiln::search
