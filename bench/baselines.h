@@ -1,7 +1,8 @@
 // What users would pick instead of kiln, measured in the same process on the
 // same data: OpenBLAS sgemm and oneDNN (matmul, direct convolution on plain
-// NCHW). Each returns the per-run times in milliseconds and writes its output
-// so that the caller can check it against kiln's.
+// NCHW and in its own blocked layouts). Each returns the per-run times in
+// milliseconds and writes its output so that the caller can check it
+// against kiln's.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,11 @@ std::vector<double> onednn_matmul(const float* A, const float* B, float* C, int6
 // algorithm convolution_direct.
 std::vector<double> onednn_conv2d_nchw(const float* in, const float* weight, float* out, const ConvShape& s,
                                        int threads, int repeat);
+// The same convolution in the layouts oneDNN picks for itself (blocked,
+// e.g. nChw16c): its best case, which kiln's nchw kernels are held against
+// to say how far a blocked layout would go. Only the convolution is timed.
+std::vector<double> onednn_conv2d_blocked(const float* in, const float* weight, float* out, const ConvShape& s,
+                                          int threads, int repeat);
 
 // Which OpenBLAS kernel runs (OPENBLAS_CORETYPE decides; see bench/run).
 const char* openblas_core_name();

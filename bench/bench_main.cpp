@@ -60,6 +60,9 @@ std::vector<Measured> run_baselines(const ops::Workload& w, std::vector<NDArray>
     check("onednn_conv2d_nchw_direct",
           onednn_conv2d_nchw(args[0].data_as<float>(), args[1].data_as<float>(), zeroed(), s, threads,
                              repeat));
+    check("onednn_conv2d_blocked_direct",
+          onednn_conv2d_blocked(args[0].data_as<float>(), args[1].data_as<float>(), zeroed(), s, threads,
+                                repeat));
   }
   return out;
 }
