@@ -42,19 +42,38 @@ std::vector<double> onednn_matmul(const float* A, const float* B, float* C, int6
   return time_primitive(eng, prim, {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}}, repeat);
 }
 
+namespace {
+
+// The tensors of a convolution, each in `plain` layout or, with tag::any,
+// in the one oneDNN picks.
+struct ConvDescs {
+  dnnl::memory::desc src, weights, dst;
+};
+
+ConvDescs conv_descs(const ConvShape& s, bool plain) {
+  return {{{s.N, s.C, s.H, s.W}, dt::f32, plain ? tag::nchw : tag::any},
+          {{s.K, s.C, s.R, s.S}, dt::f32, plain ? tag::oihw : tag::any},
+          {{s.N, s.K, s.P(), s.Q()}, dt::f32, plain ? tag::nchw : tag::any}};
+}
+
+dnnl::convolution_forward::primitive_desc conv_primitive(const ConvShape& s, const ConvDescs& d,
+                                                         dnnl::engine& eng) {
+  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                       d.src, d.weights, d.dst, {s.stride, s.stride}, {s.pad, s.pad},
+                                       {s.pad, s.pad});
+  return {desc, eng};
+}
+
+}  // namespace
+
 std::vector<double> onednn_conv2d_nchw(const float* in, const float* weight, float* out, const ConvShape& s,
                                        int threads, int repeat) {
   omp_set_num_threads(threads);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
-  dnnl::memory::desc src_md({s.N, s.C, s.H, s.W}, dt::f32, tag::nchw);
-  dnnl::memory::desc w_md({s.K, s.C, s.R, s.S}, dt::f32, tag::oihw);
-  dnnl::memory::desc dst_md({s.N, s.K, s.P(), s.Q()}, dt::f32, tag::nchw);
-  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                       src_md, w_md, dst_md, {s.stride, s.stride}, {s.pad, s.pad}, {s.pad, s.pad});
-  dnnl::convolution_forward::primitive_desc pd(desc, eng);
-  dnnl::convolution_forward prim(pd);
-  dnnl::memory src(src_md, eng, const_cast<float*>(in)), w(w_md, eng, const_cast<float*>(weight)),
-      dst(dst_md, eng, out);
+  ConvDescs d = conv_descs(s, /*plain=*/true);
+  dnnl::convolution_forward prim(conv_primitive(s, d, eng));
+  dnnl::memory src(d.src, eng, const_cast<float*>(in)), w(d.weights, eng, const_cast<float*>(weight)),
+      dst(d.dst, eng, out);
   return time_primitive(eng, prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}}, repeat);
 }
 
@@ -66,17 +85,10 @@ std::vector<double> onednn_conv2d_blocked(const float* in, const float* weight, 
   // Plain tensors outside, the layouts oneDNN prefers inside (format any):
   // the reorders in and out are not timed, as a graph compiler would fold
   // the weights' and keep activations blocked between layers.
-  dnnl::memory::desc src_plain({s.N, s.C, s.H, s.W}, dt::f32, tag::nchw);
-  dnnl::memory::desc w_plain({s.K, s.C, s.R, s.S}, dt::f32, tag::oihw);
-  dnnl::memory::desc dst_plain({s.N, s.K, s.P(), s.Q()}, dt::f32, tag::nchw);
-  dnnl::memory::desc src_any({s.N, s.C, s.H, s.W}, dt::f32, tag::any);
-  dnnl::memory::desc w_any({s.K, s.C, s.R, s.S}, dt::f32, tag::any);
-  dnnl::memory::desc dst_any({s.N, s.K, s.P(), s.Q()}, dt::f32, tag::any);
-  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                       src_any, w_any, dst_any, {s.stride, s.stride}, {s.pad, s.pad}, {s.pad, s.pad});
-  dnnl::convolution_forward::primitive_desc pd(desc, eng);
-  dnnl::memory src_user(src_plain, eng, const_cast<float*>(in)), w_user(w_plain, eng, const_cast<float*>(weight));
-  dnnl::memory dst_user(dst_plain, eng, out);
+  ConvDescs plain = conv_descs(s, /*plain=*/true);
+  dnnl::convolution_forward::primitive_desc pd = conv_primitive(s, conv_descs(s, /*plain=*/false), eng);
+  dnnl::memory src_user(plain.src, eng, const_cast<float*>(in)), w_user(plain.weights, eng, const_cast<float*>(weight));
+  dnnl::memory dst_user(plain.dst, eng, out);
   dnnl::memory src(pd.src_desc(), eng), w(pd.weights_desc(), eng), dst(pd.dst_desc(), eng);
   dnnl::reorder(src_user, src).execute(st, src_user, src);
   dnnl::reorder(w_user, w).execute(st, w_user, w);
