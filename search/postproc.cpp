@@ -5,6 +5,7 @@
 #include "search/block_info.h"
 #include "search/register_tile.h"
 #include "search/rules/rules.h"
+#include "tir/schedule/block_util.h"
 #include "tir/schedule/locate.h"
 #include "tir/transform/unroll_loop.h"
 
@@ -93,19 +94,18 @@ void decompose_reductions(Schedule& sch) {
 // The loops whose iterations may run at once: no block under them binds
 // them to a reduction axis. A loop a block does not use at all (the tile
 // loops above a producer computed inside them, a unit loop) counts: the
-// producer's buffer is allocated inside it after lowering.
-std::unordered_set<const VarNode*> independent_loops(Schedule& sch, const std::vector<std::string>& blocks) {
+// producer's buffer is allocated inside it after lowering. Read from the
+// IR, so that the check records nothing in the trace.
+std::unordered_set<const VarNode*> independent_loops(const PrimFunc& f, const std::vector<std::string>& blocks) {
   std::unordered_set<const VarNode*> independent, carried;
   for (const std::string& name : blocks) {
-    std::vector<LoopRV> loops = sch.get_loops(sch.get_block(name));
-    std::vector<LoopRole> roles = loop_roles(sch.func(), name, vars_of(sch, loops));
-    for (size_t i = 0; i < loops.size(); ++i) {
-      const VarNode* v = sch.loop_var(loops[i]).operator->();
-      if (roles[i] == LoopRole::kSpatial || roles[i] == LoopRole::kUnused)
-        independent.insert(v);
-      else
-        carried.insert(v);
-    }
+    std::optional<Located> loc = locate_block(f.body(), name);
+    if (!loc) continue;
+    const std::vector<Var> loops = loop_vars(enclosing_loops(*loc));
+    std::vector<LoopRole> roles = loop_roles(f, name, loops);
+    for (size_t i = 0; i < loops.size(); ++i)
+      (roles[i] == LoopRole::kSpatial || roles[i] == LoopRole::kUnused ? independent : carried)
+          .insert(loops[i].operator->());
   }
   for (const VarNode* v : carried) independent.erase(v);
   return independent;
@@ -113,7 +113,7 @@ std::unordered_set<const VarNode*> independent_loops(Schedule& sch, const std::v
 
 void parallelize(Schedule& sch, int64_t max_extent) {
   const std::vector<std::string> blocks = blocks_in_order(sch.func());
-  const std::unordered_set<const VarNode*> independent = independent_loops(sch, blocks);
+  const std::unordered_set<const VarNode*> independent = independent_loops(sch.func(), blocks);
   std::unordered_set<const VarNode*> done;
   for (const std::string& name : blocks) {
     std::vector<LoopRV> loops = sch.get_loops(sch.get_block(name));

@@ -148,11 +148,10 @@ llvm::Value* CodeGen::emit_clamped_load(llvm::Type* mt, llvm::Value* base, llvm:
   auto element_at = [&](llvm::Value* i) {
     return b_.CreateVectorSplat(n, b_.CreateAlignedLoad(mt, b_.CreateInBoundsGEP(mt, row, i), align));
   };
-  llvm::Value* below = vlo ? b_.CreateICmpSLT(idx, b_.CreateVectorSplat(n, vlo)) : nullptr;
-  llvm::Value* fill = vlo && vhi ? b_.CreateSelect(below, element_at(clamp(b)),
-                                                   element_at(clamp(b_.CreateAdd(b, llvm::ConstantInt::get(it, n - 1)))))
-                      : vlo      ? element_at(clamp(b))
-                                 : element_at(clamp(b_.CreateAdd(b, llvm::ConstantInt::get(it, n - 1))));
+  llvm::Value* low = vlo ? element_at(clamp(b)) : nullptr;
+  llvm::Value* high = vhi ? element_at(clamp(b_.CreateAdd(b, llvm::ConstantInt::get(it, n - 1)))) : nullptr;
+  llvm::Value* fill =
+      low && high ? b_.CreateSelect(b_.CreateICmpSLT(idx, b_.CreateVectorSplat(n, vlo)), low, high) : low ? low : high;
   // The first lane's address may lie outside the buffer: a plain GEP, and
   // the masked load touches only the lanes inside.
   llvm::Value* first = b_.CreateGEP(mt, row, b);

@@ -19,7 +19,7 @@ void ensure_llvm_initialized() {
     // block's memory operations until it reaches this many, then trades
     // precision for time. Unrolled tiles make blocks of thousands; at LLVM's
     // 1000 a conv2d candidate took 2.9 s to build, at 100 it takes 1.8 s
-    // and runs as fast (docs/tuner.md, "Build time").
+    // and runs as fast (docs/targets.md, "Compile time").
     const char* argv[] = {"kiln", "-dag-maps-huge-region=100"};
     llvm::cl::ParseCommandLineOptions(2, argv);
   });
