@@ -111,25 +111,34 @@ std::unordered_set<const VarNode*> independent_loops(const PrimFunc& f, const st
   return independent;
 }
 
+// Each nest's chain of perfectly nested independent loops, fused up to
+// max_extent and made parallel. A chain starts at the first loop that runs
+// more than once, or above it where unit loops nest it perfectly: under a
+// unit loop whose body holds two nests (a producer computed there, then its
+// consumer), each nest is a chain of its own.
 void parallelize(Schedule& sch, int64_t max_extent) {
   const std::vector<std::string> blocks = blocks_in_order(sch.func());
   const std::unordered_set<const VarNode*> independent = independent_loops(sch.func(), blocks);
   std::unordered_set<const VarNode*> done;
   for (const std::string& name : blocks) {
     std::vector<LoopRV> loops = sch.get_loops(sch.get_block(name));
-    if (loops.empty() || !done.insert(sch.loop_var(loops[0]).operator->()).second) continue;
-    size_t n = 0;
+    size_t start = 0;
+    while (start < loops.size() && extent_of(sch, loops[start]) == 1) ++start;
+    if (start == loops.size()) continue;
+    while (start > 0 && directly_inside(sch, loops[start - 1], loops[start])) --start;
+    if (!done.insert(sch.loop_var(loops[start]).operator->()).second) continue;
+    size_t n = start;
     int64_t product = 1;
     while (n < loops.size() && independent.count(sch.loop_var(loops[n]).operator->())) {
-      if (n > 0 && !directly_inside(sch, loops[n - 1], loops[n])) break;  // fuse takes a chain
+      if (n > start && !directly_inside(sch, loops[n - 1], loops[n])) break;  // fuse takes a chain
       int64_t e = extent_of(sch, loops[n]);
       if (e < 1 || (product > 1 && product * e > max_extent)) break;  // unit loops aside, the first may exceed
       product *= e;
       ++n;
     }
-    if (n == 0 || product == 1) continue;
-    LoopRV outer = n == 1 ? loops[0] : sch.fuse(std::vector<LoopRV>(loops.begin(), loops.begin() + n));
-    sch.parallel(outer);
+    if (product == 1) continue;
+    std::vector<LoopRV> chain(loops.begin() + start, loops.begin() + n);
+    sch.parallel(chain.size() == 1 ? chain[0] : sch.fuse(chain));
   }
 }
 

@@ -2,11 +2,15 @@
 // loops it makes parallel.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/printer.h"
 #include "ops/workload.h"
 #include "search/block_info.h"
 #include "search/postproc.h"
 #include "search/rules/rules.h"
+#include "tir/functor.h"
+#include "tir/printer.h"
 #include "support/kernel_check.h"
 
 namespace kiln::search {
@@ -59,6 +63,35 @@ TEST(Postprocess, UnitLoopsDoNotUseUpTheParallelExtent) {
   ASSERT_NE(outer, nullptr);
   EXPECT_EQ(outer->for_kind, ForKind::kParallel);
   EXPECT_TRUE(is_const_int(outer->extent, 4)) << to_string(outer->extent);
+  kiln::testing::expect_same_results(f, sch.func());
+}
+
+// The padding computed under the unit channel tile loop k0, whose body is
+// then two nests: the padding's and the convolution's. Neither continues
+// the chain of unit loops above; each is a chain of its own and runs in
+// parallel (before: the padding's chain of unit loops came first, made
+// nothing parallel, and kept the convolution from trying).
+TEST(Postprocess, UnderAUnitLoopEachNestIsAChainOfItsOwn) {
+  PrimFunc f = workload("conv2d_nchw:N=1,C=4,H=8,W=8,K=8,R=3,S=3,stride=1,pad=1");
+  Schedule sch(f);
+  BlockRV conv = sch.get_block("conv2d_nchw");
+  std::vector<LoopRV> l = sch.get_loops(conv);  // n k p q rc r s
+  std::vector<LoopRV> k = sch.split(l[1], {1, 8});
+  std::vector<LoopRV> p = sch.split(l[2], {2, 4});
+  sch.reorder({l[0], k[0], p[0], k[1], p[1], l[3], l[4], l[5], l[6]});
+  sch.compute_at(sch.get_block("pad"), k[0]);
+  sch.annotate(sch.get_block(root_block(sch.func())), kParallelAnn, AnnValue(int64_t{64}));
+  postprocess(sch);
+
+  std::vector<int64_t> parallel_extents;
+  post_order_visit(sch.func().body(), [&](const Stmt& s) {
+    const auto* loop = s.as<ForNode>();
+    if (loop && loop->for_kind == ForKind::kParallel) parallel_extents.push_back(*as_const_int(loop->extent));
+  });
+  std::sort(parallel_extents.begin(), parallel_extents.end());
+  // The padding's channels and rows, 4 x 10, and the convolution's
+  // p0 x k1 x p1 = 2 x 8 x 4, each within the limit of 64.
+  EXPECT_EQ(parallel_extents, (std::vector<int64_t>{40, 64})) << to_string(sch.func());
   kiln::testing::expect_same_results(f, sch.func());
 }
 
