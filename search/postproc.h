@@ -15,7 +15,8 @@
 //     reduction are fused, up to the root's kiln.parallel extent, and made
 //     parallel (a loop some blocks under it do not use counts: without it,
 //     a producer computed inside the tiles stopped the whole nest from
-//     running in parallel);
+//     running in parallel; under a unit loop that holds two nests, each is
+//     a chain of its own);
 //   - each block's innermost spatial loop, up to kiln.vectorize long, is
 //     vectorized;
 //   - each nest's outermost loop gets pragma_auto_unroll_max_step from the
