@@ -51,6 +51,10 @@ class EvolutionarySearch final : public SearchStrategy {
     const int greedy = std::max(0, static_cast<int>(n - std::ceil(o_.epsilon * n)));
     std::vector<Candidate> out;
     std::unordered_set<uint64_t> taken;
+    for (Candidate& c : carried_over(ctx)) {
+      if (static_cast<int>(out.size()) >= greedy) break;
+      if (taken.insert(c.trace.fingerprint()).second) out.push_back(std::move(c));
+    }
     for (const Scored& s : ranked) {
       if (static_cast<int>(out.size()) >= greedy) break;
       taken.insert(s.key);
@@ -84,6 +88,22 @@ class EvolutionarySearch final : public SearchStrategy {
       else ++ctx.failed_draws[why.kind];
     }
     retrain();
+  }
+
+  // Once, before anything else is measured: the designs of similar
+  // workloads (ctx.similar) not measured yet, replayed. They lead the first
+  // batch, whatever the model (untrained then) would say.
+  std::vector<Candidate> carried_over(SearchContext& ctx) {
+    std::vector<Candidate> out;
+    if (carried_) return out;
+    carried_ = true;
+    for (size_t i = 0; i < ctx.similar.size(); ++i) {
+      SampleFailure why;
+      std::optional<Candidate> c = replay_candidate(ctx.func, ctx.similar[i], &why, ctx.seed + i);
+      if (!c) ++ctx.failed_draws[why.kind];
+      else if (!ctx.measured.count(c->trace.fingerprint())) out.push_back(std::move(*c));
+    }
+    return out;
   }
 
   void learn(const Candidate& c, double secs) {
@@ -189,6 +209,7 @@ class EvolutionarySearch final : public SearchStrategy {
   std::unique_ptr<costmodel::CostModel> model_;
   EvolutionaryOptions o_;
   bool resumed_ = false;
+  bool carried_ = false;
   std::vector<Scored> measured_;  // score: seconds
   std::vector<costmodel::ProgramFeatures> train_x_;
   std::unordered_map<uint64_t, costmodel::ProgramFeatures> features_;

@@ -12,7 +12,8 @@ std::vector<Trace> design_space(const PrimFunc& f, const SpaceParams& p) {
   for (const std::string& block : blocks_in_order(base.func())) {
     std::vector<Schedule> next;
     for (const Schedule& s : states)
-      for (Schedule& t : multi_level_tiling(s, block, p)) next.push_back(std::move(t));
+      for (const Schedule& r : add_rfactor(s, block, p))
+        for (Schedule& t : multi_level_tiling(r, block, p)) next.push_back(std::move(t));
     states = std::move(next);
   }
   std::vector<Trace> out;

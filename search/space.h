@@ -5,8 +5,8 @@
 //   std::vector<Trace> sketches = design_space(f, SpaceParams::for_target(t));
 //   std::optional<Candidate> c = sample_candidate(f, sketches[0], params, seed);
 //
-// The rules run in phases over every sketch: auto-inline, multi-level tiling
-// of each block (which branches), compute locations of what feeds a tiled
+// The rules run in phases over every sketch: auto-inline, add-rfactor and
+// multi-level tiling of each block (both branch), compute locations of what feeds a tiled
 // block, then the parallel/vectorize/unroll annotations. A sketch ends
 // before postprocessing (postproc.h), which every candidate runs after its
 // decisions are drawn.

@@ -27,6 +27,10 @@ struct SearchContext {
   // workload and target), fastest first, in seconds: what a strategy that
   // learns starts from when a job resumes.
   std::vector<std::pair<Trace, double>> earlier;
+  // The best designs of similar workloads (same operator, other shapes),
+  // carried over to this one (transfer.h), most similar first: a strategy
+  // that learns measures them first.
+  std::vector<Trace> similar;
   uint64_t seed = 1;
   // Draws (and mutations) that made no candidate, by failure kind: a space
   // whose draws keep failing says so instead of stalling.

@@ -11,7 +11,12 @@
 // (rpc/), and every batch goes into the database in one transaction,
 // failures included. A job on a database that already holds records of the
 // workload and target resumes: their trials count, their traces are not
-// measured again, and their best is the best to beat.
+// measured again, and their best is the best to beat. At its end, its best
+// records are timed again at length (TuneOptions::final_top): the best of
+// many short measurements is biased low, and this says what the winner
+// really runs at. The best designs of
+// other workloads of the same operator in the database are carried over
+// and measured first (transfer.h).
 #pragma once
 
 #include <atomic>
@@ -35,6 +40,18 @@ struct TuneOptions {
   double time_budget_s = 0;    // 0: no limit
   int batch_size = 64;
   uint64_t seed = 1;
+  // Seeds from similar workloads (transfer.h): the best designs of up to
+  // this many other workloads of the same operator in the database, the
+  // nearest in FLOPs first, top similar_designs of each. 0: none.
+  int similar_workloads = 4;
+  int similar_designs = 4;
+  // The final measurement: at the end of a job (not one stopped), its
+  // best final_top records are built again and timed in one batch, each
+  // repeat at least final_min_repeat_ms long; records are then ranked by
+  // it (tuning::TuningRecord::final_secs). 0: none.
+  int final_top = 5;
+  int final_repeat = 10;
+  double final_min_repeat_ms = 100;
   // best_known_s is the tuner's: each batch carries the best so far.
   rpc::TimingConfig timing;
 };
@@ -59,7 +76,9 @@ struct TuneProgress {
   int64_t trials_total = 0;
   int64_t errors = 0;       // failed candidates, earlier runs included
   int64_t screened = 0;     // this run's candidates timed once: far slower than the best (rpc/measure.h)
-  double best_gflops = 0;   // 0: none valid yet
+  int64_t carried_over = 0; // designs of similar workloads carried over to this run (transfer.h)
+  double best_gflops = 0;   // 0: none valid yet; by the final measurement where there is one
+  int64_t final_measured = 0;  // records timed again at the end (TuneOptions::final_top); set last
   double elapsed_s = 0;     // this run
   double eta_s = 0;         // from this run's rate; 0 when unknown
   // Where this round's time went, in seconds.

@@ -1,13 +1,15 @@
 // kiln tune-op WORKLOAD --trials N --db FILE [--target T] [--time-budget D]
 //                       [--strategy evolutionary|random] [--cost-model xgb|random|MODEL] [--seed S]
-//                       [--threads N] [--batch-size N] [--repeat R] [--slow-factor X] [--runner ADDR [--token T]] [--json] [--curve FILE]
+//                       [--threads N] [--batch-size N] [--repeat R] [--slow-factor X] [--similar N] [--final-top K]
+//                       [--runner ADDR [--token T]] [--json] [--curve FILE]
 //
 // Tunes one workload: the search proposes candidates of its design space,
 // the builder builds them, a runner measures them (checked against the
 // default program), and every batch goes into the tuning database. On a
 // terminal a progress bar, otherwise a line per round. Ctrl-C finishes the
 // batch in flight, keeps it, and stops. A rerun on the same database
-// resumes. `kiln bench-op WORKLOAD --db FILE` then compiles the best.
+// resumes. At the end the best records are timed again at length (--final-top)
+// and ranked by that. `kiln bench-op WORKLOAD --db FILE` then compiles the best.
 #include <unistd.h>
 
 #include <atomic>
@@ -48,6 +50,8 @@ struct Args {
   int batch_size = 64;
   int repeat = 5;
   double slow_factor = 5;
+  int similar = 4;
+  int final_top = 5;
   std::string runner = "local";
   std::string token;
   bool json = false;
@@ -72,15 +76,20 @@ std::string clock_text(double s) {
 
 nlohmann::json progress_json(const search::TuneProgress& p) {
   return {{"round", p.round},         {"trials", p.trials_done},     {"errors", p.errors},
-          {"screened", p.screened},
+          {"screened", p.screened},   {"carried_over", p.carried_over},
           {"best_gflops", p.best_gflops}, {"elapsed_s", p.elapsed_s},  {"propose_s", p.propose_s},
           {"build_s", p.build_s},     {"measure_s", p.measure_s},    {"update_s", p.update_s},
-          {"failed_draws", p.failed_draws}};
+          {"failed_draws", p.failed_draws}, {"final_measured", p.final_measured}};
 }
 
 void show_progress(const search::TuneProgress& p, bool terminal) {
   std::ostringstream best;
   best << std::fixed << std::setprecision(1) << p.best_gflops;
+  if (p.final_measured > 0) {  // the last report: the best records timed again
+    std::cerr << (terminal ? "\n" : "") << "final measurement: " << p.final_measured
+              << " of the best records timed again, best " << best.str() << " GFLOP/s\n";
+    return;
+  }
   if (terminal) {
     const int width = 30;
     const int filled = p.trials_total ? static_cast<int>(width * p.trials_done / p.trials_total) : 0;
@@ -92,7 +101,8 @@ void show_progress(const search::TuneProgress& p, bool terminal) {
   }
   std::cerr << std::fixed << std::setprecision(1) << "round " << p.round << ": " << p.trials_done << "/"
             << p.trials_total << " trials, best " << best.str() << " GFLOP/s, " << p.errors << " errors, " << p.screened
-            << " screened, elapsed "
+            << " screened, " << (p.round == 1 && p.carried_over ? std::to_string(p.carried_over) + " carried over, " : "")
+            << "elapsed "
             << p.elapsed_s << " s, ETA " << p.eta_s << " s (propose " << p.propose_s << " s, build " << p.build_s
             << " s, measure " << p.measure_s << " s, update " << p.update_s << " s)";
   if (!p.failed_draws.empty()) {
@@ -123,6 +133,8 @@ void run(const Args& a) {
   o.time_budget_s = a.time_budget.empty() ? 0 : parse_duration(a.time_budget);
   o.batch_size = a.batch_size;
   o.seed = a.seed;
+  o.similar_workloads = a.similar;
+  o.final_top = a.final_top;
   std::string token = a.token;
   if (const char* env = std::getenv("KILN_RUNNER_TOKEN"); token.empty() && env) token = env;
   rpc::Builder builder({.workers = std::max(1, o.target.num_cores())});
@@ -153,11 +165,11 @@ void run(const Args& a) {
       search::tune({entry, f}, o, {*db, builder, *runner}, *strategy,
                    [&](const search::TuneProgress& p) {
                      show_progress(p, terminal);
-                     if (curve.is_open()) curve << progress_json(p).dump() << std::endl;
+                     if (curve.is_open() && p.final_measured == 0) curve << progress_json(p).dump() << std::endl;
                    },
                    &g_stop);
   std::signal(SIGINT, SIG_DFL);
-  if (terminal && r.last.round > 0) std::cerr << "\n";
+  if (terminal && r.last.round > 0 && r.last.final_measured == 0) std::cerr << "\n";
   if (r.stopped) std::cerr << "kiln: stopped; every measured batch is in " << a.db << "\n";
 
   nlohmann::json out = {{"workload", w.str()},         {"workload_key", entry.key},
@@ -165,16 +177,22 @@ void run(const Args& a) {
                         {"measured_now", r.measured_now}, {"errors", r.last.errors},
                         {"elapsed_s", r.last.elapsed_s}, {"stopped", r.stopped}};
   if (r.best) {
-    const double ms = r.best->median_secs() * 1e3;
-    const double gflops = entry.flops / r.best->median_secs() / 1e9;
+    const double ms = r.best->rank_secs() * 1e3;
+    const double gflops = entry.flops / r.best->rank_secs() / 1e9;
+    const double tuning_gflops = entry.flops / r.best->median_secs() / 1e9;
     std::cout << w.str() << ": best " << std::fixed << std::setprecision(1) << gflops << " GFLOP/s (median "
-              << std::setprecision(3) << ms << " ms), record " << r.best->id << " of " << r.last.trials_done
-              << " trials\n";
+              << std::setprecision(3) << ms << " ms";
+    if (!r.best->final_secs.empty())
+      std::cout << " over " << r.best->final_secs.size() << " final repeats; " << std::setprecision(1)
+                << tuning_gflops << " GFLOP/s when tuned";
+    std::cout << "), record " << r.best->id << " of " << r.last.trials_done << " trials\n";
     std::cout << "reproduce: kiln bench-op " << w.str() << " --db " << a.db << " --target '" << o.target.str()
               << "'\n";
     out["best_gflops"] = gflops;
     out["best_median_ms"] = ms;
     out["best_record"] = r.best->id;
+    out["best_tuning_gflops"] = tuning_gflops;  // the winner's own measurement while tuning
+    out["final_measured"] = r.last.final_measured;
   } else {
     std::cout << w.str() << ": no valid candidate measured yet\n";
   }
@@ -203,6 +221,12 @@ void add_tune_op(CLI::App& app) {
   cmd->add_option("--repeat", a->repeat, "timed repeats per candidate")->check(CLI::PositiveNumber);
   cmd->add_option("--slow-factor", a->slow_factor,
                   "time a candidate once when its first run is this many times slower than the best so far (0: never)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--similar", a->similar,
+                  "measure first the best designs of up to this many similar workloads in the database (0: none)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--final-top", a->final_top,
+                  "at the end, time the best this many again at length and rank them by it (0: none)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--runner", a->runner, "'local' (a child process) or a runner's address");
   cmd->add_option("--token", a->token, "the runner's token (or set KILN_RUNNER_TOKEN)");

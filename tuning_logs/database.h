@@ -19,11 +19,11 @@
 
 namespace kiln::tuning {
 
-// The fastest valid median of a workload on one target.
+// The fastest valid record of a workload on one target, by rank_secs.
 struct WorkloadBest {
   std::string workload_key;
   std::string target;
-  double median_secs = 0;
+  double secs = 0;
 };
 
 class Database {
@@ -44,14 +44,22 @@ class Database {
   // left out (merging and importing). Returns how many were added. Throws
   // kiln::Error.
   virtual int64_t add_records(const std::vector<TuningRecord>& records, bool skip_duplicates = false) = 0;
+  // Adds repeats to a record's final measurement (TuningRecord::final_secs;
+  // earlier ones are kept), which it is ranked by from then on. With an
+  // error kind other than "none" the record failed when timed again (a
+  // wrong answer, a crash): it takes that error, its times kept, and is
+  // never served again. Throws kiln::Error when no record has this id.
+  virtual void add_final_measurement(int64_t record_id, const std::vector<double>& secs,
+                                     const std::string& error_kind = "none", const std::string& error_message = "") = 0;
   // Calls fn on every record, in the order they were added.
   virtual void for_each_record(const std::function<void(const TuningRecord&)>& fn) = 0;
-  // Keeps the k fastest valid records of every (workload, target) and
+  // Keeps the k fastest valid records (by rank_secs) of every (workload, target) and
   // deletes the rest, failed ones included. Returns how many went.
   virtual int64_t prune(int k) = 0;
 
   // The k fastest valid records (no error, with times) of a workload on
-  // exactly this target (and device, when given), fastest median first.
+  // exactly this target (and device, when given), fastest first by
+  // rank_secs (the final measurement where there is one).
   virtual std::vector<TuningRecord> top_k(const std::string& workload_key, const std::string& target, int k,
                                           const std::string& device_key = "") = 0;
   // Every record, failed ones included, of a workload on exactly this
@@ -61,7 +69,7 @@ class Database {
   // The targets the database holds records of for a workload, sorted: what
   // to tell a user whose target has none.
   virtual std::vector<std::string> targets_of(const std::string& workload_key) = 0;
-  // For every (workload, target) with a valid record, the fastest median,
+  // For every (workload, target) with a valid record, the fastest rank_secs,
   // ordered by workload key then target.
   virtual std::vector<WorkloadBest> best_per_workload() = 0;
   // Records per workload key.

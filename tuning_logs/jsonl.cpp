@@ -18,10 +18,12 @@ json to_json(const WorkloadEntry& w) {
 }
 
 json to_json(const TuningRecord& r) {
-  return {{"workload_key", r.workload_key}, {"target", r.target},           {"device_key", r.device_key},
+  json j = {{"workload_key", r.workload_key}, {"target", r.target},           {"device_key", r.device_key},
           {"cpu_model", r.cpu_model},       {"trace", r.trace_json},        {"run_secs", r.run_secs},
           {"build_ms", r.build_ms},         {"error_kind", r.error_kind},   {"error_message", r.error_message},
           {"feature_version", r.feature_version}, {"kiln_version", r.kiln_version}, {"created_at", r.created_at}};
+  if (!r.final_secs.empty()) j["final_secs"] = r.final_secs;  // written only when there is one
+  return j;
 }
 
 WorkloadEntry workload_from(const json& j) {
@@ -43,6 +45,7 @@ TuningRecord record_from(const json& j) {
   r.feature_version = j.at("feature_version").get<int>();
   r.kiln_version = j.at("kiln_version").get<std::string>();
   r.created_at = j.at("created_at").get<int64_t>();
+  if (j.contains("final_secs")) r.final_secs = j.at("final_secs").get<std::vector<double>>();
   return r;
 }
 

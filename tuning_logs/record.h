@@ -27,6 +27,11 @@ struct TuningRecord {
   std::string cpu_model;
   std::string trace_json;
   std::vector<double> run_secs;  // every repeat's seconds per run
+  // The final measurement: at the end of a tuning job its best records are
+  // timed again, at length, in one batch (search/tuner.h). The best of a
+  // thousand short, noisy measurements is biased low (the winner's curse);
+  // these repeats say what the kernel runs at. Empty: not timed again.
+  std::vector<double> final_secs;
   double build_ms = 0;
   std::string error_kind = "none";  // core/error_kind.h's names
   std::string error_message;
@@ -37,6 +42,9 @@ struct TuningRecord {
   bool ok() const { return error_kind == "none" && !run_secs.empty(); }
   double mean_secs() const;
   double median_secs() const;
+  // What records are ranked by (top_k, the best a job reports): the final
+  // measurement's median where there is one, else the median.
+  double rank_secs() const;
 };
 
 }  // namespace kiln::tuning

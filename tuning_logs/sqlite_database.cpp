@@ -19,7 +19,7 @@ constexpr int64_t kApplicationId = 0x4B494C4E;
 
 constexpr const char* kRecordColumns =
     "workload_key, target, device_key, cpu_model, trace_json, run_secs, build_ms, error_kind, error_message, "
-    "feature_version, kiln_version, created_at";
+    "feature_version, kiln_version, created_at, final_secs";
 
 // Whether two IR JSON documents hold the same function: byte-equal, or
 // structurally equal (names are hints). Unreadable JSON differs from anything.
@@ -62,6 +62,7 @@ TuningRecord read_record(const SqliteStatement& s) {
   r.feature_version = static_cast<int>(s.integer(10));
   r.kiln_version = s.text(11);
   r.created_at = s.integer(12);
+  if (std::string f = s.text(13); !f.empty()) r.final_secs = nlohmann::json::parse(f).get<std::vector<double>>();
   return r;
 }
 
@@ -105,7 +106,8 @@ class SqliteDatabase final : public Database {
                           "SELECT 1 FROM records WHERE workload_key = ? AND target = ? AND trace_hash = ? "
                           "AND trace_json = ? LIMIT 1");
       SqliteStatement ins(c_, std::string("INSERT INTO records(") + kRecordColumns +
-                                  ", mean_secs, median_secs, trace_hash) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                                  ", mean_secs, median_secs, trace_hash, rank_secs) "
+                                  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
       for (const TuningRecord& r : records) {
         if (skip_duplicates) {
           dup.bind(1, r.workload_key).bind(2, r.target).bind(3, trace_hash(r.trace_json)).bind(4, r.trace_json);
@@ -117,14 +119,37 @@ class SqliteDatabase final : public Database {
         ins.bind(5, r.trace_json).bind(6, nlohmann::json(r.run_secs).dump()).bind(7, r.build_ms);
         ins.bind(8, r.error_kind).bind(9, r.error_message).bind(10, static_cast<int64_t>(r.feature_version));
         ins.bind(11, r.kiln_version).bind(12, r.created_at);
-        if (!r.run_secs.empty()) ins.bind(13, r.mean_secs()).bind(14, r.median_secs());
-        ins.bind(15, trace_hash(r.trace_json));
+        if (!r.final_secs.empty()) ins.bind(13, nlohmann::json(r.final_secs).dump());
+        if (!r.run_secs.empty()) ins.bind(14, r.mean_secs()).bind(15, r.median_secs()).bind(17, r.rank_secs());
+        ins.bind(16, trace_hash(r.trace_json));
         ins.step();
         ins.reset();
         ++added;
       }
     });
     return added;
+  }
+
+  void add_final_measurement(int64_t id, const std::vector<double>& secs, const std::string& error_kind,
+                             const std::string& error_message) override {
+    c_.transaction([&] {
+      SqliteStatement q(c_, std::string("SELECT id, ") + kRecordColumns + " FROM records WHERE id = ?");
+      q.bind(1, id);
+      if (!q.step()) KILN_USER_ERROR() << c_.path() << ": no record " << id;
+      TuningRecord r = read_record(q);
+      r.final_secs.insert(r.final_secs.end(), secs.begin(), secs.end());
+      if (error_kind != "none") {
+        r.error_kind = error_kind;
+        r.error_message = "final measurement: " + error_message;
+      }
+      SqliteStatement up(c_,
+                         "UPDATE records SET final_secs = ?, rank_secs = ?, error_kind = ?, error_message = ? "
+                         "WHERE id = ?");
+      if (!r.final_secs.empty()) up.bind(1, nlohmann::json(r.final_secs).dump());
+      if (!r.run_secs.empty()) up.bind(2, r.rank_secs());
+      up.bind(3, r.error_kind).bind(4, r.error_message).bind(5, id);
+      up.step();
+    });
   }
 
   void for_each_record(const std::function<void(const TuningRecord&)>& fn) override {
@@ -139,8 +164,8 @@ class SqliteDatabase final : public Database {
       SqliteStatement del(c_, R"sql(
         DELETE FROM records WHERE id NOT IN (
           SELECT id FROM (
-            SELECT id, ROW_NUMBER() OVER (PARTITION BY workload_key, target ORDER BY median_secs, id) AS rank
-            FROM records WHERE error_kind = 'none' AND median_secs IS NOT NULL)
+            SELECT id, ROW_NUMBER() OVER (PARTITION BY workload_key, target ORDER BY rank_secs, id) AS rank
+            FROM records WHERE error_kind = 'none' AND rank_secs IS NOT NULL)
           WHERE rank <= ?))sql");
       del.bind(1, static_cast<int64_t>(k));
       del.step();
@@ -153,8 +178,8 @@ class SqliteDatabase final : public Database {
                                   const std::string& device_key) override {
     std::string sql = std::string("SELECT id, ") + kRecordColumns +
                       " FROM records WHERE workload_key = ? AND target = ? AND error_kind = 'none' "
-                      "AND median_secs IS NOT NULL" +
-                      (device_key.empty() ? "" : " AND device_key = ?") + " ORDER BY median_secs LIMIT ?";
+                      "AND rank_secs IS NOT NULL" +
+                      (device_key.empty() ? "" : " AND device_key = ?") + " ORDER BY rank_secs, id LIMIT ?";
     SqliteStatement q(c_, sql);
     q.bind(1, workload_key);
     q.bind(2, target);
@@ -185,8 +210,8 @@ class SqliteDatabase final : public Database {
 
   std::vector<WorkloadBest> best_per_workload() override {
     SqliteStatement q(c_,
-                      "SELECT workload_key, target, MIN(median_secs) FROM records WHERE error_kind = 'none' "
-                      "AND median_secs IS NOT NULL GROUP BY workload_key, target ORDER BY workload_key, target");
+                      "SELECT workload_key, target, MIN(rank_secs) FROM records WHERE error_kind = 'none' "
+                      "AND rank_secs IS NOT NULL GROUP BY workload_key, target ORDER BY workload_key, target");
     std::vector<WorkloadBest> out;
     while (q.step()) out.push_back({q.text(0), q.text(1), q.real(2)});
     return out;

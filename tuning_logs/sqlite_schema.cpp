@@ -44,6 +44,15 @@ CREATE INDEX records_by_trace ON records(workload_key, target, trace_hash);
 CREATE TABLE meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
 INSERT INTO meta(name, value) VALUES('workload_key_version', '1');
 )sql",
+    // 2 -> 3: the final measurement of a job's best records, and the time
+    // records are ranked by (its median where there is one, else the median).
+    R"sql(
+ALTER TABLE records ADD COLUMN final_secs TEXT;
+ALTER TABLE records ADD COLUMN rank_secs REAL;
+UPDATE records SET rank_secs = median_secs;
+DROP INDEX records_best;
+CREATE INDEX records_best ON records(workload_key, target, rank_secs) WHERE error_kind = 'none';
+)sql",
 };
 
 }  // namespace

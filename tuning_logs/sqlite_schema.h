@@ -21,7 +21,7 @@
 namespace kiln::tuning {
 
 // The schema this kiln writes.
-constexpr int kSchemaVersion = 2;
+constexpr int kSchemaVersion = 3;
 
 // Brings a file of schema version `from` (0: empty) to kSchemaVersion.
 // Call inside a write transaction.

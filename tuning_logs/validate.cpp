@@ -29,6 +29,9 @@ void check_record(const TuningRecord& r) {
   if (!parse_error_kind(r.error_kind)) KILN_USER_ERROR() << "record with an unknown error kind '" << r.error_kind << "'";
   for (double s : r.run_secs)
     if (!std::isfinite(s) || s <= 0) KILN_USER_ERROR() << "record with a run time of " << s << " s";
+  for (double s : r.final_secs)
+    if (!std::isfinite(s) || s <= 0) KILN_USER_ERROR() << "record with a final run time of " << s << " s";
+  if (!r.final_secs.empty() && r.run_secs.empty()) KILN_USER_ERROR() << "record with a final measurement but no run times";
   if (!std::isfinite(r.build_ms) || r.build_ms < 0) KILN_USER_ERROR() << "record with a build time of " << r.build_ms << " ms";
   try {
     Trace::parse(r.trace_json);

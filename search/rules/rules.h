@@ -37,6 +37,18 @@ void auto_inline(Schedule& sch);
 // tile and the packed operand laid out with it last (transform_layout).
 std::vector<Schedule> multi_level_tiling(const Schedule& sch, const std::string& block, const SpaceParams& p);
 
+// Factors a reduction whose own parallelism is short (after MetaSchedule's
+// add-rfactor): its reduction loops fused and split in two (sampled), and
+// the reduction factored over each piece in turn, one sketch each beside
+// the block as it was. Factored over the inner piece, the partial sums are
+// a spatial axis that postprocessing vectorizes (softmax's row maximum and
+// sum); over the outer piece, one it runs in parallel (a reduction with few
+// outputs). The partial results (`<block>_rf`) are computed where a sampled
+// compute location puts them. Applies to a block multi-level tiling takes
+// only when its spatial loops are fewer than the cores' jobs and than its
+// reduction; to any other reduction longer than the cores are many.
+std::vector<Schedule> add_rfactor(const Schedule& sch, const std::string& block, const SpaceParams& p);
+
 // Samples where each remaining injective producer of a tiled block is
 // computed: inlined, at the root, or under one of its consumer's loops.
 void compute_location(Schedule& sch);

@@ -25,17 +25,27 @@ std::string temp(const std::string& name) {
 
 TEST(TuneCli, TunesResumesAndBenchOpReproducesTheBest) {
   const std::string db = temp("tune.db");
-  CliRun r = kiln("tune-op " + kWorkload + " --trials 8 --batch-size 4 --repeat 2 --db " + db + " --json");
+  CliRun r = kiln("tune-op " + kWorkload + " --trials 8 --batch-size 4 --repeat 2 --final-top 2 --db " + db +
+                  " --json");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("round 1: 4/8 trials"), std::string::npos) << "a line per round off a terminal\n" << r.out;
   nlohmann::json j = nlohmann::json::parse(last_line(r.out));
   EXPECT_EQ(j["trials_done"], 8);
   EXPECT_EQ(j["measured_now"], 8);
   EXPECT_GT(j["best_gflops"].get<double>(), 0);
+  // The best two were timed again (and any that overtook them then), and
+  // the best is ranked by that.
+  const int64_t timed = j["final_measured"].get<int64_t>();
+  EXPECT_GE(timed, 2);
+  EXPECT_LE(timed, 8);
+  EXPECT_NE(r.out.find("final measurement: " + std::to_string(timed) + " of the best records timed again"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("final repeats"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("reproduce: kiln bench-op " + kWorkload), std::string::npos) << r.out;
 
   const std::string curve = temp("curve.jsonl");
-  CliRun again = kiln("tune-op " + kWorkload + " --trials 12 --batch-size 4 --repeat 2 --db " + db +
+  CliRun again = kiln("tune-op " + kWorkload + " --trials 12 --batch-size 4 --repeat 2 --final-top 0 --db " + db +
                       " --curve " + curve + " --json");
   ASSERT_EQ(again.code, 0) << again.out;
   nlohmann::json k = nlohmann::json::parse(last_line(again.out));
@@ -63,7 +73,9 @@ TEST(TuneCli, TunesResumesAndBenchOpReproducesTheBest) {
 
 TEST(TuneCli, ACostModelTrainedFromTheDatabaseStartsTheNextJob) {
   const std::string db = temp("pretrain.db"), model = temp("model.json");
-  ASSERT_EQ(kiln("tune-op " + kWorkload + " --trials 8 --batch-size 8 --repeat 2 --strategy random --db " + db).code, 0);
+  ASSERT_EQ(kiln("tune-op " + kWorkload + " --trials 8 --batch-size 8 --repeat 2 --final-top 0 --strategy random --db " +
+                 db).code,
+            0);
   CliRun t = kiln("costmodel train --db " + db + " -o " + model + " --json");
   ASSERT_EQ(t.code, 0) << t.out;
   nlohmann::json j = nlohmann::json::parse(last_line(t.out));
@@ -71,7 +83,7 @@ TEST(TuneCli, ACostModelTrainedFromTheDatabaseStartsTheNextJob) {
   EXPECT_EQ(j["records"], 8);
 
   // Another shape of the same operator, started from the model.
-  CliRun r = kiln("tune-op matmul:M=48,N=32,K=32 --trials 8 --batch-size 8 --repeat 2 --cost-model " + model +
+  CliRun r = kiln("tune-op matmul:M=48,N=32,K=32 --trials 8 --batch-size 8 --repeat 2 --final-top 0 --cost-model " + model +
                   " --db " + db + " --json");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("with cost model " + model), std::string::npos) << r.out;

@@ -80,9 +80,41 @@ TEST(DesignSpace, AnEpilogueTakesTheWriteBacksPlace) {
 }
 
 TEST(DesignSpace, ABlockWithoutReuseIsNotTiled) {
+  // softmax: the row maximum and the row sum are reductions without reuse;
+  // each is left as it is or factored (below), never tiled.
   std::vector<Trace> sketches = design_space(workload("softmax:M=4,N=32"), avx2());
-  ASSERT_EQ(sketches.size(), 1u);
-  EXPECT_EQ(kinds(sketches[0]).find("reorder"), std::string::npos) << sketches[0].str();
+  ASSERT_EQ(sketches.size(), 9u) << "3 forms of the maximum x 3 of the sum";
+  EXPECT_EQ(kinds(sketches[0]).find("rfactor"), std::string::npos) << sketches[0].str();
+  for (const Trace& t : sketches) EXPECT_EQ(kinds(t).find("reorder"), std::string::npos) << t.str();
+}
+
+TEST(DesignSpace, AReductionIsFactoredOverEachPieceOfItsSplitLoop) {
+  // reduce_sum, B[i] = sum_k A[i, k]: as it is, then with k split in two
+  // (sampled) and the partial sums factored over the outer piece (which
+  // postprocessing runs in parallel) or the inner one (a spatial axis of
+  // B_rf that it vectorizes), computed where a sampled location says.
+  std::vector<Trace> sketches = design_space(workload("reduce_sum:M=4,N=256"), avx2());
+  ASSERT_EQ(sketches.size(), 3u);
+  const std::string pvu = " get_block annotate annotate sample_categorical annotate";
+  EXPECT_EQ(kinds(sketches[0]), "get_block annotate annotate sample_categorical annotate") << sketches[0].str();
+  const std::string rf =
+      "get_block get_loops sample_perfect_tile split rfactor sample_compute_location compute_at";
+  EXPECT_EQ(kinds(sketches[1]), rf + pvu);
+  EXPECT_EQ(kinds(sketches[2]), rf + pvu);
+  EXPECT_NE(sketches[1].str().find("l5, l6 = split(l2, v3, v4)\nb7 = rfactor(l5, 1)"), std::string::npos)
+      << sketches[1].str();
+  EXPECT_NE(sketches[2].str().find("l5, l6 = split(l2, v3, v4)\nb7 = rfactor(l6, 1)"), std::string::npos)
+      << sketches[2].str();
+}
+
+TEST(DesignSpace, ATiledBlockIsFactoredOnlyWhenItsOutputsAreFew) {
+  // matmul 2x2x256: four outputs for two cores' 32 jobs, a reduction of 256.
+  // Tiled (six sketches) or factored (two: the partial sums' block is not tiled).
+  EXPECT_EQ(design_space(workload("matmul:M=2,N=2,K=256"), avx2()).size(), 8u);
+  // matmul 64x64x64 has outputs enough: tiled only (the six sketches above).
+  EXPECT_EQ(design_space(workload("matmul:M=64,N=64,K=64"), avx2()).size(), 6u);
+  // A reduction no longer than the cores are many is left alone.
+  EXPECT_EQ(design_space(workload("reduce_sum:M=4,N=2"), avx2()).size(), 1u);
 }
 
 TEST(Candidates, AFailedReplaySaysWhichKindOfError) {
@@ -154,7 +186,9 @@ TEST(Candidates, BatchMatmul) { expect_candidates_correct("batch_matmul:B=2,M=8,
 TEST(Candidates, DenseBiasRelu) { expect_candidates_correct("dense:M=8,N=16,K=8,bias=1,act=relu", 3); }
 TEST(Candidates, Conv2d) { expect_candidates_correct("conv2d_nchw:N=1,C=4,H=6,W=6,K=8,R=3,S=3,stride=1,pad=1", 3); }
 TEST(Candidates, DepthwiseConv2d) { expect_candidates_correct("depthwise_conv2d_nchw:N=1,C=8,H=6,W=6,R=3,S=3,stride=1,pad=1", 2); }
-TEST(Candidates, Softmax) { expect_candidates_correct("softmax:M=4,N=32", 3); }
+TEST(Candidates, Softmax) { expect_candidates_correct("softmax:M=4,N=32", 2); }
+TEST(Candidates, ReduceSum) { expect_candidates_correct("reduce_sum:M=3,N=96", 4); }
+TEST(Candidates, MatmulWithFewOutputs) { expect_candidates_correct("matmul:M=2,N=2,K=64", 1); }
 
 }  // namespace
 }  // namespace kiln::search

@@ -86,6 +86,20 @@ TEST(Jsonl, ExportThenImportIsIdentical) {
   EXPECT_EQ(exported(*copy), text);
 }
 
+TEST(Jsonl, AFinalMeasurementTravelsWithItsRecord) {
+  auto db = sample("final");
+  const TuningRecord best = db->top_k(k(1), "t", 1).front();
+  db->add_final_measurement(best.id, {4e-3, 4e-3});
+  std::string text = exported(*db);
+  EXPECT_NE(text.find("\"final_secs\":[0.004,0.004]"), std::string::npos) << text;
+  auto copy = fresh("final-import");
+  std::istringstream in(text);
+  import_jsonl(*copy, in, "final.jsonl");
+  EXPECT_EQ(exported(*copy), text);
+  // Ranked by it there too: "a" (3 ms) now leads "b" (1 ms first, 4 ms again).
+  EXPECT_EQ(copy->top_k(k(1), "t", 1).front().trace_json, test_trace("a"));
+}
+
 TEST(Jsonl, ImportingTwiceAddsNothingTheSecondTime) {
   auto db = sample("twice");
   std::string text = exported(*db);

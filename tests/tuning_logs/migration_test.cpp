@@ -92,9 +92,9 @@ std::string file_with_old_keys(const std::string& name, const std::string& secon
                 "UPDATE records SET workload_key = 'v0-first';"
                 "INSERT INTO workloads VALUES('v0-second', '" + second_ir + "', 'matmul', 'second', 1024);"
                 "INSERT INTO records(workload_key, target, device_key, cpu_model, trace_json, trace_hash, run_secs, "
-                "mean_secs, median_secs, build_ms, error_kind, error_message, feature_version, kiln_version, "
-                "created_at) VALUES('v0-second', '" + kTarget + "', '', '', '" + test_trace("c") +
-                "', 'h', '[0.0005]', 0.0005, 0.0005, 1, 'none', '', 0, '0.0.9', 0);"
+                "mean_secs, median_secs, rank_secs, build_ms, error_kind, error_message, feature_version, "
+                "kiln_version, created_at) VALUES('v0-second', '" + kTarget + "', '', '', '" + test_trace("c") +
+                "', 'h', '[0.0005]', 0.0005, 0.0005, 0.0005, 1, 'none', '', 0, '0.0.9', 0);"
                 "UPDATE meta SET value = '0' WHERE name = 'workload_key_version';");
   return path;
 }

@@ -75,9 +75,49 @@ TEST(SqliteDatabase, TopKIsTheFastestValidRecordsOfExactlyThatTarget) {
   std::vector<WorkloadBest> best = db->best_per_workload();
   ASSERT_EQ(best.size(), 2u);
   EXPECT_EQ(best[0].target, kZen3);
-  EXPECT_DOUBLE_EQ(best[0].median_secs, 1e-4);
+  EXPECT_DOUBLE_EQ(best[0].secs, 1e-4);
   EXPECT_EQ(best[1].target, kZen4);
-  EXPECT_DOUBLE_EQ(best[1].median_secs, 1e-3);
+  EXPECT_DOUBLE_EQ(best[1].secs, 1e-3);
+}
+
+TEST(SqliteDatabase, AFinalMeasurementRanksARecordAndKeepsItsFirstTimes) {
+  std::string path = fresh_path("final");
+  auto db = open_sqlite_database(path);
+  db->add_workload(matmul());
+  db->add_records({record(kZen4, {1e-3}, "lucky"), record(kZen4, {1.1e-3}, "steady")});
+  std::vector<TuningRecord> top = db->top_k("k-matmul", kZen4, 2);
+  ASSERT_EQ(top[0].trace_json, "lucky");
+  // Before: ranked by their first medians. After: "lucky", timed again,
+  // runs at 1.2 ms and falls behind "steady", timed again at 1.05 ms.
+  db->add_final_measurement(top[0].id, {1.2e-3, 1.3e-3, 1.2e-3});
+  db->add_final_measurement(top[1].id, {1.05e-3});
+  top = db->top_k("k-matmul", kZen4, 2);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].trace_json, "steady");
+  EXPECT_DOUBLE_EQ(top[0].rank_secs(), 1.05e-3);
+  EXPECT_EQ(top[1].run_secs, (std::vector<double>{1e-3})) << "the first times are kept";
+  EXPECT_EQ(top[1].final_secs, (std::vector<double>{1.2e-3, 1.3e-3, 1.2e-3}));
+  EXPECT_DOUBLE_EQ(db->best_per_workload()[0].secs, 1.05e-3);
+  // More repeats add to the final measurement.
+  db->add_final_measurement(top[0].id, {1.0e-3, 1.0e-3});
+  EXPECT_DOUBLE_EQ(db->top_k("k-matmul", kZen4, 1)[0].rank_secs(), 1.0e-3);
+  // A record that fails when timed again is never served, its times kept.
+  db->add_final_measurement(top[0].id, {}, "wrong_answer", "max relative error 0.5");
+  top = db->top_k("k-matmul", kZen4, 2);
+  ASSERT_EQ(top.size(), 1u);
+  EXPECT_EQ(top[0].trace_json, "lucky");
+  EXPECT_EQ(db->counts_by_error()["wrong_answer"], 1);
+  bool kept = false;
+  db->for_each_record([&](const TuningRecord& r) {
+    if (r.trace_json != "steady") return;
+    kept = r.final_secs.size() == 3 && r.error_message == "final measurement: max relative error 0.5";
+  });
+  EXPECT_TRUE(kept);
+  // Reopened, all of it is there; prune ranks by it too.
+  db.reset();
+  db = open_sqlite_database(path, OpenMode::kExisting);
+  EXPECT_EQ(db->top_k("k-matmul", kZen4, 1)[0].final_secs.size(), 3u);
+  EXPECT_THROW(db->add_final_measurement(999, {1e-3}), Error);
 }
 
 TEST(SqliteDatabase, RecordsSurviveReopening) {

@@ -185,6 +185,21 @@ TEST(RFactor, LoopFeedsASpatialAxis) {
                                       "rfactor: loop 'i0_k_fused' feeds spatial axis 'v_i0' of block 'reduce_sum'");
 }
 
+TEST(RFactor, OverAUnitLoopThePartialResultsHaveADimensionOfOne) {
+  // A split of 16 into [16, 1]: the piece of 1 feeds nothing once the
+  // bindings are simplified, and factoring over it keeps the whole
+  // reduction in the rf block, over a partial-result dimension of 1.
+  const char* w = "reduce_sum:M=4,N=16";
+  Schedule sch = schedule_of(w);
+  auto loops = sch.get_loops(sch.get_block("reduce_sum"));
+  auto k = sch.split(loops[1], {16, 1});
+  sch.rfactor(k[1], 1);
+  const std::string text = to_string(sch.func());
+  EXPECT_NE(text.find("reduce_sum_rf = T.alloc_buffer((4, 1), \"float32\")"), std::string::npos) << text;
+  EXPECT_NE(text.find("v_k_1 = T.axis.spatial(1, k_1)"), std::string::npos) << text;
+  expect_valid_schedule(sch, workload_func(w));
+}
+
 TEST(RFactor, FactorAxisOutOfRange) {
   Schedule sch = schedule_of("reduce_sum:M=4,N=8");
   auto loops = sch.get_loops(sch.get_block("reduce_sum"));

@@ -23,7 +23,8 @@
 // identity, so the original init still counts exactly once.
 //
 // Legal when the update's combiner is commutative and associative
-// (reducer.h), the loop feeds only reduction axes, and no other block shares
+// (reducer.h), the loop feeds only reduction axes (or is a unit loop, which
+// feeds nothing: the partial results then have a dimension of 1), and no other block shares
 // the nest (the write-back runs after all of it). A predicate is allowed only
 // on loops that feed spatial axes: one that skipped a whole partial slot
 // would leave it uninitialised for the write-back.
@@ -121,12 +122,17 @@ RFactorResult rfactor_loop(const PrimFunc& f, const Stmt& loop, int factor_axis)
   };
   if (const IterVar* s = axis_fed(rl->loop_var, false))
     throw NotReductionLoopError(P, "loop " + lname + " feeds spatial axis " + q(s->var().name()) + " of block " + bname);
-  if (!axis_fed(rl->loop_var, true))
+  const int64_t* rf_extent = as_const_int(rl->extent);
+  // A unit loop (a split's piece of 1, which the bindings simplify away)
+  // feeds nothing, and factoring over it is the plain reduction with a
+  // partial-result dimension of 1: allowed, so that a sampled split never
+  // makes the rule's sketch fail.
+  const bool unit = is_zero(rl->min) && rf_extent && *rf_extent == 1;
+  if (!unit && !axis_fed(rl->loop_var, true))
     throw NotReductionLoopError(P, "loop " + lname + " feeds no reduction axis of block " + bname);
   if (factor_axis < 0 || factor_axis > buf.ndim())
     throw BadArgumentError(P, "factor_axis " + std::to_string(factor_axis) + " is outside [0, " +
                                   std::to_string(buf.ndim()) + "] for buffer " + q(buf.name()) + " of block " + bname);
-  const int64_t* rf_extent = as_const_int(rl->extent);
   if (!is_zero(rl->min) || !rf_extent)
     throw LoopShapeError(P, "loop " + lname + " needs a zero start and a constant extent");
 
@@ -189,6 +195,11 @@ RFactorResult rfactor_loop(const PrimFunc& f, const Stmt& loop, int factor_axis)
       loop_to_axis.emplace_back(lv, nv);
     }
     reduce_to_binding.emplace_back(iv.var(), substitute(value, loop_to_axis));
+  }
+  if (!rf_var.defined()) {  // a unit loop: its axis of extent 1
+    rf_var = Var("v_" + rl->loop_var.name(), rl->loop_var.dtype());
+    rf_ivs.emplace_back(rf_var, Range(rl->min, rl->extent), IterType::kSpatial);
+    rf_values.push_back(rl->loop_var);
   }
   std::vector<Expr> rf_shape = with_axis(buf.shape(), factor_axis, rl->extent);
   Buffer rf_buf(buf.name() + "_rf", buf.dtype(), rf_shape, buf->scope);

@@ -1,0 +1,80 @@
+#include "search/block_info.h"
+#include "search/rules/rules.h"
+#include "tir/schedule/locate.h"
+
+namespace kiln::search {
+namespace {
+
+struct Nest {
+  std::vector<LoopRV> spatial, reduce;  // the block's loops, spatial ones first
+  int64_t space = 1, work = 1;          // their extents' products
+};
+
+// The block's loops when they are spatial loops, then reduction loops, each
+// with a constant extent; nullopt otherwise (a loop that drives both kinds,
+// or nothing).
+std::optional<Nest> nest_of(Schedule& sch, const std::string& block) {
+  Nest n;
+  std::vector<LoopRV> loops = sch.get_loops(sch.get_block(block));
+  std::vector<Var> vars;
+  for (LoopRV l : loops) vars.push_back(sch.loop_var(l));
+  std::vector<LoopRole> roles = loop_roles(sch.func(), block, vars);
+  for (size_t i = 0; i < loops.size(); ++i) {
+    const int64_t* e = as_const_int(sch.loop_stmt(loops[i], "add_rfactor").as<ForNode>()->extent);
+    if (!e) return std::nullopt;
+    if (roles[i] == LoopRole::kSpatial && n.reduce.empty()) {
+      n.spatial.push_back(loops[i]);
+      n.space *= *e;
+    } else if (roles[i] == LoopRole::kReduce) {
+      n.reduce.push_back(loops[i]);
+      n.work *= *e;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+std::vector<Schedule> add_rfactor(const Schedule& in, const std::string& block, const SpaceParams& p) {
+  BlockInfo info = block_info(in.func(), block);
+  if (!info.has_reduce || info.block->writes.size() != 1) return {in};
+  Schedule sch = in;
+  std::optional<Nest> n;
+  try {
+    n = nest_of(sch, block);
+  } catch (const ScheduleError&) {
+    return {in};
+  }
+  if (!n || n->reduce.empty() || n->work <= 1) return {in};
+  // A block that multi-level tiling takes needs the reduction's parallelism
+  // only when its own spatial loops are too few to feed the cores (and
+  // shorter than the reduction); any other reduction may gain a vector or
+  // a parallel loop from it, once it is longer than the cores are many.
+  const bool tiled = info.has_spatial && info.has_data_reuse;
+  if (tiled ? (n->space >= n->work || n->space > p.max_parallel_extent) : n->work <= p.cores) return {in};
+
+  std::vector<Schedule> out = {in};
+  try {
+    LoopRV fused = n->reduce.size() == 1 ? n->reduce[0] : sch.fuse(n->reduce);
+    std::vector<ExprRV> factors = sch.sample_perfect_tile(fused, 2, p.max_innermost_factor);
+    std::vector<LoopRV> pieces = sch.split(fused, std::vector<Factor>(factors.begin(), factors.end()));
+    const int last = static_cast<int>(info.block->writes[0].buffer().shape().size());
+    for (LoopRV piece : pieces) {
+      Schedule t = sch;
+      try {
+        BlockRV rf = t.rfactor(piece, last);
+        t.compute_at(rf, t.sample_compute_location(rf));
+        out.push_back(std::move(t));
+      } catch (const ScheduleError&) {
+        // Not factorable over this piece; the others stand.
+      }
+    }
+  } catch (const ScheduleError&) {
+    return {in};
+  }
+  return out;
+}
+
+}  // namespace kiln::search

@@ -1,0 +1,64 @@
+#include "search/transfer.h"
+
+#include <numeric>
+
+#include "tir/schedule/schedule.h"
+
+namespace kiln::search {
+namespace {
+
+// The handle `sch` made for `rv` of `t`, both having run the same first
+// instructions (a schedule records one instruction per traced primitive).
+std::optional<RV> handle_in(const Schedule& sch, const Trace& t, const RV& rv) {
+  const std::vector<Instruction>& ran = sch.trace().instructions();
+  for (size_t i = 0; i < ran.size() && i < t.size(); ++i)
+    for (size_t k = 0; k < t.instructions()[i].outputs.size(); ++k)
+      if (t.instructions()[i].outputs[k] == rv && k < ran[i].outputs.size()) return ran[i].outputs[k];
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<int64_t> fit_tile(const std::vector<int64_t>& factors, int64_t extent) {
+  std::vector<int64_t> out(factors.size(), 1);
+  int64_t left = extent;
+  for (size_t i = factors.size(); i-- > 1;) {
+    out[i] = std::gcd(std::max<int64_t>(factors[i], 1), left);
+    left /= out[i];
+  }
+  if (!out.empty()) out[0] = left;
+  return out;
+}
+
+std::optional<Trace> transfer_design(const PrimFunc& f, const Trace& design) {
+  Trace t = design.without_postproc();
+  // Each failing decision is mended once: at most one try per instruction.
+  for (size_t attempt = 0; attempt <= t.size(); ++attempt) {
+    Schedule sch(f);
+    try {
+      t.apply(sch);
+      return t;
+    } catch (const TraceError& e) {
+      if (e.kind() != "DecisionError") return std::nullopt;
+      const size_t i = e.instruction();
+      const Instruction& inst = t.instructions()[i];
+      if (inst.kind == &inst::sample_compute_location) {
+        t = t.with_decision(i, nullptr);  // drawn again when replayed
+        continue;
+      }
+      if (inst.kind != &inst::sample_perfect_tile || inst.inputs.empty()) return std::nullopt;
+      // sch holds the state before instruction i: the loop it tiles, there.
+      const RV* loop = std::get_if<RV>(&inst.inputs[0]);
+      std::optional<RV> here = loop ? handle_in(sch, t, *loop) : std::nullopt;
+      if (!here) return std::nullopt;
+      const int64_t* extent = as_const_int(sch.loop_stmt(LoopRV{here->id}, "transfer").as<ForNode>()->extent);
+      if (!extent || !inst.decision.is_array()) return std::nullopt;
+      t = t.with_decision(i, fit_tile(inst.decision.get<std::vector<int64_t>>(), *extent));
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace kiln::search
