@@ -53,39 +53,34 @@ std::vector<rpc::MeasureResult> measure_built(rpc::Runner& runner, const std::ve
   return mb.candidates.empty() ? std::vector<rpc::MeasureResult>{} : runner.measure(mb);
 }
 
-// The final measurement: the best records without one are built again and
-// timed at length in one batch, until the best `top` all have one (the
-// first ones timed again may fall behind others, which are then timed
-// too), in at most kFinalPasses passes. Returns how many were timed.
+// The final measurement: the shortlist, the `top` records fastest by
+// their first measurement, built again and those without a final
+// measurement timed at length in one batch. Returns how many were timed.
 int64_t final_measurement(const PrimFunc& f, const tuning::WorkloadEntry& entry, const TuneOptions& o,
                           const TuneServices& s, const Reference& ref) {
-  const std::string target = o.target.str();
+  std::vector<tuning::TuningRecord> valid;
+  for (tuning::TuningRecord& r : s.db.records_of(entry.key, o.target.str()))
+    if (r.ok()) valid.push_back(std::move(r));
+  std::stable_sort(valid.begin(), valid.end(),
+                   [](const auto& a, const auto& b) { return a.median_secs() < b.median_secs(); });
+  std::vector<tuning::TuningRecord> todo;
+  for (size_t i = 0; i < valid.size() && i < static_cast<size_t>(o.final_top); ++i)
+    if (valid[i].final_secs.empty()) todo.push_back(std::move(valid[i]));
+  if (todo.empty()) return 0;
   rpc::TimingConfig timing = o.timing;
   timing.repeat = std::max(o.final_repeat, 1);
   timing.min_repeat_ms = o.final_min_repeat_ms;
   timing.slow_factor = 0;
   timing.best_known_s = 0;
+  std::vector<rpc::BuildInput> inputs;
+  for (const tuning::TuningRecord& r : todo) inputs.push_back({f, Trace::parse(r.trace_json), o.target});
+  // A candidate that no longer builds (a build timeout on a busy machine)
+  // is left as it was: its first measurement stands.
   int64_t timed = 0;
-  // Each pass times those of the best `top` without a final measurement;
-  // a lucky first measurement that falls behind lets the next record in,
-  // and on a quiet machine a second pass is rarely needed.
-  constexpr int kFinalPasses = 8;
-  for (int pass = 0; pass < kFinalPasses; ++pass) {
-    std::vector<tuning::TuningRecord> todo;
-    for (tuning::TuningRecord& r : s.db.top_k(entry.key, target, o.final_top))
-      if (r.final_secs.empty()) todo.push_back(std::move(r));
-    if (todo.empty()) break;
-    std::vector<rpc::BuildInput> inputs;
-    for (const tuning::TuningRecord& r : todo) inputs.push_back({f, Trace::parse(r.trace_json), o.target});
-    std::vector<rpc::BuildResult> built = s.builder.build(inputs);
-    for (const rpc::MeasureResult& m : measure_built(s.runner, built, ref, timing)) {
-      s.db.add_final_measurement(todo[m.id].id, m.ok() ? m.times_s : std::vector<double>{}, error_kind_name(m.error),
-                                 m.message);
-      ++timed;
-    }
-    // A candidate that no longer builds (a build timeout on a busy
-    // machine) is left as it is: its first measurement stands.
-    if (std::none_of(built.begin(), built.end(), [](const rpc::BuildResult& b) { return b.ok(); })) break;
+  for (const rpc::MeasureResult& m : measure_built(s.runner, s.builder.build(inputs), ref, timing)) {
+    s.db.add_final_measurement(todo[m.id].id, m.ok() ? m.times_s : std::vector<double>{}, error_kind_name(m.error),
+                               m.message);
+    ++timed;
   }
   return timed;
 }
@@ -147,15 +142,18 @@ TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& 
     ++p.trials_done;
     p.errors += !r.ok();
   }
+  // The best so far while tuning is the best first measurement: what each
+  // new candidate's own measurement compares with (screening among them).
+  double best_secs = 0;
+  auto note_best = [&](double secs) {
+    if (secs > 0 && (best_secs == 0 || secs < best_secs)) best_secs = secs;
+    p.best_gflops = best_secs > 0 ? entry.flops / best_secs / 1e9 : 0;
+  };
+  for (const auto& [trace, secs] : ctx.earlier) note_best(secs);
   if (o.similar_workloads > 0 && entry.flops > 0) ctx.similar = similar_designs(db, entry, f, target, o);
   p.carried_over = static_cast<int64_t>(ctx.similar.size());
   std::stable_sort(ctx.earlier.begin(), ctx.earlier.end(),
                    [](const auto& a, const auto& b) { return a.second < b.second; });
-  auto best_gflops = [&] {
-    std::vector<tuning::TuningRecord> best = db.top_k(entry.key, target, 1);
-    return best.empty() ? 0.0 : entry.flops / best[0].rank_secs() / 1e9;
-  };
-  p.best_gflops = best_gflops();
 
   const rpc::DeviceInfo device = runner.info();
   rpc::BuildResult default_build = builder.build({{f, std::nullopt, o.target}}).front();
@@ -212,7 +210,7 @@ TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& 
     result.measured_now += static_cast<int64_t>(batch.size());
     p.trials_done += static_cast<int64_t>(batch.size());
     for (const tuning::TuningRecord& r : records) p.errors += !r.ok();
-    p.best_gflops = best_gflops();
+    for (const std::optional<double>& s : secs) note_best(s.value_or(0));
     p.failed_draws = ctx.failed_draws;
     p.elapsed_s = seconds_since(t0);
     const double rate = result.measured_now / std::max(p.elapsed_s, 1e-9);
@@ -223,7 +221,9 @@ TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& 
   result.stopped = asked_to_stop(stop);
   if (!result.stopped && o.final_top > 0) {
     p.final_measured = final_measurement(f, entry, o, services, reference);
-    p.best_gflops = best_gflops();
+    std::vector<tuning::TuningRecord> best = db.top_k(entry.key, target, 1);
+    if (!best.empty()) p.best_gflops = entry.flops / best[0].rank_secs() / 1e9;
+    p.elapsed_s = seconds_since(t0);
     if (on_progress && p.final_measured > 0) on_progress(p);
   }
   p.elapsed_s = seconds_since(t0);

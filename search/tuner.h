@@ -46,9 +46,10 @@ struct TuneOptions {
   int similar_workloads = 4;
   int similar_designs = 4;
   // The final measurement: at the end of a job (not one stopped), its
-  // best final_top records are built again and timed in one batch, each
-  // repeat at least final_min_repeat_ms long; records are then ranked by
-  // it (tuning::TuningRecord::final_secs). 0: none.
+  // shortlist, the final_top records fastest by their first measurement,
+  // is built again and timed in one batch, each repeat at least
+  // final_min_repeat_ms long; the database then ranks the records timed
+  // again first, by that (tuning::TuningRecord::final_secs). 0: none.
   int final_top = 5;
   int final_repeat = 10;
   double final_min_repeat_ms = 100;
@@ -77,7 +78,9 @@ struct TuneProgress {
   int64_t errors = 0;       // failed candidates, earlier runs included
   int64_t screened = 0;     // this run's candidates timed once: far slower than the best (rpc/measure.h)
   int64_t carried_over = 0; // designs of similar workloads carried over to this run (transfer.h)
-  double best_gflops = 0;   // 0: none valid yet; by the final measurement where there is one
+  // The best first measurement while tuning; in the report after the final
+  // measurement, the best record as the database ranks it. 0: none valid yet.
+  double best_gflops = 0;
   int64_t final_measured = 0;  // records timed again at the end (TuneOptions::final_top); set last
   double elapsed_s = 0;     // this run
   double eta_s = 0;         // from this run's rate; 0 when unknown

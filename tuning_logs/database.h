@@ -19,7 +19,8 @@
 
 namespace kiln::tuning {
 
-// The fastest valid record of a workload on one target, by rank_secs.
+// The best valid record of a workload on one target (as top_k ranks them):
+// its final measurement's median, or its median.
 struct WorkloadBest {
   std::string workload_key;
   std::string target;
@@ -45,7 +46,8 @@ class Database {
   // kiln::Error.
   virtual int64_t add_records(const std::vector<TuningRecord>& records, bool skip_duplicates = false) = 0;
   // Adds repeats to a record's final measurement (TuningRecord::final_secs;
-  // earlier ones are kept), which it is ranked by from then on. With an
+  // earlier ones are kept), which it is ranked by from then on, ahead of
+  // the records without one. With an
   // error kind other than "none" the record failed when timed again (a
   // wrong answer, a crash): it takes that error, its times kept, and is
   // never served again. Throws kiln::Error when no record has this id.
@@ -53,13 +55,14 @@ class Database {
                                      const std::string& error_kind = "none", const std::string& error_message = "") = 0;
   // Calls fn on every record, in the order they were added.
   virtual void for_each_record(const std::function<void(const TuningRecord&)>& fn) = 0;
-  // Keeps the k fastest valid records (by rank_secs) of every (workload, target) and
+  // Keeps the k best valid records (as top_k ranks them) of every (workload, target) and
   // deletes the rest, failed ones included. Returns how many went.
   virtual int64_t prune(int k) = 0;
 
-  // The k fastest valid records (no error, with times) of a workload on
-  // exactly this target (and device, when given), fastest first by
-  // rank_secs (the final measurement where there is one).
+  // The k best valid records (no error, with times) of a workload on
+  // exactly this target (and device, when given), best first: those with
+  // a final measurement (a job's shortlist, timed together at its end) by
+  // its median, then the others by theirs.
   virtual std::vector<TuningRecord> top_k(const std::string& workload_key, const std::string& target, int k,
                                           const std::string& device_key = "") = 0;
   // Every record, failed ones included, of a workload on exactly this
@@ -69,7 +72,7 @@ class Database {
   // The targets the database holds records of for a workload, sorted: what
   // to tell a user whose target has none.
   virtual std::vector<std::string> targets_of(const std::string& workload_key) = 0;
-  // For every (workload, target) with a valid record, the fastest rank_secs,
+  // For every (workload, target) with a valid record, the best as top_k ranks them,
   // ordered by workload key then target.
   virtual std::vector<WorkloadBest> best_per_workload() = 0;
   // Records per workload key.

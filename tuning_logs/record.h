@@ -27,10 +27,11 @@ struct TuningRecord {
   std::string cpu_model;
   std::string trace_json;
   std::vector<double> run_secs;  // every repeat's seconds per run
-  // The final measurement: at the end of a tuning job its best records are
-  // timed again, at length, in one batch (search/tuner.h). The best of a
-  // thousand short, noisy measurements is biased low (the winner's curse);
-  // these repeats say what the kernel runs at. Empty: not timed again.
+  // The final measurement: at the end of a tuning job its shortlist (the
+  // fastest by their first measurement) is timed again, at length, in one
+  // batch (search/tuner.h). The best of a thousand short, noisy
+  // measurements is biased low (the winner's curse); these repeats say
+  // what the kernel runs at. Empty: not timed again.
   std::vector<double> final_secs;
   double build_ms = 0;
   std::string error_kind = "none";  // core/error_kind.h's names
@@ -42,8 +43,9 @@ struct TuningRecord {
   bool ok() const { return error_kind == "none" && !run_secs.empty(); }
   double mean_secs() const;
   double median_secs() const;
-  // What records are ranked by (top_k, the best a job reports): the final
-  // measurement's median where there is one, else the median.
+  // The time a record is ranked by (Database::top_k, which puts the records
+  // with a final measurement first): the final measurement's median where
+  // there is one, else the median.
   double rank_secs() const;
 };
 

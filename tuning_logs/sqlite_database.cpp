@@ -21,6 +21,11 @@ constexpr const char* kRecordColumns =
     "workload_key, target, device_key, cpu_model, trace_json, run_secs, build_ms, error_kind, error_message, "
     "feature_version, kiln_version, created_at, final_secs";
 
+// How valid records rank, best first: those timed again at the end of a
+// job (its shortlist, timed together) by that, then the rest by their
+// median (docs/tuning_database.md).
+constexpr const char* kRankOrder = "final_secs IS NULL, rank_secs, id";
+
 // Whether two IR JSON documents hold the same function: byte-equal, or
 // structurally equal (names are hints). Unreadable JSON differs from anything.
 bool same_computation(const std::string& a, const std::string& b) {
@@ -160,11 +165,12 @@ class SqliteDatabase final : public Database {
   int64_t prune(int k) override {
     int64_t gone = 0;
     c_.transaction([&] {
-      // Rank each (workload, target)'s valid records by median; keep rank <= k.
+      // Rank each (workload, target)'s valid records as top_k does; keep rank <= k.
       SqliteStatement del(c_, R"sql(
         DELETE FROM records WHERE id NOT IN (
           SELECT id FROM (
-            SELECT id, ROW_NUMBER() OVER (PARTITION BY workload_key, target ORDER BY rank_secs, id) AS rank
+            SELECT id, ROW_NUMBER() OVER (PARTITION BY workload_key, target ORDER BY )sql" +
+                              std::string(kRankOrder) + R"sql() AS rank
             FROM records WHERE error_kind = 'none' AND rank_secs IS NOT NULL)
           WHERE rank <= ?))sql");
       del.bind(1, static_cast<int64_t>(k));
@@ -179,7 +185,7 @@ class SqliteDatabase final : public Database {
     std::string sql = std::string("SELECT id, ") + kRecordColumns +
                       " FROM records WHERE workload_key = ? AND target = ? AND error_kind = 'none' "
                       "AND rank_secs IS NOT NULL" +
-                      (device_key.empty() ? "" : " AND device_key = ?") + " ORDER BY rank_secs, id LIMIT ?";
+                      (device_key.empty() ? "" : " AND device_key = ?") + " ORDER BY " + kRankOrder + " LIMIT ?";
     SqliteStatement q(c_, sql);
     q.bind(1, workload_key);
     q.bind(2, target);
@@ -209,9 +215,11 @@ class SqliteDatabase final : public Database {
   }
 
   std::vector<WorkloadBest> best_per_workload() override {
-    SqliteStatement q(c_,
-                      "SELECT workload_key, target, MIN(rank_secs) FROM records WHERE error_kind = 'none' "
-                      "AND rank_secs IS NOT NULL GROUP BY workload_key, target ORDER BY workload_key, target");
+    SqliteStatement q(c_, std::string("SELECT workload_key, target, rank_secs FROM (SELECT workload_key, target, "
+                                      "rank_secs, ROW_NUMBER() OVER (PARTITION BY workload_key, target ORDER BY ") +
+                              kRankOrder +
+                              ") AS rank FROM records WHERE error_kind = 'none' AND rank_secs IS NOT NULL) "
+                              "WHERE rank = 1 ORDER BY workload_key, target");
     std::vector<WorkloadBest> out;
     while (q.step()) out.push_back({q.text(0), q.text(1), q.real(2)});
     return out;

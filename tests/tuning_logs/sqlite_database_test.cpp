@@ -84,16 +84,20 @@ TEST(SqliteDatabase, AFinalMeasurementRanksARecordAndKeepsItsFirstTimes) {
   std::string path = fresh_path("final");
   auto db = open_sqlite_database(path);
   db->add_workload(matmul());
-  db->add_records({record(kZen4, {1e-3}, "lucky"), record(kZen4, {1.1e-3}, "steady")});
+  db->add_records({record(kZen4, {1e-3}, "lucky"), record(kZen4, {1.1e-3}, "steady"),
+                   record(kZen4, {1.15e-3}, "third")});
   std::vector<TuningRecord> top = db->top_k("k-matmul", kZen4, 2);
   ASSERT_EQ(top[0].trace_json, "lucky");
-  // Before: ranked by their first medians. After: "lucky", timed again,
-  // runs at 1.2 ms and falls behind "steady", timed again at 1.05 ms.
+  // Before: ranked by their first medians. After: the two best, timed
+  // again together, rank first and by that: "lucky" runs at 1.2 ms and
+  // falls behind "steady" at 1.05 ms; "third", never timed again, follows.
   db->add_final_measurement(top[0].id, {1.2e-3, 1.3e-3, 1.2e-3});
   db->add_final_measurement(top[1].id, {1.05e-3});
-  top = db->top_k("k-matmul", kZen4, 2);
-  ASSERT_EQ(top.size(), 2u);
+  top = db->top_k("k-matmul", kZen4, 3);
+  ASSERT_EQ(top.size(), 3u);
   EXPECT_EQ(top[0].trace_json, "steady");
+  EXPECT_EQ(top[1].trace_json, "lucky");
+  EXPECT_EQ(top[2].trace_json, "third");
   EXPECT_DOUBLE_EQ(top[0].rank_secs(), 1.05e-3);
   EXPECT_EQ(top[1].run_secs, (std::vector<double>{1e-3})) << "the first times are kept";
   EXPECT_EQ(top[1].final_secs, (std::vector<double>{1.2e-3, 1.3e-3, 1.2e-3}));
@@ -103,8 +107,8 @@ TEST(SqliteDatabase, AFinalMeasurementRanksARecordAndKeepsItsFirstTimes) {
   EXPECT_DOUBLE_EQ(db->top_k("k-matmul", kZen4, 1)[0].rank_secs(), 1.0e-3);
   // A record that fails when timed again is never served, its times kept.
   db->add_final_measurement(top[0].id, {}, "wrong_answer", "max relative error 0.5");
-  top = db->top_k("k-matmul", kZen4, 2);
-  ASSERT_EQ(top.size(), 1u);
+  top = db->top_k("k-matmul", kZen4, 3);
+  ASSERT_EQ(top.size(), 2u);
   EXPECT_EQ(top[0].trace_json, "lucky");
   EXPECT_EQ(db->counts_by_error()["wrong_answer"], 1);
   bool kept = false;
@@ -113,10 +117,12 @@ TEST(SqliteDatabase, AFinalMeasurementRanksARecordAndKeepsItsFirstTimes) {
     kept = r.final_secs.size() == 3 && r.error_message == "final measurement: max relative error 0.5";
   });
   EXPECT_TRUE(kept);
-  // Reopened, all of it is there; prune ranks by it too.
+  // Reopened, all of it is there; prune ranks as top_k does.
   db.reset();
   db = open_sqlite_database(path, OpenMode::kExisting);
   EXPECT_EQ(db->top_k("k-matmul", kZen4, 1)[0].final_secs.size(), 3u);
+  EXPECT_EQ(db->prune(1), 2);
+  EXPECT_EQ(db->top_k("k-matmul", kZen4, 5)[0].trace_json, "lucky");
   EXPECT_THROW(db->add_final_measurement(999, {1e-3}), Error);
 }
 
