@@ -160,7 +160,7 @@ TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& 
   if (!default_build.ok())
     KILN_USER_ERROR() << entry.shape << ": the default program does not build ("
                       << error_kind_name(default_build.error) << "): " << default_build.message;
-  const Reference reference{entry.key, default_build.artifact, check_tolerance(f.params().back().dtype())};
+  const Reference reference{entry.key, default_build.artifact, check_tolerance(f)};
 
   while (p.trials_done < o.trials && !asked_to_stop(stop)) {
     if (o.time_budget_s > 0 && seconds_since(t0) >= o.time_budget_s) break;

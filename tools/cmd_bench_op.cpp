@@ -87,7 +87,7 @@ void run_on_runner(const Args& a) {
   batch.timing.seed = a.seed;
   const std::string key = workload_key(f);
   batch.references.push_back({key, built[1].artifact});
-  batch.candidates.push_back({0, built[0].artifact, built[0].args, key, check_tolerance(w.dtype)});
+  batch.candidates.push_back({0, built[0].artifact, built[0].args, key, check_tolerance(f)});
   rpc::MeasureResult r = runner->measure(batch).front();
   if (!r.ok()) {
     std::cerr << "kiln: error: " << w.str() << ": " << error_kind_name(r.error) << ": " << r.message << "\n";
@@ -163,7 +163,7 @@ void run(const Args& a) {
     t0 = std::chrono::steady_clock::now();
     std::vector<NDArray> ref = reference_outputs(p.func, make_arguments(p.func, a.seed));
     double err = max_relative_error(args.back(), ref.back());
-    double tol = check_tolerance(p.workload.dtype);
+    double tol = check_tolerance(p.func);
     failed = !(err <= tol);
     out["max_rel_err"] = err;
     out["check_passed"] = !failed;

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "tir/functor.h"
 #include "tir/interp/interpreter.h"
 
 namespace kiln {
@@ -39,6 +40,18 @@ double check_tolerance(DataType t) {
   if (!t.is_float()) return 0;
   if (t.bits() == 16) return 1e-2;
   return 1e-4;
+}
+
+double check_tolerance(const PrimFunc& f) {
+  int64_t longest = 1;
+  for_each_block(f.body(), [&](const BlockNode* b) {
+    int64_t terms = 1;
+    for (const IterVar& iv : b->iter_vars)
+      if (const int64_t* e = as_const_int(iv.dom()->extent); e && iv.is_reduce()) terms *= *e;
+    longest = std::max(longest, terms);
+  });
+  constexpr int64_t kTerms = 4096;
+  return check_tolerance(f.params().back().dtype()) * std::max<double>(1.0, static_cast<double>(longest) / kTerms);
 }
 
 std::vector<NDArray> reference_outputs(const PrimFunc& f, const std::vector<NDArray>& inputs) {

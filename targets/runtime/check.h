@@ -20,6 +20,14 @@ double max_relative_error(const NDArray& got, const NDArray& want);
 // sums and fused multiply-adds, far below what a wrong schedule produces.
 double check_tolerance(DataType t);
 
+// check_tolerance of f's output dtype, grown in proportion to f's longest
+// reduction past 4096 terms: the rounding error of a sum reassociated (a
+// reduction factored into partial sums, say) grows with its length, and a
+// correct sum of 65536 float32 values can differ from the sequential one
+// by 1.6e-4. A wrong schedule (terms missed or counted twice) errs by far
+// more.
+double check_tolerance(const PrimFunc& f);
+
 // Runs the reference interpreter on copies of `inputs` and returns them
 // (the output is the last one).
 std::vector<NDArray> reference_outputs(const PrimFunc& f, const std::vector<NDArray>& inputs);
