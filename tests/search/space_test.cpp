@@ -189,6 +189,17 @@ TEST(Candidates, DepthwiseConv2d) { expect_candidates_correct("depthwise_conv2d_
 TEST(Candidates, Softmax) { expect_candidates_correct("softmax:M=4,N=32", 2); }
 TEST(Candidates, ReduceSum) { expect_candidates_correct("reduce_sum:M=3,N=96", 4); }
 TEST(Candidates, MatmulWithFewOutputs) { expect_candidates_correct("matmul:M=2,N=2,K=64", 1); }
+// Reductions that add-rfactor factors: pooling windows (r and s fused)
+// and layer norm's row sums.
+void expect_factored_candidates_correct(const std::string& w, int draws) {
+  int factored = 0;
+  for (const Trace& t : design_space(workload(w), avx2())) factored += kinds(t).find("rfactor") != std::string::npos;
+  EXPECT_GT(factored, 0) << w;
+  expect_candidates_correct(w, draws);
+}
+TEST(Candidates, AvgPool2d) { expect_factored_candidates_correct("avg_pool2d:N=1,C=2,H=6,W=6,R=3,S=3,stride=1,pad=1", 2); }
+TEST(Candidates, MaxPool2d) { expect_factored_candidates_correct("max_pool2d:N=1,C=2,H=6,W=6,R=2,S=2,stride=2,pad=0", 2); }
+TEST(Candidates, LayerNorm) { expect_factored_candidates_correct("layer_norm:M=3,N=40", 1); }
 
 }  // namespace
 }  // namespace kiln::search
