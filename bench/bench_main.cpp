@@ -146,7 +146,7 @@ int run(int argc, char** argv) {
         double g = flops / (median(kt) * 1e-3) / 1e9;
         double err = reference.numel() ? max_relative_error(args.back(), reference) : 0.0;
         if (!reference.numel()) reference = args.back().copy();
-        if (err > check_tolerance(p.workload.dtype))
+        if (err > check_tolerance(p.func))
           KILN_USER_ERROR() << "schedule " << v.label << " of " << p.workload.str()
                             << " differs from the default program: max relative error " << err;
         best = std::max(best, g);

@@ -103,7 +103,7 @@ int run(int argc, char** argv) {
     batch.timing.repeat = repeat;
     batch.timing.threads = target.num_cores();
     batch.references.push_back({workload_key(f), reference_built.artifact});
-    rpc::MeasureInput cand{0, built.artifact, built.args, workload_key(f), check_tolerance(w.dtype)};
+    rpc::MeasureInput cand{0, built.artifact, built.args, workload_key(f), check_tolerance(f)};
     batch.candidates = {cand};
     runner->measure(batch);  // computes and caches the reference
     batch.candidates.clear();

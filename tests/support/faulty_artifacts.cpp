@@ -113,7 +113,7 @@ Artifact wrong_answer_artifact(const PrimFunc& f, const Target& target) {
 Artifact default_artifact(const PrimFunc& f, const Target& target) { return build_artifact(lower(f, target), target); }
 
 rpc::MeasureInput candidate(uint64_t id, const PrimFunc& f, Artifact a) {
-  return {id, std::move(a), arg_specs(f), workload_key(f), check_tolerance(f.params().back().dtype())};
+  return {id, std::move(a), arg_specs(f), workload_key(f), check_tolerance(f)};
 }
 
 rpc::ReferenceProgram reference(const PrimFunc& f, const Target& target) {
