@@ -179,7 +179,7 @@ TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& 
 
     t = Clock::now();
     rpc::TimingConfig timing = o.timing;
-    if (p.best_gflops > 0) timing.best_known_s = entry.flops / (p.best_gflops * 1e9);
+    timing.best_known_s = best_secs;
     std::vector<rpc::MeasureResult> measured = measure_built(runner, built, reference, timing);
     p.measure_s = seconds_since(t);
 
@@ -219,16 +219,14 @@ TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& 
     if (on_progress) on_progress(p);
   }
   result.stopped = asked_to_stop(stop);
-  if (!result.stopped && o.final_top > 0) {
-    p.final_measured = final_measurement(f, entry, o, services, reference);
-    std::vector<tuning::TuningRecord> best = db.top_k(entry.key, target, 1);
-    if (!best.empty()) p.best_gflops = entry.flops / best[0].rank_secs() / 1e9;
-    p.elapsed_s = seconds_since(t0);
-    if (on_progress && p.final_measured > 0) on_progress(p);
-  }
-  p.elapsed_s = seconds_since(t0);
+  if (!result.stopped && o.final_top > 0) p.final_measured = final_measurement(f, entry, o, services, reference);
   std::vector<tuning::TuningRecord> best = db.top_k(entry.key, target, 1);
   if (!best.empty()) result.best = best[0];
+  p.elapsed_s = seconds_since(t0);
+  if (p.final_measured > 0) {  // the last report: the best as timed again
+    if (result.best) p.best_gflops = entry.flops / result.best->rank_secs() / 1e9;
+    if (on_progress) on_progress(p);
+  }
   return result;
 }
 
