@@ -91,15 +91,19 @@ class EvolutionarySearch final : public SearchStrategy {
   }
 
   // Once, before anything else is measured: the designs of similar
-  // workloads (ctx.similar) not measured yet, replayed. They lead the first
-  // batch, whatever the model (untrained then) would say.
+  // workloads (ctx.similar) and those with register tiles sized from the
+  // target (ctx.register_designs) not measured yet, replayed. They lead
+  // the first batch, whatever the model (untrained then) would say.
   std::vector<Candidate> carried_over(SearchContext& ctx) {
     std::vector<Candidate> out;
     if (carried_) return out;
     carried_ = true;
-    for (size_t i = 0; i < ctx.similar.size(); ++i) {
+    std::vector<const Trace*> designs;
+    for (const Trace& t : ctx.similar) designs.push_back(&t);
+    for (const Trace& t : ctx.register_designs) designs.push_back(&t);
+    for (size_t i = 0; i < designs.size(); ++i) {
       SampleFailure why;
-      std::optional<Candidate> c = replay_candidate(ctx.func, ctx.similar[i], &why, ctx.seed + i);
+      std::optional<Candidate> c = replay_candidate(ctx.func, *designs[i], &why, ctx.seed + i);
       if (!c) ++ctx.failed_draws[why.kind];
       else if (!ctx.measured.count(c->trace.fingerprint())) out.push_back(std::move(*c));
     }

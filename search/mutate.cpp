@@ -5,10 +5,27 @@
 namespace kiln::search {
 namespace {
 
-// Moves a prime factor of one level's tile to another level.
+// The decision of a sample_tile whose inner factors changed: its outermost
+// left to be inferred (ceil(extent / inner), schedule.h).
+nlohmann::json outermost_inferred(const std::vector<int64_t>& f) {
+  nlohmann::json d(f);
+  d[0] = nullptr;
+  return d;
+}
+
+// Moves a prime factor of one level's tile to another level; a sample_tile
+// (whose tiles need not divide the extent) may also take another
+// innermost size, which is what makes its partial tiles reachable.
 std::optional<nlohmann::json> mutate_tile(const Instruction& inst, RandomState& rand) {
   std::vector<int64_t> f = inst.decision.get<std::vector<int64_t>>();
   const int64_t max_innermost = inst.attrs.size() > 1 ? inst.attrs[1].get<int64_t>() : 0;
+  const bool covering = inst.kind == &inst::sample_tile;
+  if (covering && f.size() >= 2 && max_innermost > 1 && rand.uniform_int(3) == 0) {
+    int64_t next = 1 + rand.uniform_int(max_innermost - 1);
+    if (next >= f.back()) ++next;
+    f.back() = next;
+    return outermost_inferred(f);
+  }
   std::vector<int> movable;
   for (size_t i = 0; i < f.size(); ++i)
     if (f[i] > 1) movable.push_back(static_cast<int>(i));
@@ -23,6 +40,7 @@ std::optional<nlohmann::json> mutate_tile(const Instruction& inst, RandomState& 
     g[from] /= p;
     g[to] *= p;
     if (max_innermost > 0 && g.back() > max_innermost) continue;
+    if (covering && (from == 0 || to == 0)) return outermost_inferred(g);
     return nlohmann::json(g);
   }
   return std::nullopt;
@@ -46,7 +64,7 @@ std::optional<Trace> mutate(const Trace& design, RandomState& rand) {
     const size_t i = sampling[rand.uniform_int(static_cast<int64_t>(sampling.size()))];
     const Instruction& inst = design.instructions()[i];
     std::optional<nlohmann::json> d;
-    if (inst.kind == &inst::sample_perfect_tile) d = mutate_tile(inst, rand);
+    if (is_tile_sample(inst)) d = mutate_tile(inst, rand);
     else if (inst.kind == &inst::sample_categorical) d = mutate_categorical(inst, rand);
     else if (inst.kind == &inst::sample_compute_location) d = nlohmann::json(nullptr);  // drawn again on replay
     if (d) return design.with_decision(i, *d);

@@ -3,8 +3,10 @@
 // (sample.h's replay_candidate), which checks the decision and
 // postprocesses anew.
 //
-//   - tile size: one perfect tile moves a factor from one level to another
-//     (the extent's factorisation, hence the parallel extent, changes);
+//   - tile size: one tile moves a factor from one level to another (the
+//     extent's factorisation, hence the parallel extent, changes); a tile
+//     that need not divide the extent (sample_tile) may instead take
+//     another innermost size, its outermost then inferred on replay;
 //   - unroll: a categorical draw (the auto-unroll step) takes another value;
 //   - compute location: a compute location is drawn again.
 #pragma once

@@ -7,8 +7,11 @@
 namespace kiln::search {
 namespace {
 
-std::vector<int64_t> decision_of(const Trace& t, size_t i) {
-  return t.instructions()[i].decision.get<std::vector<int64_t>>();
+// The factor of one level of a tile decision (a sample_tile decision's
+// outermost may be null, inferred when replayed).
+int64_t factor_of(const Trace& t, size_t i, size_t level) {
+  const nlohmann::json& f = t.instructions()[i].decision[level];
+  return f.is_null() ? 0 : f.get<int64_t>();
 }
 
 // The integer value of an annotate instruction with this key, if it is one.
@@ -29,7 +32,7 @@ std::vector<RegisterTile> register_tiles(const Trace& design) {
   std::vector<size_t> pending;
   for (size_t i = 0; i < design.size(); ++i) {
     const Instruction& inst = design.instructions()[i];
-    if (inst.kind == &inst::sample_perfect_tile && !inst.attrs.empty() && inst.attrs[0] == 4) {
+    if (is_tile_sample(inst) && !inst.attrs.empty() && inst.attrs[0] == 4) {
       pending.push_back(i);
     } else if (std::optional<int64_t> budget = annotation_value(inst, kTiledAnn); budget && *budget > 0) {
       const size_t last = pending.empty() ? 0 : pending.size() - 1;
@@ -48,8 +51,7 @@ int64_t registers_of(const Trace& design, const RegisterTile& tile) {
   int64_t regs = 1;
   for (size_t k = 0; k < tile.tiles.size(); ++k) {
     if (design.instructions()[tile.tiles[k]].decision.is_null()) return 0;
-    std::vector<int64_t> d = decision_of(design, tile.tiles[k]);
-    regs *= s3_registers(d[3], k == tile.vector_tile, tile.lanes);
+    regs *= s3_registers(factor_of(design, tile.tiles[k], 3), k == tile.vector_tile, tile.lanes);
   }
   return regs;
 }
@@ -62,17 +64,19 @@ Trace fit_register_tiles(const Trace& design, RandomState& rand) {
       // vectorized one only beyond one vector).
       std::vector<size_t> movable;
       for (size_t k = 0; k < tile.tiles.size(); ++k) {
-        std::vector<int64_t> d = decision_of(out, tile.tiles[k]);
-        if (s3_registers(d[3], k == tile.vector_tile, tile.lanes) > 1) movable.push_back(k);
+        if (s3_registers(factor_of(out, tile.tiles[k], 3), k == tile.vector_tile, tile.lanes) > 1)
+          movable.push_back(k);
       }
       if (movable.empty()) break;
       const size_t k = movable[rand.uniform_int(static_cast<int64_t>(movable.size()))];
-      std::vector<int64_t> d = decision_of(out, tile.tiles[k]);
-      std::vector<int64_t> primes = prime_factors(d[3]);
+      // S2 x S3 stays, so the outermost factor (of a perfect tile, or one
+      // that covers the extent) stays right.
+      nlohmann::json d = out.instructions()[tile.tiles[k]].decision;
+      std::vector<int64_t> primes = prime_factors(d[3].get<int64_t>());
       const int64_t p = primes[rand.uniform_int(static_cast<int64_t>(primes.size()))];
-      d[3] /= p;
-      d[2] *= p;
-      out = out.with_decision(tile.tiles[k], nlohmann::json(d));
+      d[3] = d[3].get<int64_t>() / p;
+      d[2] = d[2].get<int64_t>() * p;
+      out = out.with_decision(tile.tiles[k], std::move(d));
     }
   }
   return out;

@@ -4,8 +4,9 @@
 //
 // Multi-level tiling (rules.h) annotates each block it tiles with the
 // registers its accumulators may use (kiln.tiled) and the lanes of one
-// register (kiln.lanes); the sample_perfect_tile instructions before those
-// annotations, four-level ones for spatial loops, are its tiles in loop
+// register (kiln.lanes); the tile samples (sample_perfect_tile, and
+// sample_tile for spatial loops that may end in a partial tile) before
+// those annotations, four-level ones for spatial loops, are its tiles in loop
 // order, the last spatial one the loop that is vectorized unless a
 // kiln.vector_axis annotation names another. Postprocessing
 // refuses a candidate whose register tile does not fit (RegisterTileError,
@@ -25,7 +26,7 @@
 namespace kiln::search {
 
 struct RegisterTile {
-  std::vector<size_t> tiles;  // sample_perfect_tile instructions of spatial loops, in loop order
+  std::vector<size_t> tiles;  // four-level tile samples of spatial loops, in loop order
   int64_t budget = 0;         // vector registers
   int64_t lanes = 1;
   size_t vector_tile = 0;     // which of `tiles` is vectorized: the last, unless kiln.vector_axis says

@@ -31,6 +31,9 @@ struct SearchContext {
   // carried over to this one (transfer.h), most similar first: a strategy
   // that learns measures them first.
   std::vector<Trace> similar;
+  // Designs whose register tiles are sized from the target
+  // (register_designs.h): measured first too, after the similar ones.
+  std::vector<Trace> register_designs;
   uint64_t seed = 1;
   // Draws (and mutations) that made no candidate, by failure kind: a space
   // whose draws keep failing says so instead of stalling.

@@ -17,6 +17,22 @@ std::optional<RV> handle_in(const Schedule& sch, const Trace& t, const RV& rv) {
   return std::nullopt;
 }
 
+// A tile decision mended for `extent`: a tile that may end partially
+// (sample_tile) keeps its inner factors where they fit (schedule.h), its
+// outermost inferred; otherwise fit_tile's perfect tile.
+nlohmann::json fit_decision(const Instruction& inst, int64_t extent) {
+  std::vector<int64_t> f;
+  for (const nlohmann::json& x : inst.decision) f.push_back(x.is_null() ? 1 : x.get<int64_t>());
+  int64_t inner = 1;
+  for (size_t k = 1; k < f.size(); ++k) inner *= f[k];
+  if (inst.kind == &inst::sample_tile && f.size() >= 2 && f.back() <= extent && inner < 2 * extent) {
+    nlohmann::json d(f);
+    d[0] = nullptr;
+    return d;
+  }
+  return fit_tile(f, extent);
+}
+
 }  // namespace
 
 std::vector<int64_t> fit_tile(const std::vector<int64_t>& factors, int64_t extent) {
@@ -46,14 +62,14 @@ std::optional<Trace> transfer_design(const PrimFunc& f, const Trace& design) {
         t = t.with_decision(i, nullptr);  // drawn again when replayed
         continue;
       }
-      if (inst.kind != &inst::sample_perfect_tile || inst.inputs.empty()) return std::nullopt;
+      if (!is_tile_sample(inst) || inst.inputs.empty()) return std::nullopt;
       // sch holds the state before instruction i: the loop it tiles, there.
       const RV* loop = std::get_if<RV>(&inst.inputs[0]);
       std::optional<RV> here = loop ? handle_in(sch, t, *loop) : std::nullopt;
       if (!here) return std::nullopt;
       const int64_t* extent = as_const_int(sch.loop_stmt(LoopRV{here->id}, "transfer").as<ForNode>()->extent);
       if (!extent || !inst.decision.is_array()) return std::nullopt;
-      t = t.with_decision(i, fit_tile(inst.decision.get<std::vector<int64_t>>(), *extent));
+      t = t.with_decision(i, fit_decision(inst, *extent));
     } catch (const Error&) {
       return std::nullopt;
     }

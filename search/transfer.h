@@ -13,6 +13,10 @@
 //   [2, 2, 1, 14] for a loop of 56  ->  [1, 2, 1, 14] for 28
 //                                   ->  [1, 1, 1, 7]  for 7
 //
+// A tile that may end partially (sample_tile) keeps its inner factors
+// while they fit, its outermost inferred: [4, 1, 1, 6] for 22 rows is
+// [7, 1, 1, 6] for 40.
+//
 // and a compute location that is no longer among the legal ones is drawn
 // again. A trace whose instructions do not apply at all (another
 // structure: dense with and without bias) carries over as nothing.

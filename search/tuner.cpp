@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/version.h"
+#include "search/register_designs.h"
 #include "search/space.h"
 #include "search/transfer.h"
 #include "targets/runtime/check.h"
@@ -152,6 +153,9 @@ TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& 
   for (const auto& [trace, secs] : ctx.earlier) note_best(secs);
   if (o.similar_workloads > 0 && entry.flops > 0) ctx.similar = similar_designs(db, entry, f, target, o);
   p.carried_over = static_cast<int64_t>(ctx.similar.size());
+  if (o.register_designs > 0)
+    ctx.register_designs = register_designs(f, ctx.sketches, o.seed, static_cast<size_t>(o.register_designs));
+  p.register_designs = static_cast<int64_t>(ctx.register_designs.size());
   std::stable_sort(ctx.earlier.begin(), ctx.earlier.end(),
                    [](const auto& a, const auto& b) { return a.second < b.second; });
 

@@ -45,6 +45,9 @@ struct TuneOptions {
   // nearest in FLOPs first, top similar_designs of each. 0: none.
   int similar_workloads = 4;
   int similar_designs = 4;
+  // Designs with register tiles sized from the target (register_designs.h),
+  // measured in the first batch. 0: none.
+  int register_designs = 8;
   // The final measurement: at the end of a job (not one stopped), its
   // shortlist, the final_top records fastest by their first measurement,
   // is built again and timed in one batch, each repeat at least
@@ -78,6 +81,7 @@ struct TuneProgress {
   int64_t errors = 0;       // failed candidates, earlier runs included
   int64_t screened = 0;     // this run's candidates timed once: far slower than the best (rpc/measure.h)
   int64_t carried_over = 0; // designs of similar workloads carried over to this run (transfer.h)
+  int64_t register_designs = 0; // designs with register tiles sized from the target (register_designs.h)
   // The best first measurement while tuning; in the report after the final
   // measurement, the best record as the database ranks it. 0: none valid yet.
   double best_gflops = 0;

@@ -1,6 +1,7 @@
 // kiln tune-op WORKLOAD --trials N --db FILE [--target T] [--time-budget D]
 //                       [--strategy evolutionary|random] [--cost-model xgb|random|MODEL] [--seed S]
 //                       [--threads N] [--batch-size N] [--repeat R] [--slow-factor X] [--similar N] [--final-top K]
+//                       [--register-designs N]
 //                       [--runner ADDR [--token T]] [--json] [--curve FILE]
 //
 // Tunes one workload: the search proposes candidates of its design space,
@@ -51,6 +52,7 @@ struct Args {
   int repeat = 5;
   double slow_factor = 5;
   int similar = 4;
+  int register_designs = 8;
   int final_top = 5;
   std::string runner = "local";
   std::string token;
@@ -77,6 +79,7 @@ std::string clock_text(double s) {
 nlohmann::json progress_json(const search::TuneProgress& p) {
   return {{"round", p.round},         {"trials", p.trials_done},     {"errors", p.errors},
           {"screened", p.screened},   {"carried_over", p.carried_over},
+          {"register_designs", p.register_designs},
           {"best_gflops", p.best_gflops}, {"elapsed_s", p.elapsed_s},  {"propose_s", p.propose_s},
           {"build_s", p.build_s},     {"measure_s", p.measure_s},    {"update_s", p.update_s},
           {"failed_draws", p.failed_draws}, {"final_measured", p.final_measured}};
@@ -102,6 +105,7 @@ void show_progress(const search::TuneProgress& p, bool terminal) {
   std::cerr << std::fixed << std::setprecision(1) << "round " << p.round << ": " << p.trials_done << "/"
             << p.trials_total << " trials, best " << best.str() << " GFLOP/s, " << p.errors << " errors, " << p.screened
             << " screened, " << (p.round == 1 && p.carried_over ? std::to_string(p.carried_over) + " carried over, " : "")
+            << (p.round == 1 && p.register_designs ? std::to_string(p.register_designs) + " register designs, " : "")
             << "elapsed "
             << p.elapsed_s << " s, ETA " << p.eta_s << " s (propose " << p.propose_s << " s, build " << p.build_s
             << " s, measure " << p.measure_s << " s, update " << p.update_s << " s)";
@@ -134,6 +138,7 @@ void run(const Args& a) {
   o.batch_size = a.batch_size;
   o.seed = a.seed;
   o.similar_workloads = a.similar;
+  o.register_designs = a.register_designs;
   o.final_top = a.final_top;
   std::string token = a.token;
   if (const char* env = std::getenv("KILN_RUNNER_TOKEN"); token.empty() && env) token = env;
@@ -224,6 +229,9 @@ void add_tune_op(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--similar", a->similar,
                   "measure first the best designs of up to this many similar workloads in the database (0: none)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--register-designs", a->register_designs,
+                  "measure first this many designs with register tiles sized from the target (0: none)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--final-top", a->final_top,
                   "at the end, time the best this many again at length and rank them by it (0: none)")

@@ -37,7 +37,13 @@ std::optional<Tiled> tile(const Schedule& in, const std::string& block, const Sp
     const bool is_spatial = roles[i] == LoopRole::kSpatial;
     const std::vector<int>& levels = is_spatial ? s_levels : r_levels;
     const int n = static_cast<int>(levels.size());
-    std::vector<ExprRV> factors = sch.sample_perfect_tile(loops[i], n, p.max_innermost_factor);
+    // A spatial loop that is not vectorized may end in a partial tile
+    // (sample_tile): register tiles of 6 rows exist for 1024 rows. The
+    // vector loop's tiles divide it, so no vector is ever partial; nor do
+    // the reduction's, so no sum is split unevenly.
+    std::vector<ExprRV> factors = is_spatial && i != vector_loop
+                                      ? sch.sample_tile(loops[i], n, p.max_innermost_factor)
+                                      : sch.sample_perfect_tile(loops[i], n, p.max_innermost_factor);
     std::vector<LoopRV> pieces = sch.split(loops[i], std::vector<Factor>(factors.begin(), factors.end()));
     for (int k = 0; k < n; ++k) {
       if (i == vector_loop && k == n - 1) continue;  // goes last, below

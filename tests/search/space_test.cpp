@@ -28,8 +28,8 @@ TEST(DesignSpace, MatmulHasThreeSketchesAndThemWithBPacked) {
   std::vector<Trace> sketches = design_space(workload("matmul:M=64,N=64,K=64"), avx2());
   ASSERT_EQ(sketches.size(), 6u);
   const std::string tiling =
-      "get_block get_loops sample_perfect_tile split sample_perfect_tile split sample_perfect_tile split reorder "
-      "annotate annotate";
+      "get_block get_loops sample_tile split sample_perfect_tile split sample_perfect_tile split reorder "
+      "annotate annotate";  // i's tiles may end partially; j's (vectorized) and k's divide them
   const std::string write_back = " get_block cache_write reverse_compute_at";
   const std::string pvu = " get_block annotate annotate sample_categorical annotate";
   EXPECT_EQ(kinds(sketches[0]), tiling + pvu);
@@ -138,7 +138,7 @@ TEST(Candidates, ARegisterTileThatSpillsIsRefused) {
   Trace sketch = design_space(f, avx2())[0];  // 12 ymm registers for accumulators
   std::vector<size_t> tiles;  // i, j, k
   for (size_t n = 0; n < sketch.size(); ++n)
-    if (sketch.instructions()[n].kind == &inst::sample_perfect_tile) tiles.push_back(n);
+    if (is_tile_sample(sketch.instructions()[n])) tiles.push_back(n);
   ASSERT_EQ(tiles.size(), 3u);
   // Before: a 4 x 16 register tile (the S3 tiles of i and j): 4 x 2 ymm.
   Trace fits = sketch.with_decision(tiles[0], {2, 2, 4, 4}).with_decision(tiles[1], {4, 1, 1, 16});
@@ -159,6 +159,27 @@ TEST(Candidates, ARegisterTileThatSpillsIsRefused) {
   std::vector<int64_t> i = repaired.instructions()[tiles[0]].decision.get<std::vector<int64_t>>();
   EXPECT_EQ(i[0] * i[1] * i[2] * i[3], 64);
   EXPECT_TRUE(replay_candidate(f, repaired));
+}
+
+TEST(Candidates, ARegisterTileOfSixRowsCoversRowsItDoesNotDivide) {
+  // BLIS's AVX2 kernel, 6 rows x 2 ymm, on 22 rows: 4 tiles, the last predicated.
+  PrimFunc f = workload("matmul:M=22,N=32,K=8");
+  std::vector<Trace> sketches = design_space(f, avx2());
+  for (size_t s : {0, 1, 4}) {  // in place; written back; written back with B packed
+    std::vector<size_t> tiles;
+    for (size_t n = 0; n < sketches[s].size(); ++n)
+      if (is_tile_sample(sketches[s].instructions()[n])) tiles.push_back(n);
+    ASSERT_EQ(tiles.size(), 3u);
+    Trace design = sketches[s].without_postproc()
+                       .with_decision(tiles[0], nlohmann::json::parse("[null, 1, 1, 6]"))
+                       .with_decision(tiles[1], {2, 1, 1, 16})
+                       .with_decision(tiles[2], {2, 4});
+    SampleFailure why;
+    std::optional<Candidate> c = replay_candidate(f, design, &why);
+    ASSERT_TRUE(c) << "sketch " << s << ": " << why.kind << ": " << why.message;
+    EXPECT_EQ(c->trace.instructions()[tiles[0]].decision, nlohmann::json({4, 1, 1, 6}));
+    testing::expect_same_results(f, c->func);
+  }
 }
 
 // Every candidate drawn from every sketch runs and matches the interpreter,

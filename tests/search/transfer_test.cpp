@@ -20,7 +20,7 @@ SpaceParams avx2() { return SpaceParams::for_target(Target::parse("llvm -mcpu=ha
 std::vector<nlohmann::json> tile_decisions(const Trace& t) {
   std::vector<nlohmann::json> out;
   for (const Instruction& i : t.instructions())
-    if (i.kind == &inst::sample_perfect_tile) out.push_back(i.decision);
+    if (is_tile_sample(i)) out.push_back(i.decision);
   return out;
 }
 
@@ -64,6 +64,26 @@ TEST(Transfer, AConvDesignCarriesOverToAnotherLayer) {
     ++carried;
   }
   EXPECT_EQ(carried, static_cast<int>(sketches.size()));
+}
+
+TEST(Transfer, APartialTileKeepsItsInnerFactorsAndCoversTheNewExtent) {
+  // A 6-row register tile tuned on 22 rows (4 x 6) moved to 40 rows: 7 x 6.
+  PrimFunc from = workload("matmul:M=22,N=32,K=8");
+  PrimFunc to = workload("matmul:M=40,N=32,K=8");
+  Trace sketch = design_space(from, avx2())[1].without_postproc();
+  std::vector<size_t> tiles;
+  for (size_t n = 0; n < sketch.size(); ++n)
+    if (is_tile_sample(sketch.instructions()[n])) tiles.push_back(n);
+  ASSERT_EQ(tiles.size(), 3u);
+  std::optional<Candidate> c = replay_candidate(
+      from, sketch.with_decision(tiles[0], {4, 1, 1, 6}).with_decision(tiles[1], {2, 1, 1, 16}).with_decision(tiles[2], {2, 4}));
+  ASSERT_TRUE(c);
+  std::optional<Trace> moved = transfer_design(to, c->trace);
+  ASSERT_TRUE(moved);
+  std::optional<Candidate> there = replay_candidate(to, *moved);
+  ASSERT_TRUE(there);
+  EXPECT_EQ(there->trace.instructions()[tiles[0]].decision, nlohmann::json({7, 1, 1, 6}));
+  testing::expect_same_results(to, there->func);
 }
 
 TEST(Transfer, ADesignOfAnotherStructureCarriesNothing) {

@@ -183,19 +183,24 @@ TEST(Tune, TheBestDesignsOfASimilarWorkloadAreMeasuredFirst) {
                                       {.population = 32, .generations = 2});
   TuneResult r = tune(second, options(8), {*db, builder, *runner}, *evo);
   EXPECT_EQ(r.last.carried_over, static_cast<int64_t>(best.size()));
+  EXPECT_GT(r.last.register_designs, 0) << "register_designs.h: measured next";
   std::vector<tuning::TuningRecord> batch = db->records_of(second.entry.key, target);
   ASSERT_EQ(batch.size(), 8u);
   auto tiles = [](const Trace& t) {
     std::vector<nlohmann::json> out;
     const Trace design = t.without_postproc();
     for (const Instruction& i : design.instructions())
-      if (i.kind == &inst::sample_perfect_tile) out.push_back(i.decision);
+      if (is_tile_sample(i)) out.push_back(i.decision);
     return out;
   };
   for (const tuning::TuningRecord& b : best) {
     // Records are written against the canonical form (blocks b0, b1, ...).
     std::optional<Trace> moved = transfer_design(canonical_workload(second.func), Trace::parse(b.trace_json));
     ASSERT_TRUE(moved);
+    // Replayed, as the tuner does: a partial tile's outermost is inferred then.
+    std::optional<Candidate> there = replay_candidate(canonical_workload(second.func), *moved);
+    ASSERT_TRUE(there);
+    moved = there->trace;
     bool measured = false;
     for (const tuning::TuningRecord& m : batch) measured = measured || tiles(Trace::parse(m.trace_json)) == tiles(*moved);
     EXPECT_TRUE(measured) << "not in the first batch: " << moved->str();

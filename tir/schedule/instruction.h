@@ -61,6 +61,7 @@ struct InstructionKind {
   X(rfactor)                         \
   X(storage_align)                   \
   X(sample_perfect_tile)             \
+  X(sample_tile)                     \
   X(sample_categorical)              \
   X(sample_compute_location)        \
   X(enter_postproc)
@@ -81,5 +82,10 @@ struct Instruction {
   std::vector<RV> outputs;
   nlohmann::json decision;  // null unless kind->is_sampling
 };
+
+// sample_perfect_tile or sample_tile: its decision is tile factors, outermost first.
+inline bool is_tile_sample(const Instruction& inst) {
+  return inst.kind == &inst::sample_perfect_tile || inst.kind == &inst::sample_tile;
+}
 
 }  // namespace kiln

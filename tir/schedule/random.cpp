@@ -1,5 +1,7 @@
 #include "tir/schedule/random.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 
 namespace kiln {
@@ -69,6 +71,22 @@ std::vector<int64_t> sample_perfect_tile(RandomState& rand, int64_t extent, int 
     f[n > 1 ? n - 2 : 0] *= p;
   }
   return f;
+}
+
+std::vector<int64_t> sample_tile(RandomState& rand, int64_t extent, int n, int64_t max_innermost) {
+  KILN_ICHECK(n >= 1 && extent >= 1) << "sample_tile of " << extent << " into " << n;
+  if (n == 1 || rand.uniform_int(2) == 0) return sample_perfect_tile(rand, extent, n, max_innermost);
+  const int64_t limit = max_innermost > 0 ? std::min(extent, max_innermost) : extent;
+  const int64_t innermost = 1 + rand.uniform_int(limit);
+  std::vector<int64_t> f = sample_perfect_tile(rand, (extent + innermost - 1) / innermost, n - 1, 0);
+  f.push_back(innermost);
+  return f;
+}
+
+int64_t covering_outer(int64_t extent, const std::vector<int64_t>& inner) {
+  int64_t product = 1;
+  for (int64_t x : inner) product *= x;
+  return (extent + product - 1) / product;
 }
 
 }  // namespace kiln

@@ -37,4 +37,15 @@ std::vector<int64_t> prime_factors(int64_t n);
 // position, redrawn until the innermost fits.
 std::vector<int64_t> sample_perfect_tile(RandomState& rand, int64_t extent, int n, int64_t max_innermost);
 
+// n factors that cover `extent` (sample_tile in schedule.h): half the draws
+// are perfect tiles, the other half take the innermost uniformly from
+// [1, min(extent, max_innermost)] and tile ceil(extent / innermost)
+// perfectly among the others, so that a register tile of 6 rows exists
+// for 1024 rows (171 x 6, the last tile predicated).
+std::vector<int64_t> sample_tile(RandomState& rand, int64_t extent, int n, int64_t max_innermost);
+
+// The outermost factor that makes `inner` (the other n - 1 factors) cover
+// `extent`: ceil(extent / product of inner).
+int64_t covering_outer(int64_t extent, const std::vector<int64_t>& inner);
+
 }  // namespace kiln

@@ -179,6 +179,15 @@ class Schedule {
   // at most max_innermost (<= 0: unbounded). A given decision is checked and used.
   std::vector<ExprRV> sample_perfect_tile(LoopRV loop, int n, int64_t max_innermost,
                                           std::optional<std::vector<int64_t>> decision = std::nullopt);
+  // n factors that cover the loop's (constant) extent, for a split that
+  // predicates the rest: the innermost at most max_innermost and the
+  // extent, the outermost ceil(extent / the product of the others), and
+  // all of them less than twice the extent. So a 6-row register tile exists for 1024
+  // rows: {171, 1, 1, 6}. A decision's outermost may be 0, inferred (a
+  // mutation that changed the inner factors leaves it so); the recorded
+  // decision holds its value. A perfect tile is one such decision.
+  std::vector<ExprRV> sample_tile(LoopRV loop, int n, int64_t max_innermost,
+                                  std::optional<std::vector<int64_t>> decision = std::nullopt);
   // One of `candidates`, drawn with weights `probs`; the decision is the index.
   ExprRV sample_categorical(const std::vector<int64_t>& candidates, const std::vector<double>& probs,
                             std::optional<int64_t> decision = std::nullopt);

@@ -1,4 +1,5 @@
-// sample_perfect_tile, sample_categorical: random choices the trace records.
+// sample_perfect_tile, sample_tile, sample_categorical: random choices the
+// trace records.
 //
 // The decision is what the search mutates: replaying with another decision
 // gives another candidate of the same design space. A decision handed in
@@ -37,6 +38,49 @@ std::vector<ExprRV> Schedule::sample_perfect_tile(LoopRV loop, int n, int64_t ma
   return out;
 }
 
+std::vector<ExprRV> Schedule::sample_tile(LoopRV loop, int n, int64_t max_innermost,
+                                          std::optional<std::vector<int64_t>> decision) {
+  Stmt l = loop_stmt(loop, "sample_tile");
+  const auto* op = l.as<ForNode>();
+  const int64_t* extent = as_const_int(op->extent);
+  const std::string name = "'" + op->loop_var.name() + "'";
+  if (!extent || *extent < 1) throw LoopShapeError("sample_tile", "loop " + name + " has no positive constant extent");
+  if (n < 1) throw BadArgumentError("sample_tile", "cannot tile loop " + name + " into " + std::to_string(n));
+  std::vector<int64_t> f;
+  if (decision) {
+    f = *decision;
+    auto bad = [&](const std::string& why) {
+      return DecisionError("sample_tile", "decision " + nlohmann::json(f).dump() + " " + why);
+    };
+    if (static_cast<int>(f.size()) != n)
+      throw bad("is not " + std::to_string(n) + " factors of loop " + name);
+    const std::vector<int64_t> inner(f.begin() + 1, f.end());
+    for (int64_t x : inner)
+      if (x < 1) throw bad("has a factor below 1");
+    if (n > 1 && f.back() > *extent) throw bad("has an innermost factor above loop " + name + "'s extent " + std::to_string(*extent));
+    if (max_innermost > 0 && n > 1 && f.back() > max_innermost)
+      throw bad("has an innermost factor above " + std::to_string(max_innermost));
+    // Less than the extent again to spare: {1, 1000, 1, 6} for 1024 rows
+    // would run 6000 (a draw spares less than its innermost).
+    int64_t product = 1;
+    for (int64_t x : inner) product *= x;
+    if (product >= 2 * *extent)
+      throw bad("runs " + std::to_string(covering_outer(*extent, inner) * product) + " iterations, twice loop " +
+                name + "'s extent " + std::to_string(*extent) + " or more");
+    const int64_t outer = covering_outer(*extent, inner);
+    if (f[0] == 0) f[0] = outer;
+    if (f[0] != outer)
+      throw bad("does not cover loop " + name + "'s extent " + std::to_string(*extent) + " (outermost " +
+                std::to_string(outer) + ")");
+  } else {
+    f = kiln::sample_tile(rand(), *extent, n, max_innermost);
+  }
+  std::vector<ExprRV> out;
+  for (int64_t x : f) out.push_back(make_expr_rv(x));
+  record(inst::sample_tile, {loop.rv()}, {n, max_innermost}, replay::rvs(out), f);
+  return out;
+}
+
 ExprRV Schedule::sample_categorical(const std::vector<int64_t>& candidates, const std::vector<double>& probs,
                                     std::optional<int64_t> decision) {
   if (candidates.empty() || candidates.size() != probs.size())
@@ -71,6 +115,21 @@ const InstructionKind sample_perfect_tile{
       if (!decision.is_null()) d = replay::int_list(decision, "sample_perfect_tile's decision");
       return replay::rvs(sch.sample_perfect_tile(replay::loop(in, 0), static_cast<int>(replay::attr_int(attrs, 0)),
                                                  replay::attr_int(attrs, 1), d));
+    }};
+
+// A decision's outermost factor may be null: inferred.
+const InstructionKind sample_tile{
+    "sample_tile", true,
+    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const nlohmann::json& decision) {
+      replay::expect_inputs(in, 1);
+      std::optional<std::vector<int64_t>> d;
+      if (!decision.is_null()) {
+        nlohmann::json given = decision;
+        if (given.is_array() && !given.empty() && given[0].is_null()) given[0] = 0;
+        d = replay::int_list(given, "sample_tile's decision");
+      }
+      return replay::rvs(sch.sample_tile(replay::loop(in, 0), static_cast<int>(replay::attr_int(attrs, 0)),
+                                         replay::attr_int(attrs, 1), d));
     }};
 
 const InstructionKind sample_categorical{

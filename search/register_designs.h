@@ -1,0 +1,30 @@
+// Designs whose register tiles are sized from the target, not drawn.
+//
+// A drawn tile rarely fills the registers: on 1024 rows and columns, one
+// draw in dozens makes an AVX2 register tile of 6 rows x 2 vectors (12 of
+// the 16 ymm), BLIS's Haswell kernel, and a job of 1000 trials may never
+// reach it. Analytical models of BLIS (Low et al., TOMS 2016) size the
+// register tile from the vector width and the register count instead. Here
+// each sketch's tiled blocks get S3 tiles of v vectors on the vector axis
+// and floor(registers / v) rows on the largest other spatial axis (a
+// partial last tile where that does not divide it: sample_tile), for v
+// in 2, 1, 3, 4; their other tiles as a fresh draw made them. The search
+// measures these first (search/evolutionary.h), and mutates them from
+// there like any other.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tir/schedule/trace.h"
+#include "tir/stmt.h"
+
+namespace kiln::search {
+
+// Up to `limit` distinct designs (traces without postprocessing) of the
+// sketches of `f`, register tiles sized as above; each replays on `f` and
+// fits its registers. Seeded: the other tiles come from draws with `seed`.
+std::vector<Trace> register_designs(const PrimFunc& f, const std::vector<Trace>& sketches, uint64_t seed,
+                                    size_t limit);
+
+}  // namespace kiln::search

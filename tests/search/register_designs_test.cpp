@@ -1,0 +1,71 @@
+// Designs with register tiles sized from the target: on AVX2, BLIS's
+// 6 x 16 kernel for matmul 1024³, which no perfect tile of 1024 makes;
+// every such design fits its registers and computes the right thing.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "ops/workload.h"
+#include "search/register_designs.h"
+#include "search/register_tile.h"
+#include "search/sample.h"
+#include "search/space.h"
+#include "support/kernel_check.h"
+
+namespace kiln::search {
+namespace {
+
+PrimFunc workload(const std::string& s) { return ops::build_workload(ops::parse_workload(s)); }
+
+SpaceParams avx2() { return SpaceParams::for_target(Target::parse("llvm -mcpu=haswell -num-cores=2")); }
+
+// The S3 factors of a design's first tiled block, in loop order.
+std::vector<int64_t> register_tile_of(const Trace& design) {
+  std::vector<int64_t> out;
+  const std::vector<RegisterTile> tiles = register_tiles(design);
+  for (size_t i : tiles.at(0).tiles)
+    out.push_back(design.instructions()[i].decision[3].get<int64_t>());
+  return out;
+}
+
+TEST(RegisterDesigns, Matmul1024OnAvx2GetsSixRowsOfTwoVectors) {
+  PrimFunc f = workload("matmul:M=1024,N=1024,K=1024");
+  std::vector<Trace> designs = register_designs(f, design_space(f, avx2()), 1, 24);
+  ASSERT_GE(designs.size(), 12u);
+  std::set<std::vector<int64_t>> shapes;
+  for (const Trace& d : designs) {
+    for (const RegisterTile& t : register_tiles(d)) EXPECT_LE(registers_of(d, t), 12) << d.str();
+    shapes.insert(register_tile_of(d));
+  }
+  // Before: a perfect tile of 1024 rows fills at most 8 of the 12 ymm.
+  // After: 6 x 16 (12 ymm), 12 x 8, 4 x 24 cannot (24 does not divide
+  // 1024: the vector tile stays perfect, 8), 3 x 32.
+  EXPECT_TRUE(shapes.count({6, 16})) << "rows x columns";
+  EXPECT_TRUE(shapes.count({12, 8}));
+  EXPECT_TRUE(shapes.count({3, 32}));
+  // The first are the two-vector ones, one per sketch.
+  EXPECT_EQ(register_tile_of(designs[0]), (std::vector<int64_t>{6, 16}));
+}
+
+TEST(RegisterDesigns, EveryDesignComputesTheSame) {
+  for (const char* w : {"matmul:M=22,N=32,K=8", "conv2d_nchw:N=1,C=4,H=6,W=6,K=16,R=3,S=3,stride=1,pad=1",
+                        "dense:M=14,N=16,K=8,bias=1,act=relu"}) {
+    PrimFunc f = workload(w);
+    std::vector<Trace> designs = register_designs(f, design_space(f, avx2()), 3, 8);
+    EXPECT_FALSE(designs.empty()) << w;
+    for (const Trace& d : designs) {
+      SampleFailure why;
+      std::optional<Candidate> c = replay_candidate(f, d, &why);
+      ASSERT_TRUE(c) << w << ": " << why.kind << ": " << why.message;
+      testing::expect_same_results(f, c->func);
+    }
+  }
+}
+
+TEST(RegisterDesigns, AWorkloadWithoutATiledBlockHasNone) {
+  PrimFunc f = workload("softmax:M=4,N=32");
+  EXPECT_TRUE(register_designs(f, design_space(f, avx2()), 1, 8).empty());
+}
+
+}  // namespace
+}  // namespace kiln::search
