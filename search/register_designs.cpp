@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "search/register_tile.h"
+#include "search/rules/rules.h"
 #include "search/sample.h"
 #include "search/transfer.h"
 
@@ -25,14 +26,42 @@ int64_t product(const std::vector<int64_t>& f) {
   return p;
 }
 
+// The auto-unroll step the designs take: the register tile's loops must be
+// unrolled for its accumulators to live in registers, and 64 covers 28
+// of them (AVX-512) without unrolling whole reductions.
+constexpr int64_t kUnrollStep = 64;
+
 // `design` with each tiled block's S3 tiles made `vectors` vectors wide and
 // budget / vectors rows deep, the rows on the largest other spatial axis,
-// every other S3 tile 1. Decisions that no longer fit their loop are
-// mended by transfer_design (the vector tile's to a divisor of its extent,
-// the rows' outermost inferred).
+// every other S3 tile 1; around it, the loops of a BLIS macro-kernel (and
+// of examples/schedules/matmul_1024_avx2.json): the panels of the vector
+// axis and every other axis in S0 (postprocessing runs them in parallel,
+// and a packed operand computed there is packed once per panel), the
+// rows' register tiles in S1, no S2 tiles, so that the reduction's two
+// tiles run back to back over the register tile, the inner one as long as
+// it may be; and the auto-unroll step at kUnrollStep. Decisions that no longer
+// fit their loop are mended by transfer_design (the vector tile's to a
+// divisor of its extent, the rows' outermost inferred).
 std::optional<Trace> sized(const PrimFunc& f, const Trace& design, int64_t vectors) {
   Trace out = design;
+  for (size_t i = 0; i + 1 < design.size(); ++i) {
+    const Instruction& inst = design.instructions()[i];
+    const Instruction& next = design.instructions()[i + 1];
+    if (inst.kind != &inst::sample_categorical || next.kind != &inst::annotate || next.attrs.empty() ||
+        next.attrs[0] != kUnrollAnn)
+      continue;
+    const std::vector<int64_t> steps = inst.attrs[0].get<std::vector<int64_t>>();
+    for (size_t k = 0; k < steps.size(); ++k)
+      if (steps[k] == kUnrollStep) out = out.with_decision(i, static_cast<int64_t>(k));
+  }
   for (const RegisterTile& tile : register_tiles(design)) {
+    for (size_t i : tile.reductions) {
+      const int64_t extent = product(factors_at(design, i));
+      const int64_t max_inner = design.instructions()[i].attrs[1].get<int64_t>();
+      int64_t inner = max_inner > 0 ? std::min(max_inner, extent) : extent;
+      while (extent % inner) --inner;  // the largest divisor allowed
+      out = out.with_decision(i, nlohmann::json({extent / inner, inner}));
+    }
     std::optional<size_t> row;
     int64_t widest = 1;
     for (size_t k = 0; k < tile.tiles.size(); ++k) {
@@ -41,26 +70,33 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, int64_t vecto
     }
     for (size_t k = 0; k < tile.tiles.size(); ++k) {
       const size_t i = tile.tiles[k];
-      std::vector<int64_t> d = factors_at(design, i);
+      const int64_t covered = product(factors_at(design, i));
       nlohmann::json decision;
       if (k == tile.vector_tile) {
-        d[3] = tile.lanes * vectors;
-        decision = d;
+        const int64_t width = tile.lanes * vectors;
+        decision = {std::max<int64_t>(1, covered / width), 1, 1, width};
       } else if (row && k == *row) {
-        d[2] = 1;
-        d[3] = std::max<int64_t>(1, tile.budget / vectors);
-        if (d[1] * d[3] > widest) d[1] = 1;  // inner factors must fit in the extent
-        decision = d;
-        if (design.instructions()[i].kind == &inst::sample_tile) decision[0] = nullptr;
+        const int64_t rows = std::max<int64_t>(1, tile.budget / vectors);
+        decision = {nullptr, (covered + rows - 1) / rows, 1, rows};
       } else {
-        d[2] *= d[3];
-        d[3] = 1;
-        decision = d;
+        decision = {covered, 1, 1, 1};
       }
       out = out.with_decision(i, std::move(decision));
     }
   }
-  return transfer_design(f, out);
+  std::optional<Trace> mended = transfer_design(f, out);
+  if (!mended) return std::nullopt;
+  // The compute locations drawn after a tiled block's tiles (its packed
+  // operand's, its padding's) go under the last S0 tile, once per panel,
+  // where that is legal; elsewhere they stay as drawn.
+  std::vector<RegisterTile> tiles = register_tiles(design);
+  if (tiles.empty()) return mended;
+  for (size_t i = tiles[0].tiles.back() + 1; i < design.size(); ++i) {
+    if (design.instructions()[i].kind != &inst::sample_compute_location) continue;
+    Trace placed = mended->with_decision(i, static_cast<int64_t>(tiles[0].tiles.size()) - 1);
+    if (replay_candidate(f, placed)) mended = placed;
+  }
+  return mended;
 }
 
 }  // namespace

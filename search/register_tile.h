@@ -30,6 +30,7 @@ struct RegisterTile {
   int64_t budget = 0;         // vector registers
   int64_t lanes = 1;
   size_t vector_tile = 0;     // which of `tiles` is vectorized: the last, unless kiln.vector_axis says
+  std::vector<size_t> reductions;  // the block's two-level tile samples of reduction loops
 };
 
 // The vector registers one S3 tile of `extent` holds: the vectorized one
