@@ -1,5 +1,6 @@
 #include "search/mutate.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace kiln::search {
@@ -20,11 +21,21 @@ std::optional<nlohmann::json> mutate_tile(const Instruction& inst, RandomState& 
   std::vector<int64_t> f = inst.decision.get<std::vector<int64_t>>();
   const int64_t max_innermost = inst.attrs.size() > 1 ? inst.attrs[1].get<int64_t>() : 0;
   const bool covering = inst.kind == &inst::sample_tile;
-  if (covering && f.size() >= 2 && max_innermost > 1 && rand.uniform_int(3) == 0) {
-    int64_t next = 1 + rand.uniform_int(max_innermost - 1);
-    if (next >= f.back()) ++next;
-    f.back() = next;
-    return outermost_inferred(f);
+  if (covering && f.size() >= 2 && rand.uniform_int(3) == 0) {
+    // The decision covers the extent E with less than 2 E (schedule.h):
+    // an inner product up to half of the decision's is at most E, so the
+    // new tile covers E with less than 2 E too and replays.
+    int64_t all = 1, between = 1;
+    for (size_t k = 0; k < f.size(); ++k) all *= f[k];
+    for (size_t k = 1; k + 1 < f.size(); ++k) between *= f[k];
+    int64_t limit = all / 2 / between;
+    if (max_innermost > 0) limit = std::min(limit, max_innermost);
+    if (limit >= 2) {
+      int64_t next = 1 + rand.uniform_int(limit - 1);
+      if (next >= f.back()) ++next;
+      f.back() = next;
+      return outermost_inferred(f);
+    }
   }
   std::vector<int> movable;
   for (size_t i = 0; i < f.size(); ++i)
