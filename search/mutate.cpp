@@ -25,10 +25,8 @@ std::optional<nlohmann::json> mutate_tile(const Instruction& inst, RandomState& 
     // The decision covers the extent E with less than 2 E (schedule.h):
     // an inner product up to half of the decision's is at most E, so the
     // new tile covers E with less than 2 E too and replays.
-    int64_t all = 1, between = 1;
-    for (size_t k = 0; k < f.size(); ++k) all *= f[k];
-    for (size_t k = 1; k + 1 < f.size(); ++k) between *= f[k];
-    int64_t limit = all / 2 / between;
+    const int64_t between = tile_product({f.begin() + 1, f.end() - 1});
+    int64_t limit = tile_product(f) / 2 / between;
     if (max_innermost > 0) limit = std::min(limit, max_innermost);
     if (limit >= 2) {
       int64_t next = 1 + rand.uniform_int(limit - 1);

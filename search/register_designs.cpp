@@ -16,14 +16,9 @@ namespace {
 // rows enough to hide the FMA latency on both ISAs (6 x 2 ymm, 14 x 2 zmm).
 constexpr int64_t kVectorCounts[] = {2, 1, 3, 4};
 
-std::vector<int64_t> factors_at(const Trace& t, size_t i) {
-  return t.instructions()[i].decision.get<std::vector<int64_t>>();
-}
-
-int64_t product(const std::vector<int64_t>& f) {
-  int64_t p = 1;
-  for (int64_t x : f) p *= x;
-  return p;
+// The loop extent a drawn tile decision covers (at least the extent).
+int64_t covered_by(const Trace& t, size_t i) {
+  return tile_product(t.instructions()[i].decision.get<std::vector<int64_t>>());
 }
 
 // The auto-unroll step the designs take: the register tile's loops must be
@@ -54,34 +49,33 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, int64_t vecto
     for (size_t k = 0; k < steps.size(); ++k)
       if (steps[k] == kUnrollStep) out = out.with_decision(i, static_cast<int64_t>(k));
   }
-  for (const RegisterTile& tile : register_tiles(design)) {
+  const std::vector<RegisterTile> tiles = register_tiles(design);
+  for (const RegisterTile& tile : tiles) {
     for (size_t i : tile.reductions) {
-      const int64_t extent = product(factors_at(design, i));
+      const int64_t extent = covered_by(design, i);
       const int64_t max_inner = design.instructions()[i].attrs[1].get<int64_t>();
       int64_t inner = max_inner > 0 ? std::min(max_inner, extent) : extent;
       while (extent % inner) --inner;  // the largest divisor allowed
       out = out.with_decision(i, nlohmann::json({extent / inner, inner}));
     }
+    std::vector<int64_t> covered;
     std::optional<size_t> row;
-    int64_t widest = 1;
     for (size_t k = 0; k < tile.tiles.size(); ++k) {
-      const int64_t covered = product(factors_at(design, tile.tiles[k]));
-      if (k != tile.vector_tile && covered > widest) row = k, widest = covered;
+      covered.push_back(covered_by(design, tile.tiles[k]));
+      if (k != tile.vector_tile && covered[k] > (row ? covered[*row] : 1)) row = k;
     }
     for (size_t k = 0; k < tile.tiles.size(); ++k) {
-      const size_t i = tile.tiles[k];
-      const int64_t covered = product(factors_at(design, i));
       nlohmann::json decision;
       if (k == tile.vector_tile) {
         const int64_t width = tile.lanes * vectors;
-        decision = {std::max<int64_t>(1, covered / width), 1, 1, width};
+        decision = {std::max<int64_t>(1, covered[k] / width), 1, 1, width};
       } else if (row && k == *row) {
         const int64_t rows = std::max<int64_t>(1, tile.budget / vectors);
-        decision = {nullptr, (covered + rows - 1) / rows, 1, rows};
+        decision = {nullptr, covering_outer(covered[k], {rows}), 1, rows};
       } else {
-        decision = {covered, 1, 1, 1};
+        decision = {covered[k], 1, 1, 1};
       }
-      out = out.with_decision(i, std::move(decision));
+      out = out.with_decision(tile.tiles[k], std::move(decision));
     }
   }
   std::optional<Trace> mended = transfer_design(f, out);
@@ -89,7 +83,6 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, int64_t vecto
   // The compute locations drawn after a tiled block's tiles (its packed
   // operand's, its padding's) go under the last S0 tile, once per panel,
   // where that is legal; elsewhere they stay as drawn.
-  std::vector<RegisterTile> tiles = register_tiles(design);
   if (tiles.empty()) return mended;
   for (size_t i = tiles[0].tiles.back() + 1; i < design.size(); ++i) {
     if (design.instructions()[i].kind != &inst::sample_compute_location) continue;

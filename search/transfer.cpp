@@ -18,18 +18,17 @@ std::optional<RV> handle_in(const Schedule& sch, const Trace& t, const RV& rv) {
 }
 
 // A tile decision mended for `extent`: a tile that may end partially
-// (sample_tile) keeps its inner factors where they fit (schedule.h), its
-// outermost inferred; otherwise fit_tile's perfect tile.
+// (sample_tile) first keeps its inner factors, its outermost inferred
+// (the replay says whether they fit, schedule.h); a perfect tile, or one
+// whose inner factors did not fit, takes fit_tile's perfect tile.
 nlohmann::json fit_decision(const Instruction& inst, int64_t extent) {
-  std::vector<int64_t> f;
-  for (const nlohmann::json& x : inst.decision) f.push_back(x.is_null() ? 1 : x.get<int64_t>());
-  int64_t inner = 1;
-  for (size_t k = 1; k < f.size(); ++k) inner *= f[k];
-  if (inst.kind == &inst::sample_tile && f.size() >= 2 && f.back() <= extent && inner < 2 * extent) {
-    nlohmann::json d(f);
+  if (inst.kind == &inst::sample_tile && !inst.decision.empty() && !inst.decision[0].is_null()) {
+    nlohmann::json d = inst.decision;
     d[0] = nullptr;
     return d;
   }
+  std::vector<int64_t> f;
+  for (const nlohmann::json& x : inst.decision) f.push_back(x.is_null() ? 1 : x.get<int64_t>());
   return fit_tile(f, extent);
 }
 
@@ -48,8 +47,9 @@ std::vector<int64_t> fit_tile(const std::vector<int64_t>& factors, int64_t exten
 
 std::optional<Trace> transfer_design(const PrimFunc& f, const Trace& design) {
   Trace t = design.without_postproc();
-  // Each failing decision is mended once: at most one try per instruction.
-  for (size_t attempt = 0; attempt <= t.size(); ++attempt) {
+  // Each failing decision is mended at most twice (a partial tile's inner
+  // factors kept, then a perfect tile): two tries per instruction.
+  for (size_t attempt = 0; attempt <= 2 * t.size(); ++attempt) {
     Schedule sch(f);
     try {
       t.apply(sch);

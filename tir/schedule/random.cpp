@@ -78,14 +78,19 @@ std::vector<int64_t> sample_tile(RandomState& rand, int64_t extent, int n, int64
   if (n == 1 || rand.uniform_int(2) == 0) return sample_perfect_tile(rand, extent, n, max_innermost);
   const int64_t limit = max_innermost > 0 ? std::min(extent, max_innermost) : extent;
   const int64_t innermost = 1 + rand.uniform_int(limit);
-  std::vector<int64_t> f = sample_perfect_tile(rand, (extent + innermost - 1) / innermost, n - 1, 0);
+  std::vector<int64_t> f = sample_perfect_tile(rand, covering_outer(extent, {innermost}), n - 1, 0);
   f.push_back(innermost);
   return f;
 }
 
-int64_t covering_outer(int64_t extent, const std::vector<int64_t>& inner) {
+int64_t tile_product(const std::vector<int64_t>& factors) {
   int64_t product = 1;
-  for (int64_t x : inner) product *= x;
+  for (int64_t x : factors) product *= x;
+  return product;
+}
+
+int64_t covering_outer(int64_t extent, const std::vector<int64_t>& inner) {
+  const int64_t product = tile_product(inner);
   return (extent + product - 1) / product;
 }
 

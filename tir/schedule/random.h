@@ -44,6 +44,9 @@ std::vector<int64_t> sample_perfect_tile(RandomState& rand, int64_t extent, int 
 // for 1024 rows (171 x 6, the last tile predicated).
 std::vector<int64_t> sample_tile(RandomState& rand, int64_t extent, int n, int64_t max_innermost);
 
+// The product of tile factors.
+int64_t tile_product(const std::vector<int64_t>& factors);
+
 // The outermost factor that makes `inner` (the other n - 1 factors) cover
 // `extent`: ceil(extent / product of inner).
 int64_t covering_outer(int64_t extent, const std::vector<int64_t>& inner);

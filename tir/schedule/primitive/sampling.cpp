@@ -7,30 +7,40 @@
 #include "tir/schedule/primitive/replay.h"
 
 namespace kiln {
+namespace {
+
+// What a tile sample checks first: the loop's constant extent, and n.
+struct TiledLoop {
+  int64_t extent;
+  std::string name;  // quoted, for messages
+};
+
+TiledLoop tiled_loop(const Stmt& l, int n, const char* primitive) {
+  const auto* op = l.as<ForNode>();
+  const int64_t* extent = as_const_int(op->extent);
+  std::string name = "'" + op->loop_var.name() + "'";
+  if (!extent || *extent < 1) throw LoopShapeError(primitive, "loop " + name + " has no positive constant extent");
+  if (n < 1) throw BadArgumentError(primitive, "cannot tile loop " + name + " into " + std::to_string(n));
+  return {*extent, std::move(name)};
+}
+
+}  // namespace
 
 std::vector<ExprRV> Schedule::sample_perfect_tile(LoopRV loop, int n, int64_t max_innermost,
                                                   std::optional<std::vector<int64_t>> decision) {
-  Stmt l = loop_stmt(loop, "sample_perfect_tile");
-  const auto* op = l.as<ForNode>();
-  const int64_t* extent = as_const_int(op->extent);
-  const std::string name = "'" + op->loop_var.name() + "'";
-  if (!extent || *extent < 1)
-    throw LoopShapeError("sample_perfect_tile", "loop " + name + " has no positive constant extent");
-  if (n < 1) throw BadArgumentError("sample_perfect_tile", "cannot tile loop " + name + " into " + std::to_string(n));
+  const TiledLoop t = tiled_loop(loop_stmt(loop, "sample_perfect_tile"), n, "sample_perfect_tile");
   std::vector<int64_t> f;
   if (decision) {
     f = *decision;
-    int64_t product = 1;
-    for (int64_t x : f) product *= x;
-    if (static_cast<int>(f.size()) != n || product != *extent)
+    if (static_cast<int>(f.size()) != n || tile_product(f) != t.extent)
       throw DecisionError("sample_perfect_tile", "decision " + nlohmann::json(f).dump() + " is not " +
-                                                     std::to_string(n) + " factors of loop " + name + "'s extent " +
-                                                     std::to_string(*extent));
+                                                     std::to_string(n) + " factors of loop " + t.name + "'s extent " +
+                                                     std::to_string(t.extent));
     if (max_innermost > 0 && f.back() > max_innermost && n > 1)
       throw DecisionError("sample_perfect_tile", "decision " + nlohmann::json(f).dump() +
                                                      " has an innermost factor above " + std::to_string(max_innermost));
   } else {
-    f = kiln::sample_perfect_tile(rand(), *extent, n, max_innermost);
+    f = kiln::sample_perfect_tile(rand(), t.extent, n, max_innermost);
   }
   std::vector<ExprRV> out;
   for (int64_t x : f) out.push_back(make_expr_rv(x));
@@ -40,12 +50,9 @@ std::vector<ExprRV> Schedule::sample_perfect_tile(LoopRV loop, int n, int64_t ma
 
 std::vector<ExprRV> Schedule::sample_tile(LoopRV loop, int n, int64_t max_innermost,
                                           std::optional<std::vector<int64_t>> decision) {
-  Stmt l = loop_stmt(loop, "sample_tile");
-  const auto* op = l.as<ForNode>();
-  const int64_t* extent = as_const_int(op->extent);
-  const std::string name = "'" + op->loop_var.name() + "'";
-  if (!extent || *extent < 1) throw LoopShapeError("sample_tile", "loop " + name + " has no positive constant extent");
-  if (n < 1) throw BadArgumentError("sample_tile", "cannot tile loop " + name + " into " + std::to_string(n));
+  const TiledLoop t = tiled_loop(loop_stmt(loop, "sample_tile"), n, "sample_tile");
+  const std::string& name = t.name;
+  const std::string extent = std::to_string(t.extent);
   std::vector<int64_t> f;
   if (decision) {
     f = *decision;
@@ -57,23 +64,21 @@ std::vector<ExprRV> Schedule::sample_tile(LoopRV loop, int n, int64_t max_innerm
     const std::vector<int64_t> inner(f.begin() + 1, f.end());
     for (int64_t x : inner)
       if (x < 1) throw bad("has a factor below 1");
-    if (n > 1 && f.back() > *extent) throw bad("has an innermost factor above loop " + name + "'s extent " + std::to_string(*extent));
+    if (n > 1 && f.back() > t.extent) throw bad("has an innermost factor above loop " + name + "'s extent " + extent);
     if (max_innermost > 0 && n > 1 && f.back() > max_innermost)
       throw bad("has an innermost factor above " + std::to_string(max_innermost));
     // Less than the extent again to spare: {1, 1000, 1, 6} for 1024 rows
     // would run 6000 (a draw spares less than its innermost).
-    int64_t product = 1;
-    for (int64_t x : inner) product *= x;
-    if (product >= 2 * *extent)
-      throw bad("runs " + std::to_string(covering_outer(*extent, inner) * product) + " iterations, twice loop " +
-                name + "'s extent " + std::to_string(*extent) + " or more");
-    const int64_t outer = covering_outer(*extent, inner);
+    const int64_t product = tile_product(inner);
+    const int64_t outer = covering_outer(t.extent, inner);
+    if (product >= 2 * t.extent)
+      throw bad("runs " + std::to_string(outer * product) + " iterations, twice loop " + name + "'s extent " +
+                extent + " or more");
     if (f[0] == 0) f[0] = outer;
-    if (f[0] != outer)
-      throw bad("does not cover loop " + name + "'s extent " + std::to_string(*extent) + " (outermost " +
-                std::to_string(outer) + ")");
+    if (f[0] != outer) throw bad("does not cover loop " + name + "'s extent " + extent + " (outermost " +
+                                 std::to_string(outer) + ")");
   } else {
-    f = kiln::sample_tile(rand(), *extent, n, max_innermost);
+    f = kiln::sample_tile(rand(), t.extent, n, max_innermost);
   }
   std::vector<ExprRV> out;
   for (int64_t x : f) out.push_back(make_expr_rv(x));
