@@ -6,19 +6,15 @@
 namespace kiln::search {
 namespace {
 
-// The decision of a sample_tile whose inner factors changed: its outermost
-// left to be inferred (ceil(extent / inner), schedule.h).
-nlohmann::json outermost_inferred(const std::vector<int64_t>& f) {
-  nlohmann::json d(f);
-  d[0] = nullptr;
-  return d;
-}
+// Each kind of decision has its own mutation: a new decision for `inst`,
+// nullopt when it has none to offer, or no decision (draw again on replay).
 
 // Moves a prime factor of one level's tile to another level; a sample_tile
 // (whose tiles need not divide the extent) may also take another
-// innermost size, which is what makes its partial tiles reachable.
-std::optional<nlohmann::json> mutate_tile(const Instruction& inst, RandomState& rand) {
-  std::vector<int64_t> f = inst.decision.get<std::vector<int64_t>>();
+// innermost size, which is what makes its partial tiles reachable. A
+// sample_tile whose inner factors changed leaves its outermost inferred.
+std::optional<Decision> mutate(const TileDecision& d, const Instruction& inst, RandomState& rand) {
+  std::vector<int64_t> f = d.factors;
   const int64_t max_innermost = inst.attrs.size() > 1 ? inst.attrs[1].get<int64_t>() : 0;
   const bool covering = inst.kind == &inst::sample_tile;
   if (covering && f.size() >= 2 && rand.uniform_int(3) == 0) {
@@ -32,7 +28,8 @@ std::optional<nlohmann::json> mutate_tile(const Instruction& inst, RandomState& 
       int64_t next = 1 + rand.uniform_int(limit - 1);
       if (next >= f.back()) ++next;
       f.back() = next;
-      return outermost_inferred(f);
+      f[0] = TileDecision::kInferred;
+      return TileDecision{std::move(f)};
     }
   }
   std::vector<int> movable;
@@ -49,19 +46,26 @@ std::optional<nlohmann::json> mutate_tile(const Instruction& inst, RandomState& 
     g[from] /= p;
     g[to] *= p;
     if (max_innermost > 0 && g.back() > max_innermost) continue;
-    if (covering && (from == 0 || to == 0)) return outermost_inferred(g);
-    return nlohmann::json(g);
+    if (covering && (from == 0 || to == 0)) g[0] = TileDecision::kInferred;
+    return TileDecision{std::move(g)};
   }
   return std::nullopt;
 }
 
-std::optional<nlohmann::json> mutate_categorical(const Instruction& inst, RandomState& rand) {
+// Another candidate of the draw (the auto-unroll step, say).
+std::optional<Decision> mutate(const CategoricalDecision& d, const Instruction& inst, RandomState& rand) {
   const int64_t n = static_cast<int64_t>(inst.attrs[0].size());
   if (n < 2) return std::nullopt;
   int64_t next = rand.uniform_int(n - 1);
-  if (next >= inst.decision.get<int64_t>()) ++next;
-  return nlohmann::json(next);
+  if (next >= d.index) ++next;
+  return CategoricalDecision{next};
 }
+
+// The legal locations depend on the decisions before this one, so the
+// location is drawn again on replay rather than picked here.
+std::optional<Decision> mutate(const LocationDecision&, const Instruction&, RandomState&) { return Decision{}; }
+
+std::optional<Decision> mutate(std::monostate, const Instruction&, RandomState&) { return std::nullopt; }
 
 }  // namespace
 
@@ -72,11 +76,8 @@ std::optional<Trace> mutate(const Trace& design, RandomState& rand) {
   for (int attempt = 0; attempt < 8 && !sampling.empty(); ++attempt) {
     const size_t i = sampling[rand.uniform_int(static_cast<int64_t>(sampling.size()))];
     const Instruction& inst = design.instructions()[i];
-    std::optional<nlohmann::json> d;
-    if (is_tile_sample(inst)) d = mutate_tile(inst, rand);
-    else if (inst.kind == &inst::sample_categorical) d = mutate_categorical(inst, rand);
-    else if (inst.kind == &inst::sample_compute_location) d = nlohmann::json(nullptr);  // drawn again on replay
-    if (d) return design.with_decision(i, *d);
+    std::optional<Decision> d = std::visit([&](const auto& typed) { return mutate(typed, inst, rand); }, inst.decision);
+    if (d) return design.with_decision(i, std::move(*d));
   }
   return std::nullopt;
 }

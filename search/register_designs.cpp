@@ -18,7 +18,7 @@ constexpr int64_t kVectorCounts[] = {2, 1, 3, 4};
 
 // The loop extent a drawn tile decision covers (at least the extent).
 int64_t covered_by(const Trace& t, size_t i) {
-  return tile_product(t.instructions()[i].decision.get<std::vector<int64_t>>());
+  return tile_product(*tile_factors(t.instructions()[i]));
 }
 
 // The auto-unroll step the designs take: the register tile's loops must be
@@ -47,7 +47,7 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, int64_t vecto
       continue;
     const std::vector<int64_t> steps = inst.attrs[0].get<std::vector<int64_t>>();
     for (size_t k = 0; k < steps.size(); ++k)
-      if (steps[k] == kUnrollStep) out = out.with_decision(i, static_cast<int64_t>(k));
+      if (steps[k] == kUnrollStep) out = out.with_decision(i, CategoricalDecision{static_cast<int64_t>(k)});
   }
   const std::vector<RegisterTile> tiles = register_tiles(design);
   for (const RegisterTile& tile : tiles) {
@@ -56,7 +56,7 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, int64_t vecto
       const int64_t max_inner = design.instructions()[i].attrs[1].get<int64_t>();
       int64_t inner = max_inner > 0 ? std::min(max_inner, extent) : extent;
       while (extent % inner) --inner;  // the largest divisor allowed
-      out = out.with_decision(i, nlohmann::json({extent / inner, inner}));
+      out = out.with_decision(i, TileDecision{{extent / inner, inner}});
     }
     std::vector<int64_t> covered;
     std::optional<size_t> row;
@@ -65,15 +65,15 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, int64_t vecto
       if (k != tile.vector_tile && covered[k] > (row ? covered[*row] : 1)) row = k;
     }
     for (size_t k = 0; k < tile.tiles.size(); ++k) {
-      nlohmann::json decision;
+      TileDecision decision;
       if (k == tile.vector_tile) {
         const int64_t width = tile.lanes * vectors;
-        decision = {std::max<int64_t>(1, covered[k] / width), 1, 1, width};
+        decision.factors = {std::max<int64_t>(1, covered[k] / width), 1, 1, width};
       } else if (row && k == *row) {
         const int64_t rows = std::max<int64_t>(1, tile.budget / vectors);
-        decision = {nullptr, covering_outer(covered[k], {rows}), 1, rows};
+        decision.factors = {TileDecision::kInferred, covering_outer(covered[k], {rows}), 1, rows};
       } else {
-        decision = {covered[k], 1, 1, 1};
+        decision.factors = {covered[k], 1, 1, 1};
       }
       out = out.with_decision(tile.tiles[k], std::move(decision));
     }
@@ -86,7 +86,7 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, int64_t vecto
   if (tiles.empty()) return mended;
   for (size_t i = tiles[0].tiles.back() + 1; i < design.size(); ++i) {
     if (design.instructions()[i].kind != &inst::sample_compute_location) continue;
-    Trace placed = mended->with_decision(i, static_cast<int64_t>(tiles[0].tiles.size()) - 1);
+    Trace placed = mended->with_decision(i, LocationDecision{static_cast<int64_t>(tiles[0].tiles.size()) - 1});
     if (replay_candidate(f, placed)) mended = placed;
   }
   return mended;

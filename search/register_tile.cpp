@@ -7,11 +7,11 @@
 namespace kiln::search {
 namespace {
 
-// The factor of one level of a tile decision (a sample_tile decision's
-// outermost may be null, inferred when replayed).
-int64_t factor_of(const Trace& t, size_t i, size_t level) {
-  const nlohmann::json& f = t.instructions()[i].decision[level];
-  return f.is_null() ? 0 : f.get<int64_t>();
+// The S3 (innermost) factor of a four-level tile decision, or 0 when the
+// instruction has none.
+int64_t s3_factor(const Trace& t, size_t i) {
+  const std::vector<int64_t>* f = tile_factors(t.instructions()[i]);
+  return f && f->size() == 4 ? (*f)[3] : 0;
 }
 
 // The integer value of an annotate instruction with this key, if it is one.
@@ -55,8 +55,9 @@ std::vector<RegisterTile> register_tiles(const Trace& design) {
 int64_t registers_of(const Trace& design, const RegisterTile& tile) {
   int64_t regs = 1;
   for (size_t k = 0; k < tile.tiles.size(); ++k) {
-    if (design.instructions()[tile.tiles[k]].decision.is_null()) return 0;
-    regs *= s3_registers(factor_of(design, tile.tiles[k], 3), k == tile.vector_tile, tile.lanes);
+    const int64_t s3 = s3_factor(design, tile.tiles[k]);
+    if (s3 == 0) return 0;
+    regs *= s3_registers(s3, k == tile.vector_tile, tile.lanes);
   }
   return regs;
 }
@@ -69,19 +70,19 @@ Trace fit_register_tiles(const Trace& design, RandomState& rand) {
       // vectorized one only beyond one vector).
       std::vector<size_t> movable;
       for (size_t k = 0; k < tile.tiles.size(); ++k) {
-        if (s3_registers(factor_of(out, tile.tiles[k], 3), k == tile.vector_tile, tile.lanes) > 1)
+        if (s3_registers(s3_factor(out, tile.tiles[k]), k == tile.vector_tile, tile.lanes) > 1)
           movable.push_back(k);
       }
       if (movable.empty()) break;
       const size_t k = movable[rand.uniform_int(static_cast<int64_t>(movable.size()))];
       // S2 x S3 stays, so the outermost factor (of a perfect tile, or one
       // that covers the extent) stays right.
-      nlohmann::json d = out.instructions()[tile.tiles[k]].decision;
-      std::vector<int64_t> primes = prime_factors(d[3].get<int64_t>());
+      std::vector<int64_t> f = *tile_factors(out.instructions()[tile.tiles[k]]);
+      std::vector<int64_t> primes = prime_factors(f[3]);
       const int64_t p = primes[rand.uniform_int(static_cast<int64_t>(primes.size()))];
-      d[3] = d[3].get<int64_t>() / p;
-      d[2] = d[2].get<int64_t>() * p;
-      out = out.with_decision(tile.tiles[k], std::move(d));
+      f[3] /= p;
+      f[2] *= p;
+      out = out.with_decision(tile.tiles[k], TileDecision{std::move(f)});
     }
   }
   return out;

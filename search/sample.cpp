@@ -34,7 +34,7 @@ std::optional<Candidate> sample_candidate(const PrimFunc& f, const Trace& sketch
   const Trace design = sketch.without_postproc();
   Trace fresh;
   for (Instruction inst : design.instructions()) {
-    if (inst.kind->is_sampling) inst.decision = nullptr;
+    if (inst.kind->is_sampling) inst.decision = Decision{};
     fresh.append(std::move(inst));
   }
   SampleFailure failure;

@@ -21,15 +21,13 @@ std::optional<RV> handle_in(const Schedule& sch, const Trace& t, const RV& rv) {
 // (sample_tile) first keeps its inner factors, its outermost inferred
 // (the replay says whether they fit, schedule.h); a perfect tile, or one
 // whose inner factors did not fit, takes fit_tile's perfect tile.
-nlohmann::json fit_decision(const Instruction& inst, int64_t extent) {
-  if (inst.kind == &inst::sample_tile && !inst.decision.empty() && !inst.decision[0].is_null()) {
-    nlohmann::json d = inst.decision;
-    d[0] = nullptr;
-    return d;
+TileDecision fit_decision(const Instruction& inst, const TileDecision& tile, int64_t extent) {
+  std::vector<int64_t> f = tile.factors;
+  if (inst.kind == &inst::sample_tile && !f.empty() && f[0] != TileDecision::kInferred) {
+    f[0] = TileDecision::kInferred;
+    return {f};
   }
-  std::vector<int64_t> f;
-  for (const nlohmann::json& x : inst.decision) f.push_back(x.is_null() ? 1 : x.get<int64_t>());
-  return fit_tile(f, extent);
+  return {fit_tile(f, extent)};
 }
 
 }  // namespace
@@ -59,7 +57,7 @@ std::optional<Trace> transfer_design(const PrimFunc& f, const Trace& design) {
       const size_t i = e.instruction();
       const Instruction& inst = t.instructions()[i];
       if (inst.kind == &inst::sample_compute_location) {
-        t = t.with_decision(i, nullptr);  // drawn again when replayed
+        t = t.with_decision(i, Decision{});  // drawn again when replayed
         continue;
       }
       if (!is_tile_sample(inst) || inst.inputs.empty()) return std::nullopt;
@@ -68,8 +66,9 @@ std::optional<Trace> transfer_design(const PrimFunc& f, const Trace& design) {
       std::optional<RV> here = loop ? handle_in(sch, t, *loop) : std::nullopt;
       if (!here) return std::nullopt;
       const int64_t* extent = as_const_int(sch.loop_stmt(LoopRV{here->id}, "transfer").as<ForNode>()->extent);
-      if (!extent || !inst.decision.is_array()) return std::nullopt;
-      t = t.with_decision(i, fit_decision(inst, *extent));
+      const auto* tile = std::get_if<TileDecision>(&inst.decision);
+      if (!extent || !tile) return std::nullopt;
+      t = t.with_decision(i, fit_decision(inst, *tile, *extent));
     } catch (const Error&) {
       return std::nullopt;
     }

@@ -24,7 +24,7 @@ std::vector<int64_t> register_tile_of(const Trace& design) {
   std::vector<int64_t> out;
   const std::vector<RegisterTile> tiles = register_tiles(design);
   for (size_t i : tiles.at(0).tiles)
-    out.push_back(design.instructions()[i].decision[3].get<int64_t>());
+    out.push_back(tile_factors(design.instructions()[i])->at(3));
   return out;
 }
 

@@ -123,10 +123,10 @@ TEST(Candidates, AFailedReplaySaysWhichKindOfError) {
   size_t tile = 0;
   while (sketch.instructions()[tile].kind != &inst::sample_perfect_tile) ++tile;
   // Before: a decision that multiplies to the extent replays.
-  EXPECT_TRUE(replay_candidate(f, sketch.with_decision(tile, {1, 2, 2, 4})));
+  EXPECT_TRUE(replay_candidate(f, sketch.with_decision(tile, TileDecision{{1, 2, 2, 4}})));
   // After: one that does not is a DecisionError at that instruction.
   SampleFailure why;
-  EXPECT_FALSE(replay_candidate(f, sketch.with_decision(tile, {1, 2, 2, 3}), &why));
+  EXPECT_FALSE(replay_candidate(f, sketch.with_decision(tile, TileDecision{{1, 2, 2, 3}}), &why));
   EXPECT_EQ(why.kind, "DecisionError");
   EXPECT_NE(why.message.find("trace instruction " + std::to_string(tile) + ": (sample_perfect_tile)"),
             std::string::npos)
@@ -141,11 +141,11 @@ TEST(Candidates, ARegisterTileThatSpillsIsRefused) {
     if (is_tile_sample(sketch.instructions()[n])) tiles.push_back(n);
   ASSERT_EQ(tiles.size(), 3u);
   // Before: a 4 x 16 register tile (the S3 tiles of i and j): 4 x 2 ymm.
-  Trace fits = sketch.with_decision(tiles[0], {2, 2, 4, 4}).with_decision(tiles[1], {4, 1, 1, 16});
+  Trace fits = sketch.with_decision(tiles[0], TileDecision{{2, 2, 4, 4}}).with_decision(tiles[1], TileDecision{{4, 1, 1, 16}});
   EXPECT_TRUE(replay_candidate(f, fits));
   // After: 8 x 16 needs 16 ymm, more than the 12 the accumulators may use.
   SampleFailure why;
-  Trace spills = sketch.with_decision(tiles[0], {2, 4, 1, 8}).with_decision(tiles[1], {4, 1, 1, 16});
+  Trace spills = sketch.with_decision(tiles[0], TileDecision{{2, 4, 1, 8}}).with_decision(tiles[1], TileDecision{{4, 1, 1, 16}});
   EXPECT_FALSE(replay_candidate(f, spills, &why));
   EXPECT_EQ(why.kind, "RegisterTileError");
   EXPECT_NE(why.message.find("needs 16 vector registers, more than the 12"), std::string::npos) << why.message;
@@ -156,7 +156,7 @@ TEST(Candidates, ARegisterTileThatSpillsIsRefused) {
   std::vector<RegisterTile> blocks = register_tiles(repaired);
   ASSERT_EQ(blocks.size(), 1u);
   EXPECT_LE(registers_of(repaired, blocks[0]), 12);
-  std::vector<int64_t> i = repaired.instructions()[tiles[0]].decision.get<std::vector<int64_t>>();
+  std::vector<int64_t> i = *tile_factors(repaired.instructions()[tiles[0]]);
   EXPECT_EQ(i[0] * i[1] * i[2] * i[3], 64);
   EXPECT_TRUE(replay_candidate(f, repaired));
 }
@@ -171,13 +171,13 @@ TEST(Candidates, ARegisterTileOfSixRowsCoversRowsItDoesNotDivide) {
       if (is_tile_sample(sketches[s].instructions()[n])) tiles.push_back(n);
     ASSERT_EQ(tiles.size(), 3u);
     Trace design = sketches[s].without_postproc()
-                       .with_decision(tiles[0], nlohmann::json::parse("[null, 1, 1, 6]"))
-                       .with_decision(tiles[1], {2, 1, 1, 16})
-                       .with_decision(tiles[2], {2, 4});
+                       .with_decision(tiles[0], TileDecision{{TileDecision::kInferred, 1, 1, 6}})
+                       .with_decision(tiles[1], TileDecision{{2, 1, 1, 16}})
+                       .with_decision(tiles[2], TileDecision{{2, 4}});
     SampleFailure why;
     std::optional<Candidate> c = replay_candidate(f, design, &why);
     ASSERT_TRUE(c) << "sketch " << s << ": " << why.kind << ": " << why.message;
-    EXPECT_EQ(c->trace.instructions()[tiles[0]].decision, nlohmann::json({4, 1, 1, 6}));
+    EXPECT_EQ(*tile_factors(c->trace.instructions()[tiles[0]]), (std::vector<int64_t>{4, 1, 1, 6}));
     testing::expect_same_results(f, c->func);
   }
 }

@@ -17,10 +17,10 @@ PrimFunc workload(const std::string& s) { return ops::build_workload(ops::parse_
 
 SpaceParams avx2() { return SpaceParams::for_target(Target::parse("llvm -mcpu=haswell -num-cores=2")); }
 
-std::vector<nlohmann::json> tile_decisions(const Trace& t) {
-  std::vector<nlohmann::json> out;
+std::vector<std::vector<int64_t>> tile_decisions(const Trace& t) {
+  std::vector<std::vector<int64_t>> out;
   for (const Instruction& i : t.instructions())
-    if (is_tile_sample(i)) out.push_back(i.decision);
+    if (is_tile_sample(i)) out.push_back(*tile_factors(i));
   return out;
 }
 
@@ -54,12 +54,13 @@ TEST(Transfer, AConvDesignCarriesOverToAnotherLayer) {
     testing::expect_same_results(to, there->func);
     // Each tile multiplies to its new extent with the innermost factor kept
     // where it divides it.
-    std::vector<nlohmann::json> before = tile_decisions(c->trace.without_postproc());
-    std::vector<nlohmann::json> after = tile_decisions(*moved);
+    std::vector<std::vector<int64_t>> before = tile_decisions(c->trace.without_postproc());
+    std::vector<std::vector<int64_t>> after = tile_decisions(*moved);
     ASSERT_EQ(before.size(), after.size());
     for (size_t i = 0; i < before.size(); ++i) {
-      const int64_t inner = before[i].back().get<int64_t>(), now = after[i].back().get<int64_t>();
-      EXPECT_EQ(inner % now, 0) << "tile " << i << ": " << before[i] << " -> " << after[i];
+      const int64_t inner = before[i].back(), now = after[i].back();
+      EXPECT_EQ(inner % now, 0) << "tile " << i << ": " << ::testing::PrintToString(before[i]) << " -> "
+                               << ::testing::PrintToString(after[i]);
     }
     ++carried;
   }
@@ -76,13 +77,15 @@ TEST(Transfer, APartialTileKeepsItsInnerFactorsAndCoversTheNewExtent) {
     if (is_tile_sample(sketch.instructions()[n])) tiles.push_back(n);
   ASSERT_EQ(tiles.size(), 3u);
   std::optional<Candidate> c = replay_candidate(
-      from, sketch.with_decision(tiles[0], {4, 1, 1, 6}).with_decision(tiles[1], {2, 1, 1, 16}).with_decision(tiles[2], {2, 4}));
+      from, sketch.with_decision(tiles[0], TileDecision{{4, 1, 1, 6}})
+                .with_decision(tiles[1], TileDecision{{2, 1, 1, 16}})
+                .with_decision(tiles[2], TileDecision{{2, 4}}));
   ASSERT_TRUE(c);
   std::optional<Trace> moved = transfer_design(to, c->trace);
   ASSERT_TRUE(moved);
   std::optional<Candidate> there = replay_candidate(to, *moved);
   ASSERT_TRUE(there);
-  EXPECT_EQ(there->trace.instructions()[tiles[0]].decision, nlohmann::json({7, 1, 1, 6}));
+  EXPECT_EQ(*tile_factors(there->trace.instructions()[tiles[0]]), (std::vector<int64_t>{7, 1, 1, 6}));
   testing::expect_same_results(to, there->func);
 }
 

@@ -187,7 +187,7 @@ TEST(Tune, TheBestDesignsOfASimilarWorkloadAreMeasuredFirst) {
   std::vector<tuning::TuningRecord> batch = db->records_of(second.entry.key, target);
   ASSERT_EQ(batch.size(), 8u);
   auto tiles = [](const Trace& t) {
-    std::vector<nlohmann::json> out;
+    std::vector<Decision> out;
     const Trace design = t.without_postproc();
     for (const Instruction& i : design.instructions())
       if (is_tile_sample(i)) out.push_back(i.decision);

@@ -4,7 +4,7 @@
 // instructions, integer constants, or none), its attributes (the plain values
 // of the call: names, flags, a thread tag; a JSON array) and its outputs (the
 // handles it made). A sampling instruction also carries its decision, the
-// value it drew, which a replay reuses and the search changes.
+// value it drew (decision.h), which a replay reuses and the search changes.
 //
 // The traits of each kind (its name, whether it samples, and how to run it
 // again on a Schedule) live at the bottom of the primitive's own file. The
@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tir/schedule/decision.h"
 #include "tir/schedule/handles.h"
 
 namespace kiln {
@@ -34,7 +35,10 @@ struct InstructionKind {
   // Runs the instruction again on `sch`, whose handles `inputs` already
   // name, and returns the handles it made (as many as the original made).
   std::vector<RV> (*apply)(Schedule& sch, const std::vector<InstInput>& inputs, const nlohmann::json& attrs,
-                           const nlohmann::json& decision);
+                           const Decision& decision);
+  // A sampling kind's decision from its JSON form (decision.h); throws
+  // kiln::Error when it is not of the kind's form. Null for other kinds.
+  Decision (*read_decision)(const nlohmann::json& j) = nullptr;
 };
 
 #define KILN_FOR_EACH_INSTRUCTION(X) \
@@ -80,12 +84,19 @@ struct Instruction {
   std::vector<InstInput> inputs;
   nlohmann::json attrs = nlohmann::json::array();
   std::vector<RV> outputs;
-  nlohmann::json decision;  // null unless kind->is_sampling
+  Decision decision;  // none unless kind->is_sampling
 };
 
 // sample_perfect_tile or sample_tile: its decision is tile factors, outermost first.
 inline bool is_tile_sample(const Instruction& inst) {
   return inst.kind == &inst::sample_perfect_tile || inst.kind == &inst::sample_tile;
+}
+
+// A tile sample's factors, outermost first (TileDecision), or nullptr when
+// `inst` holds no tile decision.
+inline const std::vector<int64_t>* tile_factors(const Instruction& inst) {
+  const auto* t = std::get_if<TileDecision>(&inst.decision);
+  return t ? &t->factors : nullptr;
 }
 
 }  // namespace kiln

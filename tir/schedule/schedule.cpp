@@ -93,7 +93,7 @@ void Schedule::update(PrimFunc f, const char* primitive) {
 }
 
 void Schedule::record(const InstructionKind& kind, std::vector<InstInput> inputs, nlohmann::json attrs,
-                      std::vector<RV> outputs, nlohmann::json decision) {
+                      std::vector<RV> outputs, Decision decision) {
   Instruction inst;
   inst.kind = &kind;
   inst.inputs = std::move(inputs);

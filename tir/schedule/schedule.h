@@ -226,7 +226,7 @@ class Schedule {
   // Installs a primitive's result (verifying it if asked).
   void update(PrimFunc f, const char* primitive);
   void record(const InstructionKind& kind, std::vector<InstInput> inputs, nlohmann::json attrs,
-              std::vector<RV> outputs, nlohmann::json decision = nullptr);
+              std::vector<RV> outputs, Decision decision = {});
 
   // Indexed by RVKind: a block's name, a loop (its variable or a mark), a value.
   using Symbol = std::variant<std::string, std::variant<Var, LocationMark>, int64_t>;

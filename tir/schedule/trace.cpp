@@ -44,7 +44,7 @@ class HandleNames {
 
 }  // namespace
 
-Trace Trace::with_decision(size_t i, nlohmann::json decision) const {
+Trace Trace::with_decision(size_t i, Decision decision) const {
   if (i >= insts_.size()) KILN_USER_ERROR() << "trace has " << insts_.size() << " instructions, no instruction " << i;
   if (!insts_[i].kind->is_sampling)
     KILN_USER_ERROR() << "trace instruction " << i << " (" << insts_[i].kind->name << ") makes no decision";
@@ -104,7 +104,7 @@ nlohmann::json Trace::to_json() const {
     for (const RV& rv : inst.outputs) outputs.push_back(names.define(rv));
     nlohmann::json j = {{"kind", std::string(inst.kind->name)}, {"inputs", inputs}, {"attrs", inst.attrs},
                         {"outputs", outputs}};
-    if (inst.kind->is_sampling) j["decision"] = inst.decision;
+    if (inst.kind->is_sampling) j["decision"] = decision_json(inst.decision);
     insts.push_back(std::move(j));
   }
   return {{"kiln_trace", kTraceJsonVersion}, {"instructions", insts}};
@@ -155,6 +155,19 @@ uint64_t hash_json(const nlohmann::json& j) {
   }
 }
 
+// A decision's hash: its type (the variant's index) and its numbers.
+uint64_t hash_decision(const Decision& d) {
+  uint64_t h = mix(8, d.index());
+  if (const auto* t = std::get_if<TileDecision>(&d)) {
+    for (int64_t x : t->factors) h = mix(h, static_cast<uint64_t>(x));
+  } else if (const auto* c = std::get_if<CategoricalDecision>(&d)) {
+    h = mix(h, static_cast<uint64_t>(c->index));
+  } else if (const auto* l = std::get_if<LocationDecision>(&d)) {
+    h = mix(h, static_cast<uint64_t>(l->location));
+  }
+  return h;
+}
+
 }  // namespace
 
 uint64_t Trace::fingerprint() const {
@@ -180,7 +193,7 @@ uint64_t Trace::fingerprint() const {
       defined.push_back(rv);
       h = mix(h, static_cast<uint64_t>(rv.kind) + 7);
     }
-    if (inst.kind->is_sampling) h = mix(h, hash_json(inst.decision));
+    if (inst.kind->is_sampling) h = mix(h, hash_decision(inst.decision));
   }
   return h;
 }
@@ -248,7 +261,11 @@ Trace Trace::from_json(const nlohmann::json& doc) {
     }
     if (inst.kind->is_sampling) {
       if (!j.contains("decision")) bad(i, "(" + kind + ") missing \"decision\"");
-      inst.decision = j["decision"];
+      try {
+        inst.decision = inst.kind->read_decision(j["decision"]);
+      } catch (const Error& e) {
+        bad(i, "(" + kind + ") " + e.what());
+      }
     }
     t.append(std::move(inst));
   }
@@ -291,7 +308,7 @@ std::string Trace::str() const {
     }
     if (inst.kind->is_sampling) {
       sep();
-      os << "decision=" << inst.decision.dump();
+      os << "decision=" << decision_json(inst.decision).dump();
     }
     os << ")\n";
   }

@@ -53,7 +53,7 @@ class Trace {
 
   // This trace with instruction i's decision replaced. Throws kiln::Error if
   // instruction i does not sample. The decision is checked when replayed.
-  Trace with_decision(size_t i, nlohmann::json decision) const;
+  Trace with_decision(size_t i, Decision decision) const;
   // The instructions before the first enter_postproc: the design-space part
   // that the search mutates and replays (the whole trace if it has none).
   Trace without_postproc() const;

@@ -17,7 +17,9 @@ using testing::workload_func;
 const char* const kDense = "dense:M=6,N=8,K=5,bias=1,act=relu";
 
 // The decision of the schedule's last instruction.
-int64_t last_decision(const Schedule& sch) { return sch.trace().instructions().back().decision.get<int64_t>(); }
+int64_t last_decision(const Schedule& sch) {
+  return std::get<LocationDecision>(sch.trace().instructions().back().decision).location;
+}
 
 TEST(SampleComputeLocation, CandidatesOfAnElementwiseStage) {
   // bias_add can be inlined, stay, or go under either loop of relu; not
@@ -84,7 +86,7 @@ TEST(SampleComputeLocation, ReplayWithAnotherDecisionMovesTheBlock) {
   sch.compute_at(b, sch.sample_compute_location(b, -1));
   for (int64_t d : {-2, 0, 1}) {
     SCOPED_TRACE(d);
-    Trace t = sch.trace().with_decision(1, d);
+    Trace t = sch.trace().with_decision(1, LocationDecision{d});
     Schedule moved = apply_trace(t, workload_func(kDense), ScheduleOptions{5, true});
     EXPECT_FALSE(structural_equal(moved.func(), sch.func()));
     expect_valid_schedule(moved, workload_func(kDense));

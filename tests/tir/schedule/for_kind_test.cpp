@@ -117,7 +117,7 @@ TEST(Annotate, WithASampledValueTheDecisionSetsTheValue) {
   Trace t = sch.trace();
   size_t sample = 0;
   while (!t.instructions()[sample].kind->is_sampling) ++sample;
-  Schedule replayed = apply_trace(t.with_decision(sample, 3), workload_func(kMatmul));
+  Schedule replayed = apply_trace(t.with_decision(sample, CategoricalDecision{3}), workload_func(kMatmul));
   EXPECT_EQ(step_of(replayed.func()), 512);
 }
 

@@ -60,15 +60,15 @@ TEST(SamplePerfectTile, DecisionIsRecordedAndReplayed) {
   auto f = sch.sample_perfect_tile(loops[0], 2, 16, std::vector<int64_t>{4, 16});
   EXPECT_EQ(values(sch, f), (std::vector<int64_t>{4, 16}));
   sch.split(loops[0], {f[0], f[1]});
-  EXPECT_EQ(sch.trace().instructions()[2].decision, nlohmann::json({4, 16}));
+  EXPECT_EQ(sch.trace().instructions()[2].decision, Decision(TileDecision{{4, 16}}));
 
   // Replaying with another decision gives another split.
-  Trace changed = sch.trace().with_decision(2, nlohmann::json({8, 8}));
+  Trace changed = sch.trace().with_decision(2, TileDecision{{8, 8}});
   Schedule other = apply_trace(changed, workload_func(w), ScheduleOptions{1, true});
   const auto* root = other.func().body().as<BlockRealizeNode>()->block.as<BlockNode>();
   EXPECT_TRUE(is_const_int(root->body.as<ForNode>()->extent, 8));
   testing::expect_same_results(workload_func(w), other.func());
-  EXPECT_THROW(sch.trace().with_decision(0, 1), Error);  // get_block decides nothing
+  EXPECT_THROW(sch.trace().with_decision(0, CategoricalDecision{1}), Error);  // get_block decides nothing
 }
 
 TEST(SamplePerfectTile, BadDecisions) {
@@ -109,13 +109,13 @@ TEST(SampleTile, APartialTileIsPredicatedAndComputesTheSame) {
   // Before: 22 rows. After: 4 tiles of 6 rows, the last two rows predicated away.
   auto f = sch.sample_tile(loops[0], 2, 16, std::vector<int64_t>{0, 6});
   EXPECT_EQ(values(sch, f), (std::vector<int64_t>{4, 6})) << "the outermost inferred";
-  EXPECT_EQ(sch.trace().instructions().back().decision, nlohmann::json({4, 6})) << "and recorded";
+  EXPECT_EQ(sch.trace().instructions().back().decision, Decision(TileDecision{{4, 6}})) << "and recorded";
   sch.split(loops[0], {f[0], f[1]});
   testing::expect_same_results(workload_func(w), sch.func());
   // A decision with a null outermost (what a mutation leaves) replays.
-  Trace inferred = sch.trace().with_decision(2, nlohmann::json::parse("[null, 11]"));
+  Trace inferred = sch.trace().with_decision(2, TileDecision{{TileDecision::kInferred, 11}});
   Schedule again = apply_trace(inferred, workload_func(w), ScheduleOptions{1, true});
-  EXPECT_EQ(again.trace().instructions()[2].decision, nlohmann::json({2, 11}));
+  EXPECT_EQ(again.trace().instructions()[2].decision, Decision(TileDecision{{2, 11}}));
   testing::expect_same_results(workload_func(w), again.func());
 }
 

@@ -52,7 +52,7 @@ TEST(TraceFingerprint, SameForTheSameTraceHoweverMadeAndOtherwiseNot) {
   EXPECT_EQ(replayed.to_json(), made.to_json());
   EXPECT_EQ(replayed.fingerprint(), made.fingerprint());
   // Another decision, another input or one instruction fewer: another trace.
-  EXPECT_NE(made.with_decision(2, {4, 2}).fingerprint(), made.fingerprint());
+  EXPECT_NE(made.with_decision(2, TileDecision{{4, 2}}).fingerprint(), made.fingerprint());
   Trace other_loop;
   for (const Instruction& i : made.instructions()) {
     Instruction j = i;
@@ -84,6 +84,28 @@ TEST(TraceJson, MalformedDocuments) {
             "trace instruction 1: (get_block) handle 'b0' is defined twice");
   EXPECT_EQ(error_of(R"({"kiln_trace": 1, "instructions": [{"kind": "sample_categorical", "inputs": [], "attrs": [[1], [1]], "outputs": ["v0"]}]})"),
             "trace instruction 0: (sample_categorical) missing \"decision\"");
+  EXPECT_EQ(error_of(R"({"kiln_trace": 1, "instructions": [{"kind": "sample_categorical", "inputs": [], "attrs": [[1], [1]], "outputs": ["v0"], "decision": [0]}]})"),
+            "trace instruction 0: (sample_categorical) a categorical decision must be an integer, got [0]");
+  EXPECT_EQ(error_of(R"({"kiln_trace": 1, "instructions": [{"kind": "get_block", "inputs": [], "attrs": ["C"], "outputs": ["b0"]},
+                                                          {"kind": "get_loops", "inputs": ["b0"], "attrs": [], "outputs": ["l1"]},
+                                                          {"kind": "sample_perfect_tile", "inputs": ["l1"], "attrs": [2, 0], "outputs": ["v2", "v3"], "decision": [null, 4]}]})"),
+            "trace instruction 2: (sample_perfect_tile) expected a tile decision (integers), got [null,4]");
+}
+
+TEST(TraceJson, DecisionsReadAsTheirKindsAndWriteBackTheSame) {
+  // A sample_tile's null outermost (inferred) and a draw left to be made
+  // again (null) survive the round trip.
+  const std::string text =
+      R"({"instructions":[{"attrs":["C"],"inputs":[],"kind":"get_block","outputs":["b0"]},)"
+      R"({"attrs":[],"inputs":["b0"],"kind":"get_loops","outputs":["l1","l2","l3"]},)"
+      R"({"attrs":[2,0],"decision":[null,6],"inputs":["l1"],"kind":"sample_tile","outputs":["v4","v5"]},)"
+      R"({"attrs":[[0,16],[0.5,0.5]],"decision":1,"inputs":[],"kind":"sample_categorical","outputs":["v6"]},)"
+      R"({"attrs":[],"decision":null,"inputs":["b0"],"kind":"sample_compute_location","outputs":["l7"]}],"kiln_trace":1})";
+  const Trace t = Trace::parse(text);
+  EXPECT_EQ(t.instructions()[2].decision, Decision(TileDecision{{TileDecision::kInferred, 6}}));
+  EXPECT_EQ(t.instructions()[3].decision, Decision(CategoricalDecision{1}));
+  EXPECT_EQ(t.instructions()[4].decision, Decision());
+  EXPECT_EQ(t.to_json().dump(), text);
 }
 
 TEST(TraceApply, NamesTheInstructionThatDoesNotFit) {
@@ -106,6 +128,20 @@ TEST(TraceApply, NamesTheInstructionThatDoesNotFit) {
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "trace instruction 0: (get_block) get_block: no block named 'C' (blocks: add, root)");
+  }
+}
+
+TEST(TraceApply, ADecisionOfAnotherKindOfDrawIsADecisionError) {
+  Schedule sch = schedule_of("matmul:M=64,N=8,K=4");
+  auto loops = sch.get_loops(sch.get_block("C"));
+  sch.sample_perfect_tile(loops[0], 2, 16, std::vector<int64_t>{4, 16});
+  try {
+    apply_trace(sch.trace().with_decision(2, CategoricalDecision{1}), workload_func("matmul:M=64,N=8,K=4"));
+    FAIL() << "expected an error";
+  } catch (const TraceError& e) {
+    EXPECT_EQ(e.kind(), "DecisionError");
+    EXPECT_STREQ(e.what(),
+                 "trace instruction 2: (sample_perfect_tile) sample_perfect_tile: decision 1 is of another kind of draw");
   }
 }
 

@@ -58,7 +58,7 @@ void Schedule::annotate(BlockRV block, const std::string& key, ExprRV value) {
 namespace inst {
 const InstructionKind annotate{"annotate", false,
                                [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs,
-                                  const nlohmann::json&) {
+                                  const Decision&) {
                                  const std::string key = replay::attr_string(attrs, 0);
                                  const RV* target = in.empty() ? nullptr : std::get_if<RV>(&in[0]);
                                  if (in.size() == 2) {  // a loop or block, and a sampled value

@@ -111,7 +111,7 @@ namespace inst {
 namespace {
 template <BlockRV (Schedule::*Method)(BlockRV, int, const std::string&)>
 std::vector<RV> apply_cache(Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs,
-                            const nlohmann::json&) {
+                            const Decision&) {
   replay::expect_inputs(in, 1);
   return {(sch.*Method)(replay::block(in, 0), static_cast<int>(replay::attr_int(attrs, 0)),
                         replay::attr_string(attrs, 1))

@@ -285,7 +285,7 @@ namespace inst {
 namespace {
 template <void (Schedule::*Method)(BlockRV, LoopRV)>
 std::vector<RV> apply_move(Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&,
-                           const nlohmann::json&) {
+                           const Decision&) {
   replay::expect_inputs(in, 2);
   (sch.*Method)(replay::block(in, 0), replay::loop(in, 1));
   return {};

@@ -435,7 +435,7 @@ namespace inst {
 namespace {
 template <void (Schedule::*Method)(BlockRV)>
 std::vector<RV> apply_inline(Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&,
-                             const nlohmann::json&) {
+                             const Decision&) {
   replay::expect_inputs(in, 1);
   (sch.*Method)(replay::block(in, 0));
   return {};

@@ -125,7 +125,7 @@ BlockRV Schedule::decompose_reduction(BlockRV block, LoopRV loop) {
 namespace inst {
 const InstructionKind decompose_reduction{
     "decompose_reduction", false,
-    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&, const nlohmann::json&) {
+    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&, const Decision&) {
       replay::expect_inputs(in, 2);
       return std::vector<RV>{sch.decompose_reduction(replay::block(in, 0), replay::loop(in, 1)).rv()};
     }};

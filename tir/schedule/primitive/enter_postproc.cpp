@@ -9,7 +9,7 @@ void Schedule::enter_postproc() { record(inst::enter_postproc, {}, nlohmann::jso
 namespace inst {
 const InstructionKind enter_postproc{"enter_postproc", false,
                                      [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&,
-                                        const nlohmann::json&) {
+                                        const Decision&) {
                                        replay::expect_inputs(in, 0);
                                        sch.enter_postproc();
                                        return std::vector<RV>{};

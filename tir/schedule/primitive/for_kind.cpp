@@ -75,7 +75,7 @@ namespace inst {
 namespace {
 template <void (Schedule::*Method)(LoopRV)>
 std::vector<RV> apply_kind(Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&,
-                           const nlohmann::json&) {
+                           const Decision&) {
   replay::expect_inputs(in, 1);
   (sch.*Method)(replay::loop(in, 0));
   return {};
@@ -87,7 +87,7 @@ const InstructionKind vectorize{"vectorize", false, apply_kind<&Schedule::vector
 const InstructionKind unroll{"unroll", false, apply_kind<&Schedule::unroll>};
 const InstructionKind bind{"bind", false,
                            [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs,
-                              const nlohmann::json&) {
+                              const Decision&) {
                              replay::expect_inputs(in, 1);
                              sch.bind(replay::loop(in, 0), replay::attr_string(attrs, 0));
                              return std::vector<RV>{};

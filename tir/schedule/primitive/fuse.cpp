@@ -71,6 +71,6 @@ LoopRV Schedule::fuse(const std::vector<LoopRV>& loops) {
 namespace inst {
 const InstructionKind fuse{"fuse", false,
                            [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&,
-                              const nlohmann::json&) { return std::vector<RV>{sch.fuse(replay::loops(in)).rv()}; }};
+                              const Decision&) { return std::vector<RV>{sch.fuse(replay::loops(in)).rv()}; }};
 }  // namespace inst
 }  // namespace kiln

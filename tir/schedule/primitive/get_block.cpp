@@ -47,20 +47,20 @@ std::vector<BlockRV> Schedule::get_child_blocks(LoopRV loop) {
 namespace inst {
 
 const InstructionKind get_block{"get_block", false, [](Schedule& sch, const std::vector<InstInput>& in,
-                                                       const nlohmann::json& attrs, const nlohmann::json&) {
+                                                       const nlohmann::json& attrs, const Decision&) {
                                   replay::expect_inputs(in, 0);
                                   return std::vector<RV>{sch.get_block(replay::attr_string(attrs, 0)).rv()};
                                 }};
 
 const InstructionKind get_loops{"get_loops", false, [](Schedule& sch, const std::vector<InstInput>& in,
-                                                       const nlohmann::json&, const nlohmann::json&) {
+                                                       const nlohmann::json&, const Decision&) {
                                   replay::expect_inputs(in, 1);
                                   return replay::rvs(sch.get_loops(replay::block(in, 0)));
                                 }};
 
 const InstructionKind get_child_blocks{
     "get_child_blocks", false,
-    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&, const nlohmann::json&) {
+    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&, const Decision&) {
       replay::expect_inputs(in, 1);
       const RV* rv = std::get_if<RV>(&in[0]);
       if (rv && rv->kind == RVKind::kLoop) return replay::rvs(sch.get_child_blocks(replay::loop(in, 0)));

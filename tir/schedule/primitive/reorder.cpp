@@ -94,7 +94,7 @@ void Schedule::reorder(const std::vector<LoopRV>& loops) {
 namespace inst {
 const InstructionKind reorder{"reorder", false,
                               [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&,
-                                 const nlohmann::json&) {
+                                 const Decision&) {
                                 sch.reorder(replay::loops(in));
                                 return std::vector<RV>{};
                               }};

@@ -26,6 +26,15 @@ std::vector<double> double_list(const nlohmann::json& j, const char* what);
 AnnValue ann_value(const nlohmann::json& j);
 nlohmann::json ann_json(const AnnValue& v);
 
+// The decision a sampling primitive is handed: nullptr for none (draw
+// again), else the decision, which must be a D (a DecisionError otherwise).
+template <typename D>
+const D* decision(const Decision& d, const char* primitive) {
+  if (std::holds_alternative<std::monostate>(d)) return nullptr;
+  if (const D* typed = std::get_if<D>(&d)) return typed;
+  throw DecisionError(primitive, "decision " + decision_json(d).dump() + " is of another kind of draw");
+}
+
 template <typename H>
 std::vector<RV> rvs(const std::vector<H>& hs) {
   std::vector<RV> out;

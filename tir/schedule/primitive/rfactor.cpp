@@ -286,7 +286,7 @@ BlockRV Schedule::rfactor(LoopRV loop, int factor_axis) {
 namespace inst {
 const InstructionKind rfactor{
     "rfactor", false,
-    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const nlohmann::json&) {
+    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const Decision&) {
       replay::expect_inputs(in, 1);
       return std::vector<RV>{sch.rfactor(replay::loop(in, 0), static_cast<int>(replay::attr_int(attrs, 0))).rv()};
     }};

@@ -16,9 +16,6 @@
 namespace kiln {
 namespace {
 
-constexpr int64_t kInlineDecision = -2;
-constexpr int64_t kRootDecision = -1;
-
 void collect_loops(const Stmt& s, std::vector<Var>& out) {
   if (const auto* f = s.as<ForNode>()) {
     out.push_back(f->loop_var);
@@ -53,7 +50,7 @@ LoopRV Schedule::sample_compute_location(BlockRV block, std::optional<int64_t> d
   if (decision) {
     d = *decision;
     if (d >= 0) loops = legal_loops(func_, blk, static_cast<size_t>(d) + 1);
-    const bool legal = d == kRootDecision || (d == kInlineDecision && !compute_inline_error(func_, blk)) ||
+    const bool legal = d == LocationDecision::kRoot || (d == LocationDecision::kInline && !compute_inline_error(func_, blk)) ||
                        (d >= 0 && d < static_cast<int64_t>(loops.size()));
     if (!legal) {
       const bool can_inline = !compute_inline_error(func_, blk);
@@ -64,28 +61,25 @@ LoopRV Schedule::sample_compute_location(BlockRV block, std::optional<int64_t> d
     }
   } else {
     loops = legal_loops(func_, blk);
-    const int64_t first = compute_inline_error(func_, blk) ? kRootDecision : kInlineDecision;
+    const int64_t first = compute_inline_error(func_, blk) ? LocationDecision::kRoot : LocationDecision::kInline;
     d = first + rand().uniform_int(static_cast<int64_t>(loops.size()) - first);
   }
-  LoopRV out = d == kInlineDecision ? make_location_rv(LocationMark::kInline)
-               : d == kRootDecision ? make_location_rv(LocationMark::kRoot)
+  LoopRV out = d == LocationDecision::kInline ? make_location_rv(LocationMark::kInline)
+               : d == LocationDecision::kRoot ? make_location_rv(LocationMark::kRoot)
                                     : make_loop_rv(loops[d]);
-  record(inst::sample_compute_location, {block.rv()}, nlohmann::json::array(), {out.rv()}, d);
+  record(inst::sample_compute_location, {block.rv()}, nlohmann::json::array(), {out.rv()}, LocationDecision{d});
   return out;
 }
 
 namespace inst {
 const InstructionKind sample_compute_location{
     "sample_compute_location", true,
-    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&, const nlohmann::json& decision) {
+    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&, const Decision& decision) {
       replay::expect_inputs(in, 1);
       std::optional<int64_t> d;
-      if (!decision.is_null()) {
-        if (!decision.is_number_integer())
-          throw BadArgumentError("replay", "sample_compute_location's decision must be an integer");
-        d = decision.get<int64_t>();
-      }
+      if (const auto* l = replay::decision<LocationDecision>(decision, "sample_compute_location")) d = l->location;
       return std::vector<RV>{sch.sample_compute_location(replay::block(in, 0), d).rv()};
-    }};
+    },
+    read_location_decision};
 }  // namespace inst
 }  // namespace kiln

@@ -44,7 +44,7 @@ std::vector<ExprRV> Schedule::sample_perfect_tile(LoopRV loop, int n, int64_t ma
   }
   std::vector<ExprRV> out;
   for (int64_t x : f) out.push_back(make_expr_rv(x));
-  record(inst::sample_perfect_tile, {loop.rv()}, {n, max_innermost}, replay::rvs(out), f);
+  record(inst::sample_perfect_tile, {loop.rv()}, {n, max_innermost}, replay::rvs(out), TileDecision{std::move(f)});
   return out;
 }
 
@@ -74,7 +74,7 @@ std::vector<ExprRV> Schedule::sample_tile(LoopRV loop, int n, int64_t max_innerm
     if (product >= 2 * t.extent)
       throw bad("runs " + std::to_string(outer * product) + " iterations, twice loop " + name + "'s extent " +
                 extent + " or more");
-    if (f[0] == 0) f[0] = outer;
+    if (f[0] == TileDecision::kInferred) f[0] = outer;
     if (f[0] != outer) throw bad("does not cover loop " + name + "'s extent " + extent + " (outermost " +
                                  std::to_string(outer) + ")");
   } else {
@@ -82,7 +82,7 @@ std::vector<ExprRV> Schedule::sample_tile(LoopRV loop, int n, int64_t max_innerm
   }
   std::vector<ExprRV> out;
   for (int64_t x : f) out.push_back(make_expr_rv(x));
-  record(inst::sample_tile, {loop.rv()}, {n, max_innermost}, replay::rvs(out), f);
+  record(inst::sample_tile, {loop.rv()}, {n, max_innermost}, replay::rvs(out), TileDecision{std::move(f)});
   return out;
 }
 
@@ -107,50 +107,44 @@ ExprRV Schedule::sample_categorical(const std::vector<int64_t>& candidates, cons
     index = rand().weighted_index(probs);
   }
   ExprRV out = make_expr_rv(candidates[index]);
-  record(inst::sample_categorical, {}, {candidates, probs}, {out.rv()}, index);
+  record(inst::sample_categorical, {}, {candidates, probs}, {out.rv()}, CategoricalDecision{index});
   return out;
 }
 
 namespace inst {
 const InstructionKind sample_perfect_tile{
     "sample_perfect_tile", true,
-    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const nlohmann::json& decision) {
+    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const Decision& decision) {
       replay::expect_inputs(in, 1);
       std::optional<std::vector<int64_t>> d;
-      if (!decision.is_null()) d = replay::int_list(decision, "sample_perfect_tile's decision");
+      if (const auto* t = replay::decision<TileDecision>(decision, "sample_perfect_tile")) d = t->factors;
       return replay::rvs(sch.sample_perfect_tile(replay::loop(in, 0), static_cast<int>(replay::attr_int(attrs, 0)),
                                                  replay::attr_int(attrs, 1), d));
-    }};
+    },
+    [](const nlohmann::json& j) { return read_tile_decision(j, /*outermost_may_be_null=*/false); }};
 
-// A decision's outermost factor may be null: inferred.
 const InstructionKind sample_tile{
     "sample_tile", true,
-    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const nlohmann::json& decision) {
+    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const Decision& decision) {
       replay::expect_inputs(in, 1);
       std::optional<std::vector<int64_t>> d;
-      if (!decision.is_null()) {
-        nlohmann::json given = decision;
-        if (given.is_array() && !given.empty() && given[0].is_null()) given[0] = 0;
-        d = replay::int_list(given, "sample_tile's decision");
-      }
+      if (const auto* t = replay::decision<TileDecision>(decision, "sample_tile")) d = t->factors;
       return replay::rvs(sch.sample_tile(replay::loop(in, 0), static_cast<int>(replay::attr_int(attrs, 0)),
                                          replay::attr_int(attrs, 1), d));
-    }};
+    },
+    [](const nlohmann::json& j) { return read_tile_decision(j, /*outermost_may_be_null=*/true); }};
 
 const InstructionKind sample_categorical{
     "sample_categorical", true,
-    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const nlohmann::json& decision) {
+    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const Decision& decision) {
       replay::expect_inputs(in, 0);
       if (!attrs.is_array() || attrs.size() != 2) throw BadArgumentError("replay", "expected 2 attributes");
       std::optional<int64_t> d;
-      if (!decision.is_null()) {
-        if (!decision.is_number_integer())
-          throw BadArgumentError("replay", "sample_categorical's decision must be an integer");
-        d = decision.get<int64_t>();
-      }
+      if (const auto* c = replay::decision<CategoricalDecision>(decision, "sample_categorical")) d = c->index;
       return std::vector<RV>{sch.sample_categorical(replay::int_list(attrs[0], "candidates"),
                                                     replay::double_list(attrs[1], "probabilities"), d)
                                  .rv()};
-    }};
+    },
+    read_categorical_decision};
 }  // namespace inst
 }  // namespace kiln

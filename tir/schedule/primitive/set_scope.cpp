@@ -29,7 +29,7 @@ void Schedule::set_scope(BlockRV block, int write_index, const std::string& scop
 namespace inst {
 const InstructionKind set_scope{"set_scope", false,
                                 [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs,
-                                   const nlohmann::json&) {
+                                   const Decision&) {
                                   replay::expect_inputs(in, 1);
                                   sch.set_scope(replay::block(in, 0), static_cast<int>(replay::attr_int(attrs, 0)),
                                                 replay::attr_string(attrs, 1));

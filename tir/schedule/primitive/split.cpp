@@ -95,7 +95,7 @@ std::vector<LoopRV> Schedule::split(LoopRV loop, const std::vector<Factor>& fact
 namespace inst {
 const InstructionKind split{"split", false,
                             [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&,
-                               const nlohmann::json&) {
+                               const Decision&) {
                               std::vector<Factor> factors;
                               for (size_t i = 1; i < in.size(); ++i) factors.push_back(replay::factor(in, i));
                               return replay::rvs(sch.split(replay::loop(in, 0), factors));

@@ -52,7 +52,7 @@ void Schedule::storage_align(BlockRV block, int write_index, int axis, int64_t f
 namespace inst {
 const InstructionKind storage_align{
     "storage_align", false,
-    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const nlohmann::json&) {
+    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const Decision&) {
       replay::expect_inputs(in, 1);
       sch.storage_align(replay::block(in, 0), static_cast<int>(replay::attr_int(attrs, 0)),
                         static_cast<int>(replay::attr_int(attrs, 1)), replay::attr_int(attrs, 2),

@@ -66,7 +66,7 @@ void Schedule::transform_layout(BlockRV block, BufferRole role, int index, const
 namespace inst {
 const InstructionKind transform_layout{
     "transform_layout", false,
-    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const nlohmann::json&) {
+    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const Decision&) {
       replay::expect_inputs(in, 1);
       const std::string role = replay::attr_string(attrs, 0);
       if (role != "read" && role != "write")
