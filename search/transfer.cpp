@@ -17,6 +17,17 @@ std::optional<RV> handle_in(const Schedule& sch, const Trace& t, const RV& rv) {
   return std::nullopt;
 }
 
+// The constant extent of the loop that tile sample `inst` of `t` tiles,
+// `sch` holding the state before it.
+std::optional<int64_t> extent_before(const Schedule& sch, const Trace& t, const Instruction& inst) {
+  const RV* loop = inst.inputs.empty() ? nullptr : std::get_if<RV>(&inst.inputs[0]);
+  std::optional<RV> here = loop ? handle_in(sch, t, *loop) : std::nullopt;
+  if (!here) return std::nullopt;
+  const int64_t* extent = as_const_int(sch.loop_stmt(LoopRV{here->id}, "transfer").as<ForNode>()->extent);
+  if (!extent) return std::nullopt;
+  return *extent;
+}
+
 // A tile decision mended for `extent`: a tile that may end partially
 // (sample_tile) first keeps its inner factors, its outermost inferred
 // (the replay says whether they fit, schedule.h); a perfect tile, or one
@@ -43,6 +54,19 @@ std::vector<int64_t> fit_tile(const std::vector<int64_t>& factors, int64_t exten
   return out;
 }
 
+std::optional<int64_t> tiled_extent(const PrimFunc& f, const Trace& design, size_t i) {
+  if (i >= design.size() || !is_tile_sample(design.instructions()[i])) return std::nullopt;
+  Trace before;
+  for (size_t k = 0; k < i; ++k) before.append(design.instructions()[k]);
+  Schedule sch(f);
+  try {
+    before.apply(sch);
+    return extent_before(sch, before, design.instructions()[i]);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
 std::optional<Trace> transfer_design(const PrimFunc& f, const Trace& design) {
   Trace t = design.without_postproc();
   // Each failing decision is mended at most twice (a partial tile's inner
@@ -60,12 +84,9 @@ std::optional<Trace> transfer_design(const PrimFunc& f, const Trace& design) {
         t = t.with_decision(i, Decision{});  // drawn again when replayed
         continue;
       }
-      if (!is_tile_sample(inst) || inst.inputs.empty()) return std::nullopt;
+      if (!is_tile_sample(inst)) return std::nullopt;
       // sch holds the state before instruction i: the loop it tiles, there.
-      const RV* loop = std::get_if<RV>(&inst.inputs[0]);
-      std::optional<RV> here = loop ? handle_in(sch, t, *loop) : std::nullopt;
-      if (!here) return std::nullopt;
-      const int64_t* extent = as_const_int(sch.loop_stmt(LoopRV{here->id}, "transfer").as<ForNode>()->extent);
+      const std::optional<int64_t> extent = extent_before(sch, t, inst);
       const auto* tile = std::get_if<TileDecision>(&inst.decision);
       if (!extent || !tile) return std::nullopt;
       t = t.with_decision(i, fit_decision(inst, *tile, *extent));

@@ -36,6 +36,12 @@ namespace kiln::search {
 // takes the rest.
 std::vector<int64_t> fit_tile(const std::vector<int64_t>& factors, int64_t extent);
 
+// The extent of the loop that instruction i of `design` (a tile sample)
+// tiles, once the instructions before it replay on `f`; nullopt when they
+// do not, or the extent is not constant. A sample_tile's decision covers
+// its extent without telling it (its product may be up to twice as long).
+std::optional<int64_t> tiled_extent(const PrimFunc& f, const Trace& design, size_t i);
+
 // `design` (a trace without postprocessing, written for another workload)
 // with its decisions re-derived so that it replays on `f`; nullopt when it
 // does not apply to `f`.

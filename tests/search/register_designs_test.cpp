@@ -45,6 +45,13 @@ TEST(RegisterDesigns, Matmul1024OnAvx2GetsSixRowsOfTwoVectors) {
   EXPECT_TRUE(shapes.count({3, 32}));
   // The first are the two-vector ones, one per sketch.
   EXPECT_EQ(register_tile_of(designs[0]), (std::vector<int64_t>{6, 16}));
+  // Their rows cover the 1024 rows with 171 tiles of 6 (1026 rows), however
+  // far past 1024 the drawn tile went: rows past the extent are work.
+  const std::vector<RegisterTile> tiles = register_tiles(designs[0]);
+  EXPECT_EQ(*tile_factors(designs[0].instructions()[tiles.at(0).tiles[0]]), (std::vector<int64_t>{1, 171, 1, 6}));
+  // And the reduction runs in one loop around the register tile.
+  ASSERT_EQ(tiles[0].reductions.size(), 1u);
+  EXPECT_EQ(*tile_factors(designs[0].instructions()[tiles[0].reductions[0]]), (std::vector<int64_t>{1024, 1}));
 }
 
 TEST(RegisterDesigns, EveryDesignComputesTheSame) {
