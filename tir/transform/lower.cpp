@@ -7,6 +7,7 @@
 #include "tir/transform/lower_blocks.h"
 #include "tir/transform/simplify.h"
 #include "tir/transform/unroll_loop.h"
+#include "tir/transform/unswitch_loops.h"
 #include "tir/transform/vectorize_loop.h"
 
 namespace kiln {
@@ -46,6 +47,7 @@ PrimFunc lower(const PrimFunc& input, const LowerOptions& options) {
   step("unroll_loops", unroll_loops(step.f, options.max_unroll_extent));
   step("vectorize_loops", vectorize_loops(step.f, options.max_lanes));
   step("serialize_nested_parallel", serialize_nested_parallel(step.f));
+  step("unswitch_loops", unswitch_loops(step.f));
   step("simplify", simplify(step.f));
   if (options.verify) verify_lowered(step.f);
   return step.f;

@@ -9,6 +9,7 @@
 #include "tir/transform/legalize_parallel.h"
 #include "tir/transform/lower_blocks.h"
 #include "tir/transform/unroll_loop.h"
+#include "tir/transform/unswitch_loops.h"
 #include "tir/transform/vectorize_loop.h"
 
 namespace kiln {
@@ -174,6 +175,33 @@ TEST(UnrollLoops, AutoUnrollWithinTheAnnotatedStep) {
   EXPECT_EQ(loops_left(unroll_loops(nest(4))), 1 + 1 + 3);
   // Step 0: nothing unrolls.
   EXPECT_EQ(loops_left(unroll_loops(nest(0))), 4);
+}
+
+TEST(UnswitchLoops, APartialTilesGuardMovesOutOfTheReductionLoops) {
+  // Before: for r: for k0: for k1: C[0] += A[k]; if r < 170: C[1] += A[k]
+  // After:  for r: if r < 170: (for k0: for k1: both) else: (for k0: for k1: the first)
+  Buffer A("A", f32, {c(64)}), C("C", f32, {c(2)});
+  Var r("r"), k0("k0"), k1("k1");
+  Expr k = k0 * 8 + k1;
+  Stmt first = buffer_store(C, buffer_load(C, {c(0)}) + buffer_load(A, {k}), {c(0)});
+  Stmt second = buffer_store(C, buffer_load(C, {c(1)}) + buffer_load(A, {k}), {c(1)});
+  Expr guard = lt(r, c(170));
+  PrimFunc f("f", {A, C}, loop(r, 171, loop(k0, 8, loop(k1, 8, seq({first, if_then_else(guard, second)})))));
+  Stmt expected = loop(r, 171, if_then_else(guard, loop(k0, 8, loop(k1, 8, seq({first, second}))),
+                                            loop(k0, 8, loop(k1, 8, first))));
+  EXPECT_TRUE(structural_equal(unswitch_loops(f).body(), expected));
+}
+
+TEST(UnswitchLoops, AConditionOnTheLoopsOwnVariablesOrOnMemoryStays) {
+  Buffer A("A", f32, {c(64)}), N("N", i32, {c(1)});
+  Var i("i"), j("j");
+  Stmt store = buffer_store(A, fc(0), {i * 8 + j});
+  // Before and after: the guard reads j, bound by the loop it is in.
+  PrimFunc own("f", {A}, loop(i, 8, loop(j, 8, if_then_else(lt(j, c(4)), store))));
+  EXPECT_TRUE(structural_equal(unswitch_loops(own).body(), own.body()));
+  // Before and after: the guard reads memory, which the loop may write.
+  PrimFunc loads("f", {A, N}, loop(i, 8, loop(j, 8, if_then_else(lt(buffer_load(N, {c(0)}), c(4)), store))));
+  EXPECT_TRUE(structural_equal(unswitch_loops(loads).body(), loads.body()));
 }
 
 TEST(SerializeNestedParallel, InnerParallelBecomesSerial) {

@@ -1,0 +1,114 @@
+#include "tir/transform/unswitch_loops.h"
+
+#include <optional>
+#include <unordered_set>
+
+#include "core/arith/expr_equal.h"
+#include "tir/functor.h"
+
+namespace kiln {
+namespace {
+
+// The variables `s` binds: its loops' and its lets'.
+std::unordered_set<const Object*> bound_vars(const Stmt& s) {
+  std::unordered_set<const Object*> out;
+  post_order_visit(s, [&](const Stmt& x) {
+    if (const auto* f = x.as<ForNode>()) out.insert(f->loop_var.get());
+    if (const auto* l = x.as<LetStmtNode>()) out.insert(l->var.get());
+  });
+  return out;
+}
+
+// True if `e` reads no buffer and calls nothing: its value depends only on
+// its variables.
+bool pure(const Expr& e) {
+  bool ok = true;
+  post_order_visit(e, [&](const Expr& x) {
+    if (x.as<BufferLoadNode>() || x.as<CallNode>() || x.as<LetNode>()) ok = false;
+  });
+  return ok;
+}
+
+// True if `cond` does not change while `loop` runs.
+bool invariant(const ForNode* loop, const Expr& cond, const std::unordered_set<const Object*>& bound) {
+  return cond.dtype().is_scalar() && pure(cond) &&
+         !uses_var(cond, [&](const VarNode* v) { return v == loop->loop_var.get() || bound.count(v) > 0; });
+}
+
+// The first condition of an IfThenElse inside `loop` that does not change
+// while it runs.
+std::optional<Expr> invariant_condition(const ForNode* loop) {
+  const std::unordered_set<const Object*> bound = bound_vars(loop->body);
+  std::optional<Expr> found;
+  post_order_visit(loop->body, [&](const Stmt& x) {
+    const auto* i = x.as<IfThenElseNode>();
+    if (!found && i && invariant(loop, i->condition, bound)) found = i->condition;
+  });
+  return found;
+}
+
+int64_t stmt_count(const Stmt& s) {
+  int64_t n = 0;
+  post_order_visit(s, [&](const Stmt&) { ++n; });
+  return n;
+}
+
+// `s` with every IfThenElse on `cond` replaced by the branch `value` takes.
+class Specializer : public StmtMutator {
+ public:
+  Specializer(Expr cond, bool value) : cond_(std::move(cond)), value_(value) {}
+  using StmtMutator::mutate;
+
+  Stmt visit_IfThenElse(const IfThenElseNode* op, const Stmt& s) override {
+    if (!arith::expr_equal(op->condition, cond_)) return StmtMutator::visit_IfThenElse(op, s);
+    const Stmt& taken = value_ ? op->then_case : op->else_case;
+    return taken.defined() ? mutate(taken) : no_op();
+  }
+  Stmt visit_SeqStmt(const SeqStmtNode* op, const Stmt&) override {
+    std::vector<Stmt> out;
+    for (const Stmt& c : op->seq) out.push_back(mutate(c));
+    return seq(std::move(out));
+  }
+  Stmt visit_For(const ForNode* op, const Stmt& s) override {
+    Stmt body = mutate(op->body);
+    return is_no_op(body) ? no_op() : with_loop_body(s, body);
+  }
+
+ private:
+  Expr cond_;
+  bool value_;
+};
+
+class Unswitcher : public StmtMutator {
+ public:
+  using StmtMutator::mutate;
+
+  Stmt visit_For(const ForNode* op, const Stmt& s) override {
+    return unswitch(with_loop_body(s, mutate(op->body)));  // inner loops first
+  }
+
+ private:
+  Stmt unswitch(const Stmt& loop) {
+    const auto* op = loop.as<ForNode>();
+    if (!op || op->for_kind != ForKind::kSerial) return loop;
+    // An inner loop unswitched already: the IfThenElse moves out as it is.
+    if (const auto* i = op->body.as<IfThenElseNode>();
+        i && invariant(op, i->condition, bound_vars(op->body))) {
+      Stmt then_loop = unswitch(with_loop_body(loop, i->then_case));
+      Stmt else_loop = i->else_case.defined() ? unswitch(with_loop_body(loop, i->else_case)) : Stmt();
+      return if_then_else(i->condition, then_loop, else_loop);
+    }
+    if (stmt_count(loop) > kMaxUnswitchStmts) return loop;
+    std::optional<Expr> cond = invariant_condition(op);
+    if (!cond) return loop;
+    Stmt then_loop = unswitch(Specializer(*cond, true).mutate(loop));
+    Stmt else_loop = unswitch(Specializer(*cond, false).mutate(loop));
+    return if_then_else(*cond, then_loop, is_no_op(else_loop) ? Stmt() : else_loop);
+  }
+};
+
+}  // namespace
+
+PrimFunc unswitch_loops(const PrimFunc& f) { return f.with_body(Unswitcher().mutate(f.body())); }
+
+}  // namespace kiln
