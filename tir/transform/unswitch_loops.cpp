@@ -84,25 +84,27 @@ class Unswitcher : public StmtMutator {
   using StmtMutator::mutate;
 
   Stmt visit_For(const ForNode* op, const Stmt& s) override {
-    return unswitch(with_loop_body(s, mutate(op->body)));  // inner loops first
+    return unswitch(with_loop_body(s, mutate(op->body)), 2 * kMaxUnswitchStmts);  // inner loops first
   }
 
  private:
-  Stmt unswitch(const Stmt& loop) {
+  // `loop` unswitched while its versions together stay within `room`
+  // statements: each split halves the room of what it splits.
+  Stmt unswitch(const Stmt& loop, int64_t room) {
     const auto* op = loop.as<ForNode>();
     if (!op || op->for_kind != ForKind::kSerial) return loop;
     // An inner loop unswitched already: the IfThenElse moves out as it is.
     if (const auto* i = op->body.as<IfThenElseNode>();
         i && invariant(op, i->condition, bound_vars(op->body))) {
-      Stmt then_loop = unswitch(with_loop_body(loop, i->then_case));
-      Stmt else_loop = i->else_case.defined() ? unswitch(with_loop_body(loop, i->else_case)) : Stmt();
+      Stmt then_loop = unswitch(with_loop_body(loop, i->then_case), room);
+      Stmt else_loop = i->else_case.defined() ? unswitch(with_loop_body(loop, i->else_case), room) : Stmt();
       return if_then_else(i->condition, then_loop, else_loop);
     }
-    if (stmt_count(loop) > kMaxUnswitchStmts) return loop;
+    if (2 * stmt_count(loop) > room) return loop;
     std::optional<Expr> cond = invariant_condition(op);
     if (!cond) return loop;
-    Stmt then_loop = unswitch(Specializer(*cond, true).mutate(loop));
-    Stmt else_loop = unswitch(Specializer(*cond, false).mutate(loop));
+    Stmt then_loop = unswitch(Specializer(*cond, true).mutate(loop), room / 2);
+    Stmt else_loop = unswitch(Specializer(*cond, false).mutate(loop), room / 2);
     return if_then_else(*cond, then_loop, is_no_op(else_loop) ? Stmt() : else_loop);
   }
 };

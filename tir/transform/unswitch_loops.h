@@ -23,15 +23,18 @@
 // and names no variable that the loop binds (its own, or one of a loop or
 // let inside it), so moving it changes no value. Unswitching doubles the
 // loop's code, so a loop of more than kMaxUnswitchStmts statements is left
-// as it is, unless its body is already an IfThenElse on the condition (an
-// inner loop unswitched on it), which costs nothing to move out.
+// as it is, and the versions one loop's unswitching makes hold at most
+// twice that together (a partial tile in two dimensions guards its
+// statements with several conditions); a body that is already an
+// IfThenElse on the condition (an inner loop unswitched on it) costs
+// nothing to move out.
 #pragma once
 
 #include "tir/stmt.h"
 
 namespace kiln {
 
-inline constexpr int64_t kMaxUnswitchStmts = 128;
+inline constexpr int64_t kMaxUnswitchStmts = 512;
 
 PrimFunc unswitch_loops(const PrimFunc& f);
 

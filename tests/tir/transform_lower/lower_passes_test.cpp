@@ -204,6 +204,24 @@ TEST(UnswitchLoops, AConditionOnTheLoopsOwnVariablesOrOnMemoryStays) {
   EXPECT_TRUE(structural_equal(unswitch_loops(loads).body(), loads.body()));
 }
 
+TEST(UnswitchLoops, ManyConditionsMakeBoundedCode) {
+  // for k: (if n < 1: A[k] = 0), (if n < 2: A[k + 8] = 0), ... ten guards
+  // that the loop cannot change: split on all of them, the loop would come
+  // in 2^10 versions. The versions stay within twice kMaxUnswitchStmts.
+  Buffer A("A", f32, {c(88)});
+  Var n("n"), k("k");
+  std::vector<Stmt> guarded;
+  for (int g = 1; g <= 10; ++g) guarded.push_back(if_then_else(lt(n, c(g)), buffer_store(A, fc(0), {k + c(8 * g)})));
+  PrimFunc f("f", {A}, loop(k, 8, seq(guarded)));
+  int64_t stmts = 0, ifs_outside = 0;
+  post_order_visit(unswitch_loops(f).body(), [&](const Stmt& s) {
+    ++stmts;
+    ifs_outside += s.kind() == StmtKind::IfThenElse;
+  });
+  EXPECT_LE(stmts, 2 * kMaxUnswitchStmts + 8);
+  EXPECT_GT(ifs_outside, 10) << "some guards moved out";
+}
+
 TEST(SerializeNestedParallel, InnerParallelBecomesSerial) {
   Buffer A("A", f32, {c(4), c(4)});
   Var i("i"), j("j");
