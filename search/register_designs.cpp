@@ -12,9 +12,18 @@
 namespace kiln::search {
 namespace {
 
-// Vectors per register tile row, most promising first: two vectors leave
-// rows enough to hide the FMA latency on both ISAs (6 x 2 ymm, 14 x 2 zmm).
-constexpr int64_t kVectorCounts[] = {2, 1, 3, 4};
+// Register tile shapes, most promising first: vectors per row, and the
+// rows a second axis takes (1: all rows on one axis). Two vectors leave
+// rows enough to hide the FMA latency on both ISAs (6 x 2 ymm, 14 x 2
+// zmm). Rows on two axes share each broadcast operand across more
+// vectors: on conv2d 64→64 56² (AVX2), 4 output channels x 3 output rows
+// of one vector ran at 120 GFLOP/s and 6 x 2 at 121, where 12 x 1 ran at
+// 104 (Zen 3, first measurements of one job); on 512→512 7², whose 7-wide
+// rows make one vector of 7 lanes, 6 x 1 ran at 68 and 4 x 3 at 26.
+struct TileShape {
+  int64_t vectors, second_rows;
+};
+constexpr TileShape kShapes[] = {{2, 1}, {1, 3}, {1, 2}, {1, 1}, {2, 2}, {3, 1}, {4, 1}};
 
 // The loop extent a drawn tile decision covers (at least the extent).
 int64_t covered_by(const Trace& t, size_t i) {
@@ -41,7 +50,7 @@ constexpr int64_t kUnrollStep = 64;
 // with k whole, on a Zen 3.) Decisions that no longer
 // fit their loop are mended by transfer_design (the vector tile's to a
 // divisor of its extent, the rows' outermost inferred).
-std::optional<Trace> sized(const PrimFunc& f, const Trace& design, int64_t vectors) {
+std::optional<Trace> sized(const PrimFunc& f, const Trace& design, int64_t vectors, int64_t second_rows) {
   Trace out = design;
   for (size_t i = 0; i + 1 < design.size(); ++i) {
     const Instruction& inst = design.instructions()[i];
@@ -57,21 +66,37 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, int64_t vecto
   for (const RegisterTile& tile : tiles) {
     for (size_t i : tile.reductions) out = out.with_decision(i, TileDecision{{covered_by(design, i), 1}});
     std::vector<int64_t> extents;
-    std::optional<size_t> row;
+    std::optional<size_t> row, row2;
     for (size_t k = 0; k < tile.tiles.size(); ++k) {
       // The loop's extent: a drawn partial tile covers more.
       const std::optional<int64_t> extent = tiled_extent(f, design, tile.tiles[k]);
       extents.push_back(extent ? *extent : covered_by(design, tile.tiles[k]));
       if (k != tile.vector_tile && extents[k] > (row ? extents[*row] : 1)) row = k;
     }
+    if (second_rows > 1) {
+      for (size_t k = 0; k < tile.tiles.size(); ++k)
+        if (k != tile.vector_tile && k != row && extents[k] >= second_rows &&
+            extents[k] > (row2 ? extents[*row2] : 1))
+          row2 = k;
+      if (!row2) return std::nullopt;  // no second axis to take rows
+    }
+    const int64_t rows = std::max<int64_t>(1, tile.budget / vectors / second_rows);
+    auto rows_of = [&](size_t k, int64_t n) {
+      return TileDecision{{TileDecision::kInferred, covering_outer(extents[k], {n}), 1, n}};
+    };
     for (size_t k = 0; k < tile.tiles.size(); ++k) {
       TileDecision decision;
       if (k == tile.vector_tile) {
-        const int64_t width = tile.lanes * vectors;
-        decision.factors = {std::max<int64_t>(1, extents[k] / width), 1, 1, width};
+        // The vector tile divides its extent (sample_perfect_tile): the
+        // widest divisor up to `vectors` vectors, so 7-wide rows make one
+        // vector of 7 lanes, not 7 of one.
+        int64_t width = std::min(extents[k], tile.lanes * vectors);
+        while (extents[k] % width) --width;
+        decision.factors = {extents[k] / width, 1, 1, width};
       } else if (row && k == *row) {
-        const int64_t rows = std::max<int64_t>(1, tile.budget / vectors);
-        decision.factors = {TileDecision::kInferred, covering_outer(extents[k], {rows}), 1, rows};
+        decision = rows_of(k, rows);
+      } else if (row2 && k == *row2) {
+        decision = rows_of(k, second_rows);
       } else {
         decision.factors = {extents[k], 1, 1, 1};
       }
@@ -109,10 +134,10 @@ std::vector<Trace> register_designs(const PrimFunc& f, const std::vector<Trace>&
   }
   std::vector<Trace> out;
   std::unordered_set<uint64_t> seen;
-  for (int64_t vectors : kVectorCounts)
+  for (const TileShape& shape : kShapes)
     for (const Trace& draw : draws) {
       if (out.size() >= limit) return out;
-      std::optional<Trace> design = sized(f, draw, vectors);
+      std::optional<Trace> design = sized(f, draw, shape.vectors, shape.second_rows);
       if (!design) continue;
       std::optional<Candidate> c = replay_candidate(f, *design);
       if (!c) continue;  // spills (a tile of more rows than the axis has leaves none), or illegal

@@ -47,7 +47,7 @@ struct TuneOptions {
   int similar_designs = 4;
   // Designs with register tiles sized from the target (register_designs.h),
   // measured in the first batch. 0: none.
-  int register_designs = 8;
+  int register_designs = 16;
   // The final measurement: at the end of a job (not one stopped), its
   // shortlist, the final_top records fastest by their first measurement,
   // is built again and timed in one batch, each repeat at least

@@ -52,7 +52,7 @@ struct Args {
   int repeat = 5;
   double slow_factor = 5;
   int similar = 4;
-  int register_designs = 8;
+  int register_designs = 16;
   int final_top = 5;
   std::string runner = "local";
   std::string token;

@@ -54,6 +54,19 @@ TEST(RegisterDesigns, Matmul1024OnAvx2GetsSixRowsOfTwoVectors) {
   EXPECT_EQ(*tile_factors(designs[0].instructions()[tiles[0].reductions[0]]), (std::vector<int64_t>{1024, 1}));
 }
 
+TEST(RegisterDesigns, SevenWideRowsMakeOneVectorOfSevenLanesAndRowsMaySplitBetweenTwoAxes) {
+  // conv2d with 7-wide output rows on AVX2 (8 lanes): before, the vector
+  // tile was mended from 8 or 16 to gcd(8, 7) = 1, no vector at all.
+  // After: 7 lanes. And besides 6 output channels per tile, 4 channels x 3
+  // output rows (loop order n, k, p, q).
+  PrimFunc f = workload("conv2d_nchw:N=1,C=8,H=7,W=7,K=32,R=3,S=3,stride=1,pad=1");
+  std::set<std::vector<int64_t>> shapes;
+  for (const Trace& d : register_designs(f, design_space(f, avx2()), 1, 64)) shapes.insert(register_tile_of(d));
+  EXPECT_TRUE(shapes.count({1, 6, 1, 7}));
+  EXPECT_TRUE(shapes.count({1, 4, 3, 7}));
+  EXPECT_FALSE(shapes.count({1, 6, 1, 1}));
+}
+
 TEST(RegisterDesigns, EveryDesignComputesTheSame) {
   for (const char* w : {"matmul:M=22,N=32,K=8", "conv2d_nchw:N=1,C=4,H=6,W=6,K=16,R=3,S=3,stride=1,pad=1",
                         "dense:M=14,N=16,K=8,bias=1,act=relu"}) {
