@@ -35,9 +35,11 @@ int64_t covered_by(const Trace& t, size_t i) {
 // of them (AVX-512) without unrolling whole reductions.
 constexpr int64_t kUnrollStep = 64;
 
-// `design` with each tiled block's S3 tiles made `vectors` vectors wide and
-// budget / vectors rows deep, the rows on the largest other spatial axis,
-// every other S3 tile 1; around it, the loops of a BLIS macro-kernel (and
+// `design` with each tiled block's S3 tiles made up to `vectors` vectors
+// wide (the widest divisor of the vector axis) and budget / vectors rows
+// deep, the rows on the largest other spatial axis, or `second_rows` of
+// them on the next largest and the rest on the largest, every other S3
+// tile 1 (nullopt when there is no second axis to take rows); around it, the loops of a BLIS macro-kernel (and
 // of examples/schedules/matmul_1024_avx2.json): the panels of the vector
 // axis and every other axis in S0 (postprocessing runs them in parallel,
 // and a packed operand computed there is packed once per panel), the
@@ -47,9 +49,8 @@ constexpr int64_t kUnrollStep = 64;
 // in two nested loops around a partial register tile, whose last rows are
 // predicated, kept LLVM from holding the accumulators in registers: 6 x 16
 // on matmul 1024 ran at 0.45 of OpenBLAS with k as 16 x 64, and at 0.99
-// with k whole, on a Zen 3.) Decisions that no longer
-// fit their loop are mended by transfer_design (the vector tile's to a
-// divisor of its extent, the rows' outermost inferred).
+// with k whole, on a Zen 3.) Decisions that no longer fit their loop are
+// mended by transfer_design (a row tile's outermost is inferred).
 std::optional<Trace> sized(const PrimFunc& f, const Trace& design, int64_t vectors, int64_t second_rows) {
   Trace out = design;
   for (size_t i = 0; i + 1 < design.size(); ++i) {
