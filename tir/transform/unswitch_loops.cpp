@@ -19,12 +19,21 @@ std::unordered_set<const Object*> bound_vars(const Stmt& s) {
   return out;
 }
 
-// True if `e` reads no buffer and calls nothing: its value depends only on
-// its variables.
+// True if `e` reads no buffer, calls nothing and divides only by nonzero
+// constants: its value depends only on its variables, and evaluating it
+// outside the loop, before any guard inside the loop, is always defined.
 bool pure(const Expr& e) {
   bool ok = true;
+  auto constant_divisor = [](const Expr& d) {
+    const int64_t* v = as_const_int(d);
+    return v && *v != 0;
+  };
   post_order_visit(e, [&](const Expr& x) {
     if (x.as<BufferLoadNode>() || x.as<CallNode>() || x.as<LetNode>()) ok = false;
+    if (const auto* d = x.as<DivNode>()) ok = ok && constant_divisor(d->b);
+    if (const auto* d = x.as<ModNode>()) ok = ok && constant_divisor(d->b);
+    if (const auto* d = x.as<FloorDivNode>()) ok = ok && constant_divisor(d->b);
+    if (const auto* d = x.as<FloorModNode>()) ok = ok && constant_divisor(d->b);
   });
   return ok;
 }

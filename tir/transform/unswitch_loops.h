@@ -19,8 +19,9 @@
 //                                               for k_1 in range(64):
 //                                                 C_local[0] += ...
 //
-// A condition moves out of a loop when it reads no buffer, calls nothing
-// and names no variable that the loop binds (its own, or one of a loop or
+// A condition moves out of a loop when it reads no buffer, calls nothing,
+// divides only by nonzero constants (a guard inside the loop may be what
+// keeps a divisor from zero) and names no variable that the loop binds (its own, or one of a loop or
 // let inside it), so moving it changes no value. Unswitching doubles the
 // loop's code, so a loop of more than kMaxUnswitchStmts statements is left
 // as it is, and the versions one loop's unswitching makes hold at most

@@ -202,6 +202,11 @@ TEST(UnswitchLoops, AConditionOnTheLoopsOwnVariablesOrOnMemoryStays) {
   // Before and after: the guard reads memory, which the loop may write.
   PrimFunc loads("f", {A, N}, loop(i, 8, loop(j, 8, if_then_else(lt(buffer_load(N, {c(0)}), c(4)), store))));
   EXPECT_TRUE(structural_equal(unswitch_loops(loads).body(), loads.body()));
+  // Before and after: the guard divides by a variable, which a guard
+  // inside the loop may be all that keeps from zero.
+  Var n("n"), m("m");
+  PrimFunc divides("f", {A}, loop(i, 8, loop(j, 8, if_then_else(lt(floordiv(n, m), c(4)), store))));
+  EXPECT_TRUE(structural_equal(unswitch_loops(divides).body(), divides.body()));
 }
 
 TEST(UnswitchLoops, ManyConditionsMakeBoundedCode) {
