@@ -89,6 +89,18 @@ TEST(Transfer, APartialTileKeepsItsInnerFactorsAndCoversTheNewExtent) {
   testing::expect_same_results(to, there->func);
 }
 
+TEST(Transfer, ATiledExtentIsTheLoopsNotTheDecisions) {
+  // 22 rows drawn as 2 tiles of 3 x 6 = 36 rows: the loop is still 22 long.
+  PrimFunc f = workload("matmul:M=22,N=32,K=8");
+  Trace sketch = design_space(f, avx2())[1].without_postproc();
+  size_t rows = 0;
+  while (!is_tile_sample(sketch.instructions()[rows])) ++rows;
+  Trace drawn = sketch.with_decision(rows, TileDecision{{2, 3, 1, 6}});
+  EXPECT_EQ(tile_product(*tile_factors(drawn.instructions()[rows])), 36);
+  EXPECT_EQ(tiled_extent(f, drawn, rows), std::optional<int64_t>(22));
+  EXPECT_EQ(tiled_extent(f, drawn, 0), std::nullopt) << "not a tile sample";
+}
+
 TEST(Transfer, ADesignOfAnotherStructureCarriesNothing) {
   // dense + bias + relu has blocks that matmul does not: its trace does not apply.
   PrimFunc dense = workload("dense:M=8,N=16,K=8,bias=1,act=relu");
