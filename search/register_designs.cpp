@@ -35,12 +35,27 @@ int64_t covered_by(const Trace& t, size_t i) {
 // of them (AVX-512) without unrolling whole reductions.
 constexpr int64_t kUnrollStep = 64;
 
+// The extent of the loop each tile sample of `design` tiles, by
+// instruction index (0 for other instructions): a drawn partial tile
+// covers more than its loop. Read once per draw, since each costs a replay
+// of the design up to the tile.
+std::vector<int64_t> tile_extents(const PrimFunc& f, const Trace& design) {
+  std::vector<int64_t> out(design.size(), 0);
+  for (const RegisterTile& tile : register_tiles(design))
+    for (size_t i : tile.tiles) {
+      const std::optional<int64_t> extent = tiled_extent(f, design, i);
+      out[i] = extent ? *extent : covered_by(design, i);
+    }
+  return out;
+}
+
 // `design` with each tiled block's S3 tiles made up to `vectors` vectors
 // wide (the widest divisor of the vector axis) and budget / vectors rows
 // deep, the rows on the largest other spatial axis, or `second_rows` of
 // them on the next largest and the rest on the largest, every other S3
-// tile 1 (nullopt when there is no second axis to take rows); around it, the loops of a BLIS macro-kernel (and
-// of examples/schedules/matmul_1024_avx2.json): the panels of the vector
+// tile 1 (nullopt when there is no second axis to take rows); `extent_of`
+// is tile_extents(f, design). Around it, the loops of a BLIS macro-kernel
+// (and of examples/schedules/matmul_1024_avx2.json): the panels of the vector
 // axis and every other axis in S0 (postprocessing runs them in parallel,
 // and a packed operand computed there is packed once per panel), the
 // rows' register tiles in S1, no S2 tiles, and each reduction axis in one
@@ -51,7 +66,8 @@ constexpr int64_t kUnrollStep = 64;
 // on matmul 1024 ran at 0.45 of OpenBLAS with k as 16 x 64, and at 0.99
 // with k whole, on a Zen 3.) Decisions that no longer fit their loop are
 // mended by transfer_design (a row tile's outermost is inferred).
-std::optional<Trace> sized(const PrimFunc& f, const Trace& design, int64_t vectors, int64_t second_rows) {
+std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::vector<int64_t>& extent_of,
+                           int64_t vectors, int64_t second_rows) {
   Trace out = design;
   for (size_t i = 0; i + 1 < design.size(); ++i) {
     const Instruction& inst = design.instructions()[i];
@@ -69,9 +85,7 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, int64_t vecto
     std::vector<int64_t> extents;
     std::optional<size_t> row, row2;
     for (size_t k = 0; k < tile.tiles.size(); ++k) {
-      // The loop's extent: a drawn partial tile covers more.
-      const std::optional<int64_t> extent = tiled_extent(f, design, tile.tiles[k]);
-      extents.push_back(extent ? *extent : covered_by(design, tile.tiles[k]));
+      extents.push_back(extent_of[tile.tiles[k]]);
       if (k != tile.vector_tile && extents[k] > (row ? extents[*row] : 1)) row = k;
     }
     if (second_rows > 1) {
@@ -133,12 +147,14 @@ std::vector<Trace> register_designs(const PrimFunc& f, const std::vector<Trace>&
       break;
     }
   }
+  std::vector<std::vector<int64_t>> extents;
+  for (const Trace& draw : draws) extents.push_back(tile_extents(f, draw));
   std::vector<Trace> out;
   std::unordered_set<uint64_t> seen;
   for (const TileShape& shape : kShapes)
-    for (const Trace& draw : draws) {
+    for (size_t d = 0; d < draws.size(); ++d) {
       if (out.size() >= limit) return out;
-      std::optional<Trace> design = sized(f, draw, shape.vectors, shape.second_rows);
+      std::optional<Trace> design = sized(f, draws[d], extents[d], shape.vectors, shape.second_rows);
       if (!design) continue;
       std::optional<Candidate> c = replay_candidate(f, *design);
       if (!c) continue;  // spills (a tile of more rows than the axis has leaves none), or illegal
