@@ -47,8 +47,14 @@ PrimFunc lower(const PrimFunc& input, const LowerOptions& options) {
   step("unroll_loops", unroll_loops(step.f, options.max_unroll_extent));
   step("vectorize_loops", vectorize_loops(step.f, options.max_lanes));
   step("serialize_nested_parallel", serialize_nested_parallel(step.f));
-  step("unswitch_loops", unswitch_loops(step.f));
+  // Simplified before unswitching, so that guards unrolling made alike
+  // (`p * 2 + 1 < 7 and 1 * 4 + 2 < 7` and `... and 1 * 4 + 3 < 7`, whose
+  // second halves fold away) are one condition, moved out once; simplified
+  // after only where unswitching changed the program.
   step("simplify", simplify(step.f));
+  const PrimFunc simplified = step.f;
+  step("unswitch_loops", unswitch_loops(step.f));
+  if (!step.f.same_as(simplified)) step("simplify", simplify(step.f));
   if (options.verify) verify_lowered(step.f);
   return step.f;
 }

@@ -88,9 +88,44 @@ class Specializer : public StmtMutator {
   bool value_;
 };
 
+// `if a and b: s` (no else) as `if a: if b: s`, so that a conjunct the
+// loop cannot change moves out while the rest stays (a tile partial in
+// two dimensions guards its last row and column with `p < 7 and q < 7`,
+// `p` fixed inside the reduction loops, `q` the loop's own). Evaluating
+// `b` only where `a` holds is never less defined than both at once.
+class ConjunctionSplitter : public StmtMutator {
+ public:
+  using StmtMutator::mutate;
+
+  Stmt visit_IfThenElse(const IfThenElseNode* op, const Stmt& s) override {
+    const auto* both = op->condition.as<AndNode>();
+    if (!both || op->else_case.defined()) return StmtMutator::visit_IfThenElse(op, s);
+    return mutate(if_then_else(both->a, if_then_else(both->b, op->then_case)));
+  }
+};
+
+// The converse, where unswitching left both ifs inside: `if a: if b: s`
+// as `if a and b: s` when `b` is pure (evaluating it where `a` fails is
+// then harmless).
+class ConjunctionJoiner : public StmtMutator {
+ public:
+  using StmtMutator::mutate;
+
+  Stmt visit_IfThenElse(const IfThenElseNode* op, const Stmt& s) override {
+    Stmt out = StmtMutator::visit_IfThenElse(op, s);
+    const auto* outer = out.as<IfThenElseNode>();
+    const auto* inner = outer ? outer->then_case.as<IfThenElseNode>() : nullptr;
+    if (!inner || outer->else_case.defined() || inner->else_case.defined() || !pure(inner->condition)) return out;
+    return if_then_else(logical_and(outer->condition, inner->condition), inner->then_case);
+  }
+};
+
 class Unswitcher : public StmtMutator {
  public:
   using StmtMutator::mutate;
+
+  // True once a condition has moved out of a loop.
+  bool moved() const { return moved_; }
 
   Stmt visit_For(const ForNode* op, const Stmt& s) override {
     return unswitch(with_loop_body(s, mutate(op->body)), 2 * kMaxUnswitchStmts);  // inner loops first
@@ -107,19 +142,27 @@ class Unswitcher : public StmtMutator {
         i && invariant(op, i->condition, bound_vars(op->body))) {
       Stmt then_loop = unswitch(with_loop_body(loop, i->then_case), room);
       Stmt else_loop = i->else_case.defined() ? unswitch(with_loop_body(loop, i->else_case), room) : Stmt();
+      moved_ = true;
       return if_then_else(i->condition, then_loop, else_loop);
     }
     if (2 * stmt_count(loop) > room) return loop;
     std::optional<Expr> cond = invariant_condition(op);
     if (!cond) return loop;
+    moved_ = true;
     Stmt then_loop = unswitch(Specializer(*cond, true).mutate(loop), room / 2);
     Stmt else_loop = unswitch(Specializer(*cond, false).mutate(loop), room / 2);
     return if_then_else(*cond, then_loop, is_no_op(else_loop) ? Stmt() : else_loop);
   }
+
+  bool moved_ = false;
 };
 
 }  // namespace
 
-PrimFunc unswitch_loops(const PrimFunc& f) { return f.with_body(Unswitcher().mutate(f.body())); }
+PrimFunc unswitch_loops(const PrimFunc& f) {
+  Unswitcher unswitcher;
+  Stmt body = unswitcher.mutate(ConjunctionSplitter().mutate(f.body()));
+  return unswitcher.moved() ? f.with_body(ConjunctionJoiner().mutate(body)) : f;
+}
 
 }  // namespace kiln

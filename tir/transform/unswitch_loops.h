@@ -19,6 +19,11 @@
 //                                               for k_1 in range(64):
 //                                                 C_local[0] += ...
 //
+// A conjunction's conjuncts move alone: `if a and b` is `if a: if b` (with
+// no else), so a tile partial in two dimensions, guarded by `p < 7 and
+// q < 7` inside the loops of q, has `p < 7` tested outside them; guards
+// that stayed nested are joined again at the end.
+//
 // A condition moves out of a loop when it reads no buffer, calls nothing,
 // divides only by nonzero constants (a guard inside the loop may be what
 // keeps a divisor from zero) and names no variable that the loop binds (its own, or one of a loop or

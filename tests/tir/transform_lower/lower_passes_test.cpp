@@ -209,6 +209,20 @@ TEST(UnswitchLoops, AConditionOnTheLoopsOwnVariablesOrOnMemoryStays) {
   EXPECT_TRUE(structural_equal(unswitch_loops(divides).body(), divides.body()));
 }
 
+TEST(UnswitchLoops, AConjunctTheLoopCannotChangeMovesOutAlone) {
+  // Before: for r: for k: if r < 170 and k < 5: C[k] = 0
+  // After:  for r: if r < 170: for k: if k < 5: C[k] = 0
+  Buffer C("C", f32, {c(8)});
+  Var r("r"), k("k");
+  Stmt store = buffer_store(C, fc(0), {k});
+  PrimFunc f("f", {C}, loop(r, 171, loop(k, 8, if_then_else(logical_and(lt(r, c(170)), lt(k, c(5))), store))));
+  Stmt expected = loop(r, 171, if_then_else(lt(r, c(170)), loop(k, 8, if_then_else(lt(k, c(5)), store))));
+  EXPECT_TRUE(structural_equal(unswitch_loops(f).body(), expected));
+  // Before and after: both conjuncts name k; the function comes back as it was.
+  PrimFunc own("f", {C}, loop(k, 8, if_then_else(logical_and(lt(c(1), k), lt(k, c(5))), store)));
+  EXPECT_TRUE(unswitch_loops(own).same_as(own));
+}
+
 TEST(UnswitchLoops, ManyConditionsMakeBoundedCode) {
   // for k: (if n < 1: A[k] = 0), (if n < 2: A[k + 8] = 0), ... ten guards
   // that the loop cannot change: split on all of them, the loop would come
@@ -243,6 +257,7 @@ TEST(Passes, ReturnSameFunctionWhenNothingToDo) {
   EXPECT_TRUE(vectorize_loops(f, 16).same_as(f));
   EXPECT_TRUE(unroll_loops(f).same_as(f));
   EXPECT_TRUE(serialize_nested_parallel(f).same_as(f));
+  EXPECT_TRUE(unswitch_loops(f).same_as(f));
 }
 
 }  // namespace
