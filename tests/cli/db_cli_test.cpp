@@ -1,9 +1,7 @@
 // `kiln db ...` and `--db` on bench-op and print, as a user runs them.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -15,6 +13,7 @@
 #include "tir/analysis/workload_key.h"
 #include "tuning_logs/sqlite_database.h"
 #include "tuning_logs/workload_entry.h"
+#include "support/scratch.h"
 
 namespace kiln::testing {
 namespace {
@@ -29,11 +28,7 @@ std::string read_file(const std::string& p) {
   return os.str();
 }
 
-std::string temp(const std::string& name) {
-  std::string p = (std::filesystem::temp_directory_path() / ("kiln-db-cli-" + std::to_string(getpid()) + "-" + name)).string();
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p + suffix);
-  return p;
-}
+std::string temp(const std::string& name) { return testing::scratch_path(name); }
 
 tuning::TuningRecord record(const PrimFunc& f, const std::string& target, const std::string& trace, double secs) {
   tuning::TuningRecord r;

@@ -13,6 +13,7 @@
 
 #include "cli_run.h"
 #include "rpc/process/child_process.h"
+#include "support/scratch.h"
 
 namespace {
 
@@ -29,7 +30,8 @@ struct RunnerProcess {
   explicit RunnerProcess(const std::string& token) {
     int out[2];
     EXPECT_EQ(pipe2(out, O_CLOEXEC), 0);
-    child = kiln::rpc::ChildProcess::spawn({KILN_BINARY, "runner", "--listen", "127.0.0.1:0", "--token", token}, {},
+    child = kiln::rpc::ChildProcess::spawn({KILN_BINARY, "runner", "--listen", "127.0.0.1:0", "--token", token,
+                                            "--workdir", kiln::testing::scratch_path("runner-" + token)}, {},
                                            out[1]);
     close(out[1]);
     const std::string ready = "kiln runner: listening on ";

@@ -11,17 +11,14 @@
 
 #include "cli_run.h"
 #include "tuning_logs/sqlite_database.h"
+#include "support/scratch.h"
 
 namespace kiln::testing {
 namespace {
 
 const std::string kWorkload = "matmul:M=32,N=32,K=32";
 
-std::string temp(const std::string& name) {
-  std::string p = (std::filesystem::temp_directory_path() / ("kiln-tune-cli-" + std::to_string(getpid()) + "-" + name)).string();
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p + suffix);
-  return p;
-}
+std::string temp(const std::string& name) { return testing::scratch_path(name); }
 
 TEST(TuneCli, TunesResumesAndBenchOpReproducesTheBest) {
   const std::string db = temp("tune.db");

@@ -2,9 +2,7 @@
 // every file that is not a usable model is refused with its name.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -12,25 +10,13 @@
 #include "core/error.h"
 #include "costmodel/random_model.h"
 #include "costmodel/xgb_model.h"
+#include "support/scratch.h"
 #include "synthetic.h"
 
 namespace kiln::costmodel {
 namespace {
 
-// A folder for this process's files, removed when the tests end.
-struct TempDir {
-  std::filesystem::path path = std::filesystem::temp_directory_path() /
-                               ("kiln-costmodel-test-" + std::to_string(getpid()));
-  TempDir() { std::filesystem::create_directories(path); }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
-
-std::string fresh_path(const std::string& name) {
-  static TempDir dir;
-  std::string p = (dir.path / (name + ".json")).string();
-  std::filesystem::remove(p);
-  return p;
-}
+std::string fresh_path(const std::string& name) { return testing::scratch_path(name + ".json"); }
 
 std::string write(const std::string& name, const std::string& text) {
   std::string p = fresh_path(name);

@@ -2,10 +2,10 @@
 // the machine; elsewhere only a client with the token.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 
 #include "core/error.h"
 #include "support/faulty_artifacts.h"
+#include "support/scratch.h"
 #include "ops/workload.h"
 #include "rpc/runner/server.h"
 #include "rpc/runner_client.h"
@@ -17,7 +17,7 @@ rpc::RunnerOptions with_token(const std::string& token) {
   rpc::RunnerOptions o;
   o.token = token;
   o.kiln = KILN_BINARY;
-  o.workdir = (std::filesystem::temp_directory_path() / ("kiln-auth-test-" + std::to_string(getpid()))).string();
+  o.workdir = testing::scratch_path("runner");
   return o;
 }
 

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "rpc/process/child_process.h"
+#include "support/scratch.h"
 
 namespace kiln::testing {
 namespace {
@@ -93,9 +94,14 @@ TEST(Orphans, AWorkerDiesWithItsRunner) {
 
 TEST(Orphans, ALocalRunnerDiesWithTheBenchOpThatSpawnedIt) {
   // A measurement long enough to kill bench-op in the middle of it.
+  // Killed, bench-op cannot remove its runner's directory: it goes in this
+  // process's scratch directory instead of /tmp.
+  const std::string tmp = testing::scratch_path("bench-op-tmp");
+  std::filesystem::create_directories(tmp);
   pid_t bench = fork();
   ASSERT_GE(bench, 0);
   if (bench == 0) {
+    setenv("TMPDIR", tmp.c_str(), 1);
     int null = open("/dev/null", O_WRONLY);
     dup2(null, 1);
     dup2(null, 2);

@@ -3,9 +3,7 @@
 // that crashes its runner is a record, not the end of the job.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 
-#include <filesystem>
 #include <set>
 
 #include "ops/workload.h"
@@ -19,19 +17,14 @@
 #include "support/faulty_artifacts.h"
 #include "tuning_logs/sqlite_database.h"
 #include "tuning_logs/workload_entry.h"
+#include "support/scratch.h"
 
 namespace kiln::search {
 namespace {
 
 const char kWorkload[] = "matmul:M=64,N=64,K=64";
 
-std::string fresh_db(const std::string& name) {
-  std::string p = (std::filesystem::temp_directory_path() /
-                   ("kiln-tune-test-" + std::to_string(getpid()) + "-" + name + ".db"))
-                      .string();
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p + suffix);
-  return p;
-}
+std::string fresh_db(const std::string& name) { return testing::scratch_path(name + ".db"); }
 
 TuneTask task_of(const std::string& workload) {
   ops::Workload w = ops::parse_workload(workload);

@@ -8,24 +8,18 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <map>
 #include <thread>
 
 #include "tuning_logs/sqlite_database.h"
+#include "support/scratch.h"
 
 namespace kiln::tuning {
 namespace {
 
 constexpr int kBatch = 64;
 
-std::string fresh_path(const std::string& name) {
-  std::string p = (std::filesystem::temp_directory_path() /
-                   ("kiln-db-concurrency-" + std::to_string(getpid()) + "-" + name + ".db"))
-                      .string();
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p + suffix);
-  return p;
-}
+std::string fresh_path(const std::string& name) { return testing::scratch_path(name + ".db"); }
 
 std::vector<TuningRecord> batch(const std::string& writer, int b) {
   std::vector<TuningRecord> out;

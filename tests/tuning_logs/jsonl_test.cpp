@@ -2,9 +2,7 @@
 // duplicates are dropped, and bad input changes nothing.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 
-#include <filesystem>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -13,16 +11,13 @@
 #include "tuning_logs/fixtures.h"
 #include "tuning_logs/jsonl.h"
 #include "tuning_logs/sqlite_database.h"
+#include "support/scratch.h"
 
 namespace kiln::tuning {
 namespace {
 
 std::unique_ptr<Database> fresh(const std::string& name) {
-  std::string p = (std::filesystem::temp_directory_path() /
-                   ("kiln-jsonl-test-" + std::to_string(getpid()) + "-" + name + ".db"))
-                      .string();
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p + suffix);
-  return open_sqlite_database(p);
+  return open_sqlite_database(testing::scratch_path(name + ".db"));
 }
 
 // Workloads k1, k2, k3: matmuls with M = 1, 2, 3.

@@ -2,27 +2,20 @@
 // record kept, and a migration that cannot finish leaves the file as it was.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 
-#include <filesystem>
 
 #include "core/error.h"
 #include "tuning_logs/fixtures.h"
 #include "tuning_logs/sqlite_database.h"
 #include "tuning_logs/sqlite_statement.h"
+#include "support/scratch.h"
 
 namespace kiln::tuning {
 namespace {
 
 const std::string kTarget = "llvm -mcpu=znver4 -num-cores=2";
 
-std::string fresh_path(const std::string& name) {
-  std::string p = (std::filesystem::temp_directory_path() /
-                   ("kiln-migration-test-" + std::to_string(getpid()) + "-" + name + ".db"))
-                      .string();
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p + suffix);
-  return p;
-}
+std::string fresh_path(const std::string& name) { return testing::scratch_path(name + ".db"); }
 
 // Runs SQL on the file directly, as another program (or an older kiln) would.
 void raw_sql(const std::string& path, const std::string& sql) {

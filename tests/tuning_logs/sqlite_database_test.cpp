@@ -3,14 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <sqlite3.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "core/error.h"
 #include "tuning_logs/sqlite_database.h"
+#include "support/scratch.h"
 
 namespace kiln::tuning {
 namespace {
@@ -18,13 +17,7 @@ namespace {
 const std::string kZen4 = "llvm -mcpu=znver4 -num-cores=2";
 const std::string kZen3 = "llvm -mcpu=znver3 -num-cores=2";
 
-std::string fresh_path(const std::string& name) {
-  std::string p = (std::filesystem::temp_directory_path() /
-                   ("kiln-db-test-" + std::to_string(getpid()) + "-" + name + ".db"))
-                      .string();
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p + suffix);
-  return p;
-}
+std::string fresh_path(const std::string& name) { return testing::scratch_path(name + ".db"); }
 
 std::string read_file(const std::string& p) {
   std::ifstream in(p, std::ios::binary);
