@@ -2,10 +2,11 @@
 // measured in one process on the same data, with ratios. Run through
 // bench/run, which sets up OpenBLAS for this CPU.
 //
-//   kiln_bench [--workload W[@TRACE]]... [--db FILE] [--threads 1,2] [--repeat R] [--rounds N] [--out results.json]
+//   kiln_bench [--workload W[@TRACE...]]... [--db FILE] [--threads 1,2] [--repeat R] [--rounds N]
+//              [--postprocess-again] [--out results.json]
 //
-// For every workload and thread count: kiln's default program, the program
-// a trace file named after '@' schedules, and with --db the best record the
+// For every workload and thread count: kiln's default program, the programs
+// the trace files named after each '@' schedule, and with --db the best record the
 // tuning database holds for the workload and target (`kiln tune-op`); then each
 // baseline that computes the same thing (matmul: OpenBLAS sgemm, oneDNN
 // matmul; conv2d_nchw: oneDNN direct convolution on plain NCHW). Each
@@ -106,6 +107,10 @@ int run(int argc, char** argv) {
   app.add_option("--rounds", rounds, "rounds of timing every program in turn")->check(CLI::PositiveNumber);
   app.add_option("--out", out_path, "write the results as JSON here");
   app.add_option("--db", db, "also measure the best record of this tuning database (kiln tune-op)");
+  bool postprocess_again = false;
+  app.add_flag("--postprocess-again", postprocess_again,
+               "postprocess each trace's design anew, so that decisions edited by hand take effect "
+               "(tools/op_session.h)");
   CLI11_PARSE(app, argc, argv);
   Target target = Target::parse(target_str);
   if (workloads.empty()) {
@@ -120,9 +125,15 @@ int run(int argc, char** argv) {
   nlohmann::json results = nlohmann::json::array();
   std::cout << "openblas core: " << openblas_core_name() << "\n";
   for (const std::string& spec : workloads) {
-    // "WORKLOAD@TRACE": measure the traced program beside the default one.
-    const size_t at = spec.find('@');
-    const std::string wstr = spec.substr(0, at);
+    // "WORKLOAD@TRACE@TRACE...": measure the traced programs beside the default one.
+    std::vector<std::string> parts;
+    for (size_t from = 0;;) {
+      const size_t at = spec.find('@', from);
+      parts.push_back(spec.substr(from, at - from));
+      if (at == std::string::npos) break;
+      from = at + 1;
+    }
+    const std::string wstr = parts[0];
     struct Variant {
       std::string label;
       std::unique_ptr<CompiledKernel> kernel;
@@ -130,12 +141,12 @@ int run(int argc, char** argv) {
     std::vector<Variant> variants;
     OpProgram p = prepare_op(wstr, target);
     variants.push_back({"default", build(p.lowered, target)});
-    std::optional<Trace> trace;
-    if (at != std::string::npos) {
-      const std::string path = spec.substr(at + 1);
+    for (size_t i = 1; i < parts.size(); ++i) {
+      Trace trace = read_trace_file(parts[i]);
       PrepareOptions options;
-      options.trace = &trace.emplace(read_trace_file(path));
-      variants.push_back({path, build(prepare_op(wstr, target, options).lowered, target)});
+      options.trace = &trace;
+      options.postprocess_again = postprocess_again;
+      variants.push_back({parts[i], build(prepare_op(wstr, target, options).lowered, target)});
     }
     if (!db.empty() && best_trace(db, p.func, target))
       variants.push_back({"tuned (" + db + ")", build(prepare_op(wstr, target, {.db = db}).lowered, target)});

@@ -1,4 +1,4 @@
-// kiln print WORKLOAD [--trace FILE | --db FILE] [--lowered | --llvm-ir | --asm] [--print-after-all] [--target T]
+// kiln print WORKLOAD [--trace FILE | --db FILE] [--postprocess-again] [--lowered | --llvm-ir | --asm] [--print-after-all] [--target T]
 #include <iostream>
 #include <optional>
 
@@ -19,6 +19,7 @@ void add_print(CLI::App& app) {
     bool asm_ = false;
     std::string trace;
     std::string db;
+    bool postprocess_again = false;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("print", "print a workload's IR (block form, or lowered)");
@@ -30,10 +31,14 @@ void add_print(CLI::App& app) {
   cmd->add_flag("--print-after-all", args->after_all, "print the IR after every lowering step");
   cmd->add_option("--trace", args->trace, "apply the schedule in this trace file (JSON, docs/schedule_trace.md)");
   cmd->add_option("--db", args->db, "without --trace: apply the best schedule this tuning database holds");
+  cmd->add_flag("--postprocess-again", args->postprocess_again,
+                "postprocess the trace's design anew, as the search does after a mutation, so that decisions "
+                "edited by hand take effect");
   cmd->callback([args] {
     Target target = Target::parse(args->target);
     PrepareOptions options;
     options.db = args->db;
+    options.postprocess_again = args->postprocess_again;
     std::optional<Trace> trace;
     if (!args->trace.empty()) options.trace = &trace.emplace(read_trace_file(args->trace));
     if (args->after_all) {

@@ -5,6 +5,7 @@
 
 #include <iostream>
 
+#include "search/sample.h"
 #include "tir/analysis/workload_key.h"
 #include "tir/schedule/schedule.h"
 #include "tuning_logs/best.h"
@@ -29,6 +30,19 @@ std::optional<StoredTrace> best_trace(const std::string& db_path, const PrimFunc
   }
 }
 
+namespace {
+
+PrimFunc postprocessed_again(const PrimFunc& f, const Trace& trace) {
+  const Trace design = trace.without_postproc();
+  if (design.size() == trace.size()) return apply_trace(trace, f).func();
+  search::SampleFailure why;
+  std::optional<search::Candidate> c = search::replay_candidate(f, design, &why);
+  if (!c) KILN_USER_ERROR() << "the trace's design makes no candidate: " << why.kind << ": " << why.message;
+  return c->func;
+}
+
+}  // namespace
+
 OpProgram prepare_op(const std::string& workload, const Target& target, const PrepareOptions& options) {
   ops::Workload w = ops::parse_workload(workload);
   PrimFunc f = ops::build_workload(w);
@@ -38,7 +52,10 @@ OpProgram prepare_op(const std::string& workload, const Target& target, const Pr
   PrimFunc scheduled = f;
   try {
     // A stored trace names the blocks of the canonical form (workload_key.h).
-    if (trace) scheduled = apply_trace(*trace, from_db ? canonical_workload(f) : f).func();
+    if (trace) {
+      const PrimFunc named = from_db ? canonical_workload(f) : f;
+      scheduled = options.postprocess_again ? postprocessed_again(named, *trace) : apply_trace(*trace, named).func();
+    }
   } catch (const Error& e) {
     if (!from_db) throw;
     KILN_USER_ERROR() << from_db->origin << ", the best for " << w.str()

@@ -40,6 +40,11 @@ struct PrepareOptions {
   // and target to apply (docs/tuning_database.md); none there: a warning
   // and the default program.
   std::string db;
+  // Replay the trace's design (what precedes its enter_postproc marker) and
+  // postprocess it anew, as the search does after a mutation, so that
+  // decisions edited by hand take effect; a trace without the marker (a
+  // hand schedule) applies as it is.
+  bool postprocess_again = false;
   std::function<void(const std::string&, const PrimFunc&)> after_pass;
 };
 
