@@ -101,6 +101,13 @@ BlockInfo block_info(const PrimFunc& f, const std::string& name) {
       for (size_t i = 0; direct && i < st->indices.size(); ++i)
         direct = st->indices[i].same_as(x.block->iter_vars[i].var());
       info.is_injective = direct;
+      std::unordered_set<const Object*> indices;
+      for (const Expr& e : st->indices)
+        if (e.as<VarNode>()) indices.insert(e.get());
+      bool permuted = !direct && indices.size() == x.block->iter_vars.size() &&
+                      st->indices.size() == x.block->iter_vars.size();
+      for (const IterVar& iv : x.block->iter_vars) permuted = permuted && indices.count(iv.var().get()) > 0;
+      info.is_permuted_copy = permuted && st->value.as<BufferLoadNode>() != nullptr;
     }
   }
   return info;

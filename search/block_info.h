@@ -28,6 +28,10 @@ struct BlockInfo {
   // elementwise op, padding, a broadcast): a candidate for inlining, or for
   // fusion into its producer's tiles as an epilogue.
   bool is_injective = false;
+  // One store at its iter vars in another order, and nothing else: a copy
+  // with its layout transformed (a packed operand, `transform_layout`). It
+  // may be computed under its consumer's loops as an injective block may.
+  bool is_permuted_copy = false;
 };
 
 // Throws kiln::Error when no block is called `name`.

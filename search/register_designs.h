@@ -6,10 +6,11 @@
 // reach it. Analytical models of BLIS (Low et al., TOMS 2016) size the
 // register tile from the vector width and the register count instead. Here
 // each sketch's tiled blocks get S3 tiles of v vectors on the vector axis
-// (the widest divisor of the axis up to that) and floor(registers / v)
-// rows on the largest other spatial axis, or split between it and the
-// next (4 x 3: conv2d's output channels and rows), a partial last tile
-// where that does not divide it (sample_tile), for v in 2, 1, 3, 4; and
+// (the widest divisor of the axis up to that) and up to floor(registers /
+// v) rows on the largest other spatial axis, or split between it and the
+// next (4 x 3: conv2d's output channels and rows), the tiles as even as
+// the axis allows and a partial last tile where they do not divide it
+// (sample_tile: 1024 rows as 171 tiles of 6), for v in 2, 1, 3, 4; and
 // around them the loops of a BLIS macro-kernel: the
 // vector axis's panels (and every other axis) in S0, run in parallel, with
 // a packed operand computed once per panel; the register tiles of the
