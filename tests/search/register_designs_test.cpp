@@ -67,6 +67,22 @@ TEST(RegisterDesigns, SevenWideRowsMakeOneVectorOfSevenLanesAndRowsMaySplitBetwe
   EXPECT_FALSE(shapes.count({1, 6, 1, 1}));
 }
 
+TEST(RegisterDesigns, RowsAreAsEvenAsTheAxisAllowsAndNeverTallerThanIt) {
+  // The output-channel vector (the weights packed, kiln.vector_axis) over
+  // 7-high output rows. Before: 1 vector x 12 rows, two tiles covering 14
+  // rows, half of them empty; 2 vectors x 6 rows as 6 + 1. After: 7 rows
+  // in one tile; 4 + 3. (Loop order n, k, p, q.)
+  PrimFunc f = workload("conv2d_nchw:N=1,C=8,H=7,W=7,K=32,R=3,S=3,stride=1,pad=1");
+  std::set<std::vector<int64_t>> shapes;
+  for (const Trace& d : register_designs(f, design_space(f, avx2()), 1, 64)) shapes.insert(register_tile_of(d));
+  EXPECT_TRUE(shapes.count({1, 8, 7, 1}));
+  EXPECT_TRUE(shapes.count({1, 16, 4, 1}));
+  for (const std::vector<int64_t>& s : shapes) {
+    EXPECT_LE(s[2], 7);
+    EXPECT_LE(s[3], 7);
+  }
+}
+
 TEST(RegisterDesigns, EveryDesignComputesTheSame) {
   for (const char* w : {"matmul:M=22,N=32,K=8", "conv2d_nchw:N=1,C=4,H=6,W=6,K=16,R=3,S=3,stride=1,pad=1",
                         "dense:M=14,N=16,K=8,bias=1,act=relu"}) {
