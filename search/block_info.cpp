@@ -108,6 +108,7 @@ BlockInfo block_info(const PrimFunc& f, const std::string& name) {
                       st->indices.size() == x.block->iter_vars.size();
       for (const IterVar& iv : x.block->iter_vars) permuted = permuted && indices.count(iv.var().get()) > 0;
       info.is_permuted_copy = permuted && st->value.as<BufferLoadNode>() != nullptr;
+      info.is_copy = (direct || info.is_permuted_copy) && st->value.as<BufferLoadNode>() != nullptr;
     }
   }
   return info;
@@ -128,6 +129,29 @@ std::vector<LoopRole> loop_roles(const PrimFunc& f, const std::string& block, co
                                       : LoopRole::kUnused);
   }
   return roles;
+}
+
+std::vector<bool> read_changes_with_loops(const PrimFunc& f, const std::string& consumer,
+                                          const std::string& producer) {
+  Found c = find(f, consumer);
+  Found p = find(f, producer);
+  std::unordered_set<const VarNode*> read_vars;
+  for (const BufferRegion& r : c.block->reads) {
+    if (p.block->writes.empty() || !r.buffer().same_as(p.block->writes[0].buffer())) continue;
+    for (const Range& rg : r->region) {
+      for (const VarNode* v : vars_in(rg->min)) read_vars.insert(v);
+      for (const VarNode* v : vars_in(rg->extent)) read_vars.insert(v);
+    }
+  }
+  // The loop variables the read iter vars are bound to.
+  std::unordered_set<const VarNode*> driving;
+  for (size_t i = 0; i < c.block->iter_vars.size(); ++i)
+    if (read_vars.count(c.block->iter_vars[i].var().operator->()))
+      for (const VarNode* v : vars_in(c.realize->iter_values[i])) driving.insert(v);
+  std::vector<bool> out;
+  for (const Stmt& loop : enclosing_loops(*locate_block(f.body(), consumer)))
+    out.push_back(driving.count(loop.as<ForNode>()->loop_var.operator->()) > 0);
+  return out;
 }
 
 std::vector<int> bound_iter_vars(const PrimFunc& f, const std::string& block, const std::vector<Var>& loops) {

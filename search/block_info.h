@@ -32,6 +32,9 @@ struct BlockInfo {
   // with its layout transformed (a packed operand, `transform_layout`). It
   // may be computed under its consumer's loops as an injective block may.
   bool is_permuted_copy = false;
+  // Injective or a permuted copy, and what it stores is a load: a copy of
+  // another buffer (a packed operand), not a computation (padding).
+  bool is_copy = false;
 };
 
 // Throws kiln::Error when no block is called `name`.
@@ -59,6 +62,13 @@ std::vector<LoopRole> loop_roles(const PrimFunc& f, const std::string& block, co
 // For each of `loops`, the index of the block iter var bound to exactly
 // that loop variable, or -1 (the loop drives an expression, or nothing).
 std::vector<int> bound_iter_vars(const PrimFunc& f, const std::string& block, const std::vector<Var>& loops);
+
+// For each loop above `consumer`, outermost first: whether the region of
+// `producer`'s output that `consumer` reads changes as the loop runs. A
+// producer computed under a loop its region does not change with is
+// computed again, the same, on every iteration.
+std::vector<bool> read_changes_with_loops(const PrimFunc& f, const std::string& consumer,
+                                          const std::string& producer);
 
 // Blocks that read what `block` writes, in program order.
 std::vector<std::string> consumers(const PrimFunc& f, const std::string& block);

@@ -30,17 +30,19 @@ int64_t s3_registers(int64_t extent, bool vectorized, int64_t lanes) {
 std::vector<RegisterTile> register_tiles(const Trace& design) {
   std::vector<RegisterTile> out;
   std::vector<size_t> pending, reductions;
+  std::string block;
   for (size_t i = 0; i < design.size(); ++i) {
     const Instruction& inst = design.instructions()[i];
     if (inst.kind == &inst::get_block) {
       reductions.clear();  // a block's tiling starts here (add-rfactor's split is another block's)
+      if (pending.empty() && !inst.attrs.empty() && inst.attrs[0].is_string()) block = inst.attrs[0].get<std::string>();
     } else if (is_tile_sample(inst) && !inst.attrs.empty() && inst.attrs[0] == 4) {
       pending.push_back(i);
     } else if (is_tile_sample(inst) && !inst.attrs.empty() && inst.attrs[0] == 2) {
       reductions.push_back(i);
     } else if (std::optional<int64_t> budget = annotation_value(inst, kTiledAnn); budget && *budget > 0) {
       const size_t last = pending.empty() ? 0 : pending.size() - 1;
-      out.push_back({std::move(pending), *budget, 1, last, std::move(reductions)});
+      out.push_back({block, std::move(pending), *budget, 1, last, std::move(reductions)});
       pending.clear();
       reductions.clear();
     } else if (std::optional<int64_t> lanes = annotation_value(inst, kLanesAnn); lanes && *lanes > 0 && !out.empty()) {

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tir/schedule/random.h"
@@ -26,6 +27,7 @@
 namespace kiln::search {
 
 struct RegisterTile {
+  std::string block;          // the tiled block's name, as the trace's get_block gives it
   std::vector<size_t> tiles;  // four-level tile samples of spatial loops, in loop order
   int64_t budget = 0;         // vector registers
   int64_t lanes = 1;

@@ -3,6 +3,7 @@
 // every such design fits its registers and computes the right thing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "ops/workload.h"
@@ -11,6 +12,8 @@
 #include "search/sample.h"
 #include "search/space.h"
 #include "support/kernel_check.h"
+#include "tir/schedule/locate.h"
+#include "tir/schedule/schedule.h"
 
 namespace kiln::search {
 namespace {
@@ -81,6 +84,45 @@ TEST(RegisterDesigns, RowsAreAsEvenAsTheAxisAllowsAndNeverTallerThanIt) {
     EXPECT_LE(s[2], 7);
     EXPECT_LE(s[3], 7);
   }
+}
+
+TEST(RegisterDesigns, APackedPanelGoesUnderItsPanelLoopAndThePaddedInputToTheRoot) {
+  // conv2d vectorized over output channels: loops n, k, p, q outermost (S0).
+  // Before: the packed weights and the padded input both under the last S0
+  // loop (q), computed again for every row and column tile. After: the
+  // weights' panel under k's S0 loop, once per panel; the padded input,
+  // which no output-channel panel changes, at the root, once.
+  PrimFunc f = workload("conv2d_nchw:N=1,C=16,H=7,W=7,K=32,R=3,S=3,stride=1,pad=1");
+  int checked = 0;
+  for (const Trace& d : register_designs(f, design_space(f, avx2()), 1, 64)) {
+    const PrimFunc s = apply_trace(d, f).func();
+    std::optional<Located> weights = locate_block(s.body(), "kernel_global");
+    if (!weights) continue;  // vectorized over output columns: nothing packed
+    std::optional<Located> pad = locate_block(s.body(), "pad");
+    ASSERT_TRUE(pad) << d.str();
+    // The loops above each, outermost first: the consumer's S0 loops are
+    // i0_0 (n), i1_0 (k), i2_0 (p), i3_0 (q), then the producer's own.
+    auto names = [](const Located& l) {
+      std::vector<std::string> out;
+      for (const Stmt& loop : enclosing_loops(l)) out.push_back(loop.as<ForNode>()->loop_var->name);
+      return out;
+    };
+    const std::vector<std::string> above_pad = names(*pad), above_weights = names(*weights);
+    EXPECT_EQ(std::count(above_pad.begin(), above_pad.end(), "i0_0"), 0) << d.str();
+    // One panel of all the output channels is packed once, at the root.
+    const std::vector<RegisterTile> tiles = register_tiles(d);
+    const int64_t panels = tile_factors(d.instructions()[tiles.at(0).tiles.at(1)])->at(0);
+    if (panels == 1) {
+      EXPECT_EQ(std::count(above_weights.begin(), above_weights.end(), "i0_0"), 0) << d.str();
+      continue;
+    }
+    ASSERT_GE(above_weights.size(), 3u) << d.str();
+    EXPECT_EQ(above_weights[0], "i0_0") << d.str();
+    EXPECT_EQ(above_weights[1], "i1_0") << d.str();
+    EXPECT_NE(above_weights[2], "i2_0") << d.str();
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
 }
 
 TEST(RegisterDesigns, EveryDesignComputesTheSame) {
