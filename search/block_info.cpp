@@ -116,11 +116,15 @@ BlockInfo block_info(const PrimFunc& f, const std::string& name) {
 
 std::vector<LoopRole> loop_roles(const PrimFunc& f, const std::string& block, const std::vector<Var>& loops) {
   Found x = find(f, block);
+  // The variables of each binding, gathered once rather than once per loop.
+  std::vector<std::unordered_set<const VarNode*>> bound;
+  for (size_t i = 0; x.realize && i < x.realize->iter_values.size(); ++i)
+    bound.push_back(vars_in(x.realize->iter_values[i]));
   std::vector<LoopRole> roles;
   for (const Var& l : loops) {
     bool spatial = false, reduce = false;
-    for (size_t i = 0; x.realize && i < x.realize->iter_values.size(); ++i) {
-      if (!vars_in(x.realize->iter_values[i]).count(l.operator->())) continue;
+    for (size_t i = 0; i < bound.size(); ++i) {
+      if (!bound[i].count(l.operator->())) continue;
       (x.block->iter_vars[i]->iter_type == IterType::kReduce ? reduce : spatial) = true;
     }
     roles.push_back(spatial && reduce ? LoopRole::kMixed
