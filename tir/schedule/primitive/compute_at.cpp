@@ -109,11 +109,30 @@ ScheduleErrorPtr plan_move(const Located& blk, const Located& lp, bool reverse, 
   if (reverse && ib < il)
     return schedule_error<DependentLoopError>(P, "block " + bname + " comes before loop " + lname + "; use compute_at");
 
+  // The cheap rejection first, from the accesses blocks declare (the
+  // search asks about every loop before the one it picks, and most fail
+  // here): no buffer of the block is both accessed under the loop and
+  // accessed nowhere else. The checks below reject the same loops.
+  const std::vector<BufferRegion>& mine = reverse ? b->reads : b->writes;
+  bool possible = false, accessed = false;
+  for (const BufferRegion& m : mine) {
+    const int inside = count_accessors(loop->body, m.buffer(), reverse);
+    accessed |= inside > 0;
+    possible |= inside > 0 && inside == count_accessors(encl->body, m.buffer(), reverse) -
+                                           count_accessors(plan.top, m.buffer(), reverse);
+  }
+  if (!accessed)
+    return schedule_error<NotFoundError>(P, std::string("nothing under loop ") + lname +
+                                                (reverse ? " writes" : " reads") + " a buffer that block " + bname +
+                                                (reverse ? " reads" : " writes"));
+  if (!possible)
+    return schedule_error<DependentLoopError>(P, "the buffers of block " + bname + " are " +
+                                                     (reverse ? "written" : "read") + " outside loop " + lname + " too");
+
   // The linking buffer: what the block writes and the loop reads, or the
   // other way round.
   // (Asked one buffer at a time: the block writes one or two, and the loop
   // body may touch many.)
-  const std::vector<BufferRegion>& mine = reverse ? b->reads : b->writes;
   std::optional<BufferRegion> own, need;
   for (const BufferRegion& m : mine) {
     if (own) break;
