@@ -109,54 +109,27 @@ ScheduleErrorPtr plan_move(const Located& blk, const Located& lp, bool reverse, 
   if (reverse && ib < il)
     return schedule_error<DependentLoopError>(P, "block " + bname + " comes before loop " + lname + "; use compute_at");
 
-  // The cheap rejection first, from the accesses blocks declare (the
-  // search asks about every loop before the one it picks, and most fail
-  // here): no buffer of the block is both accessed under the loop and
-  // accessed nowhere else. The checks below reject the same loops.
+  // The linking buffer: the first the block writes that a block under the
+  // loop reads, or the other way round, as the blocks declare it. The
+  // checks that read only what blocks declare come first, the regions
+  // last: the search asks about every loop before the one it picks, and
+  // most fail early.
   const std::vector<BufferRegion>& mine = reverse ? b->reads : b->writes;
-  bool possible = false, accessed = false;
-  for (const BufferRegion& m : mine) {
-    const int inside = count_accessors(loop->body, m.buffer(), reverse);
-    accessed |= inside > 0;
-    possible |= inside > 0 && inside == count_accessors(encl->body, m.buffer(), reverse) -
-                                           count_accessors(plan.top, m.buffer(), reverse);
-  }
-  if (!accessed)
-    return schedule_error<NotFoundError>(P, std::string("nothing under loop ") + lname +
-                                                (reverse ? " writes" : " reads") + " a buffer that block " + bname +
-                                                (reverse ? " reads" : " writes"));
-  if (!possible)
-    return schedule_error<DependentLoopError>(P, "the buffers of block " + bname + " are " +
-                                                     (reverse ? "written" : "read") + " outside loop " + lname + " too");
-
-  // The linking buffer: what the block writes and the loop reads, or the
-  // other way round.
-  // (Asked one buffer at a time: the block writes one or two, and the loop
-  // body may touch many.)
-  std::optional<BufferRegion> own, need;
-  for (const BufferRegion& m : mine) {
-    if (own) break;
-    const auto [loop_reads, loop_writes] = detect_access_regions(loop->body, {}, &m.buffer());
-    for (const BufferRegion& t : reverse ? loop_writes : loop_reads)
-      if (m.buffer().same_as(t.buffer()) && !own) {
-        own = m;
-        need = t;
-      }
-  }
+  const BufferRegion* own = nullptr;
+  int inside = 0;
+  for (const BufferRegion& m : mine)
+    if ((inside = count_accessors(loop->body, m.buffer(), reverse)) > 0) {
+      own = &m;
+      break;
+    }
   if (!own)
     return schedule_error<NotFoundError>(P, std::string("nothing under loop ") + lname +
                                                 (reverse ? " writes" : " reads") + " a buffer that block " + bname +
                                                 (reverse ? " reads" : " writes"));
   const Buffer buf = own->buffer();
 
-  const int lo = std::min(ib, il), hi = std::max(ib, il);
-  for (int i = lo + 1; i < hi; ++i)
-    if (touches(list[i], buf, true, true))
-      return schedule_error<DependentLoopError>(
-          P, "a statement between block " + bname + " and loop " + lname + " uses buffer " + q(buf.name()));
   // compute_at: every other reader is under the loop; reverse_compute_at:
   // every other writer.
-  const int inside = count_accessors(loop->body, buf, reverse);
   const int elsewhere = count_accessors(encl->body, buf, reverse) - count_accessors(plan.top, buf, reverse);
   if (inside != elsewhere)
     return schedule_error<DependentLoopError>(
@@ -189,6 +162,22 @@ ScheduleErrorPtr plan_move(const Located& blk, const Located& lp, bool reverse, 
       }
     }
   }
+
+  const int lo = std::min(ib, il), hi = std::max(ib, il);
+  for (int i = lo + 1; i < hi; ++i)
+    if (touches(list[i], buf, true, true))
+      return schedule_error<DependentLoopError>(
+          P, "a statement between block " + bname + " and loop " + lname + " uses buffer " + q(buf.name()));
+
+  // The region of the buffer the loop body needs in one iteration (asked
+  // for this buffer alone: the loop body may touch many).
+  const auto [loop_reads, loop_writes] = detect_access_regions(loop->body, {}, &buf);
+  std::optional<BufferRegion> need;
+  for (const BufferRegion& t : reverse ? loop_writes : loop_reads)
+    if (!need && t.buffer().same_as(buf)) need = t;
+  if (!need)
+    return schedule_error<NotFoundError>(P, std::string("nothing under loop ") + lname +
+                                                (reverse ? " writes" : " reads") + " buffer " + q(buf.name()));
 
   // Each dimension of the buffer, as the block indexes it, must be one axis.
   arith::Analyzer ana;
