@@ -107,8 +107,9 @@ BlockInfo block_info(const PrimFunc& f, const std::string& name) {
       bool permuted = !direct && indices.size() == x.block->iter_vars.size() &&
                       st->indices.size() == x.block->iter_vars.size();
       for (const IterVar& iv : x.block->iter_vars) permuted = permuted && indices.count(iv.var().get()) > 0;
-      info.is_permuted_copy = permuted && st->value.as<BufferLoadNode>() != nullptr;
-      info.is_copy = (direct || info.is_permuted_copy) && st->value.as<BufferLoadNode>() != nullptr;
+      const bool loads = st->value.as<BufferLoadNode>() != nullptr;
+      info.is_permuted_copy = permuted && loads;
+      info.is_copy = (direct || permuted) && loads;
     }
   }
   return info;

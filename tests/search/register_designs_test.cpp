@@ -31,6 +31,14 @@ std::vector<int64_t> register_tile_of(const Trace& design) {
   return out;
 }
 
+// The register tiles of up to 64 designs of workload `w` on AVX2.
+std::set<std::vector<int64_t>> register_tile_shapes(const std::string& w) {
+  PrimFunc f = workload(w);
+  std::set<std::vector<int64_t>> shapes;
+  for (const Trace& d : register_designs(f, design_space(f, avx2()), 1, 64)) shapes.insert(register_tile_of(d));
+  return shapes;
+}
+
 TEST(RegisterDesigns, Matmul1024OnAvx2GetsSixRowsOfTwoVectors) {
   PrimFunc f = workload("matmul:M=1024,N=1024,K=1024");
   std::vector<Trace> designs = register_designs(f, design_space(f, avx2()), 1, 24);
@@ -62,9 +70,7 @@ TEST(RegisterDesigns, SevenWideRowsMakeOneVectorOfSevenLanesAndRowsMaySplitBetwe
   // tile was mended from 8 or 16 to gcd(8, 7) = 1, no vector at all.
   // After: 7 lanes. And besides 6 output channels per tile, 4 channels x 3
   // output rows (loop order n, k, p, q).
-  PrimFunc f = workload("conv2d_nchw:N=1,C=8,H=7,W=7,K=32,R=3,S=3,stride=1,pad=1");
-  std::set<std::vector<int64_t>> shapes;
-  for (const Trace& d : register_designs(f, design_space(f, avx2()), 1, 64)) shapes.insert(register_tile_of(d));
+  const auto shapes = register_tile_shapes("conv2d_nchw:N=1,C=8,H=7,W=7,K=32,R=3,S=3,stride=1,pad=1");
   EXPECT_TRUE(shapes.count({1, 6, 1, 7}));
   EXPECT_TRUE(shapes.count({1, 4, 3, 7}));
   EXPECT_FALSE(shapes.count({1, 6, 1, 1}));
@@ -75,9 +81,7 @@ TEST(RegisterDesigns, RowsAreAsEvenAsTheAxisAllowsAndNeverTallerThanIt) {
   // 7-high output rows. Before: 1 vector x 12 rows, two tiles covering 14
   // rows, half of them empty; 2 vectors x 6 rows as 6 + 1. After: 7 rows
   // in one tile; 4 + 3. (Loop order n, k, p, q.)
-  PrimFunc f = workload("conv2d_nchw:N=1,C=8,H=7,W=7,K=32,R=3,S=3,stride=1,pad=1");
-  std::set<std::vector<int64_t>> shapes;
-  for (const Trace& d : register_designs(f, design_space(f, avx2()), 1, 64)) shapes.insert(register_tile_of(d));
+  const auto shapes = register_tile_shapes("conv2d_nchw:N=1,C=8,H=7,W=7,K=32,R=3,S=3,stride=1,pad=1");
   EXPECT_TRUE(shapes.count({1, 8, 7, 1}));
   EXPECT_TRUE(shapes.count({1, 16, 4, 1}));
   for (const std::vector<int64_t>& s : shapes) {
