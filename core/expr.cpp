@@ -7,6 +7,29 @@
 
 namespace kiln {
 
+// The generated members of every expression node (core/object.h).
+KILN_DEFINE_NODE(VarNode);
+KILN_DEFINE_NODE(RangeNode);
+KILN_DEFINE_NODE(BufferNode);
+KILN_DEFINE_NODE(IterVarNode);
+KILN_DEFINE_NODE(IntImmNode);
+KILN_DEFINE_NODE(FloatImmNode);
+KILN_DEFINE_NODE(StringImmNode);
+KILN_DEFINE_NODE(NotNode);
+KILN_DEFINE_NODE(SelectNode);
+KILN_DEFINE_NODE(CastNode);
+KILN_DEFINE_NODE(RampNode);
+KILN_DEFINE_NODE(BroadcastNode);
+KILN_DEFINE_NODE(LetNode);
+KILN_DEFINE_NODE(CallNode);
+KILN_DEFINE_NODE(BufferLoadNode);
+KILN_DEFINE_NODE(ReduceNode);
+#define KILN_DEFINE_BINARY(Name, Sym) KILN_DEFINE_NODE(Name##Node);
+KILN_FOR_EACH_BINARY_EXPR(KILN_DEFINE_BINARY)
+KILN_FOR_EACH_CMP_EXPR(KILN_DEFINE_BINARY)
+KILN_FOR_EACH_LOGIC_EXPR(KILN_DEFINE_BINARY)
+#undef KILN_DEFINE_BINARY
+
 const char* expr_kind_name(ExprKind k) {
   switch (k) {
 #define X(Name, Sym) \

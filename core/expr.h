@@ -116,7 +116,6 @@ class VarNode : public ExprNode {
   bool has_identity() const override { return true; }
   KILN_EXPR_NODE(Var, name)
 };
-KILN_REGISTER_NODE(VarNode);
 
 // A variable. Two Vars are the same variable only if they are the same object;
 // the name is a hint for printing.
@@ -131,7 +130,6 @@ class RangeNode : public Object {
   Expr min, extent;
   KILN_NODE(RangeNode, "Range", min, extent)
 };
-KILN_REGISTER_NODE(RangeNode);
 
 // The half-open interval [min, min + extent).
 class Range : public ObjectRef {
@@ -160,7 +158,6 @@ class BufferNode : public Object {
   void validate() const override;
   KILN_NODE(BufferNode, "Buffer", name, dtype, shape, scope, align_axis, align_factor, align_offset)
 };
-KILN_REGISTER_NODE(BufferNode);
 
 class Buffer : public ObjectRef {
   KILN_REF(Buffer, ObjectRef, BufferNode)
@@ -183,7 +180,6 @@ class IterVarNode : public Object {
   IterType iter_type = IterType::kSpatial;
   KILN_NODE(IterVarNode, "IterVar", var, dom, iter_type)
 };
-KILN_REGISTER_NODE(IterVarNode);
 
 // A block's iteration variable: its domain and whether it is spatial or a
 // reduction axis.
@@ -203,14 +199,12 @@ class IntImmNode : public ExprNode {
   int64_t value = 0;
   KILN_EXPR_NODE(IntImm, value)
 };
-KILN_REGISTER_NODE(IntImmNode);
 
 class FloatImmNode : public ExprNode {
  public:
   double value = 0;
   KILN_EXPR_NODE(FloatImm, value)
 };
-KILN_REGISTER_NODE(FloatImmNode);
 
 // A string constant, only as an annotation value or intrinsic argument.
 class StringImmNode : public ExprNode {
@@ -218,15 +212,13 @@ class StringImmNode : public ExprNode {
   std::string value;
   KILN_EXPR_NODE(StringImm, value)
 };
-KILN_REGISTER_NODE(StringImmNode);
 
 #define KILN_DECLARE_BINARY(Name, Sym)      \
   class Name##Node : public ExprNode {      \
    public:                                  \
     Expr a, b;                              \
     KILN_EXPR_NODE(Name, a, b)              \
-  };                                        \
-  KILN_REGISTER_NODE(Name##Node);
+  };
 KILN_FOR_EACH_BINARY_EXPR(KILN_DECLARE_BINARY)
 KILN_FOR_EACH_CMP_EXPR(KILN_DECLARE_BINARY)
 KILN_FOR_EACH_LOGIC_EXPR(KILN_DECLARE_BINARY)
@@ -248,7 +240,6 @@ class NotNode : public ExprNode {
   Expr a;
   KILN_EXPR_NODE(Not, a)
 };
-KILN_REGISTER_NODE(NotNode);
 
 // cond ? true_value : false_value; both sides may be evaluated.
 class SelectNode : public ExprNode {
@@ -256,14 +247,12 @@ class SelectNode : public ExprNode {
   Expr cond, true_value, false_value;
   KILN_EXPR_NODE(Select, cond, true_value, false_value)
 };
-KILN_REGISTER_NODE(SelectNode);
 
 class CastNode : public ExprNode {
  public:
   Expr value;
   KILN_EXPR_NODE(Cast, value)
 };
-KILN_REGISTER_NODE(CastNode);
 
 // The vector [base, base + stride, ..., base + (lanes-1) * stride].
 class RampNode : public ExprNode {
@@ -272,7 +261,6 @@ class RampNode : public ExprNode {
   int64_t lanes = 1;
   KILN_EXPR_NODE(Ramp, base, stride, lanes)
 };
-KILN_REGISTER_NODE(RampNode);
 
 class BroadcastNode : public ExprNode {
  public:
@@ -280,7 +268,6 @@ class BroadcastNode : public ExprNode {
   int64_t lanes = 1;
   KILN_EXPR_NODE(Broadcast, value, lanes)
 };
-KILN_REGISTER_NODE(BroadcastNode);
 
 // let var = value in body.
 class LetNode : public ExprNode {
@@ -289,7 +276,6 @@ class LetNode : public ExprNode {
   Expr value, body;
   KILN_EXPR_NODE(Let, var, value, body)
 };
-KILN_REGISTER_NODE(LetNode);
 
 // Pure intrinsics. Elementwise on vectors.
 #define KILN_FOR_EACH_INTRINSIC(X) \
@@ -323,7 +309,6 @@ class CallNode : public ExprNode {
   std::vector<Expr> args;
   KILN_EXPR_NODE(Call, op, args)
 };
-KILN_REGISTER_NODE(CallNode);
 
 // buffer[indices]. With a Ramp as the last (flattened) index, a vector load.
 class BufferLoadNode : public ExprNode {
@@ -332,7 +317,6 @@ class BufferLoadNode : public ExprNode {
   std::vector<Expr> indices;
   KILN_EXPR_NODE(BufferLoad, buffer, indices)
 };
-KILN_REGISTER_NODE(BufferLoadNode);
 
 enum class ReduceKind : uint8_t { kSum = 0, kMax = 1, kMin = 2 };
 const char* reduce_kind_name(ReduceKind k);
@@ -351,7 +335,6 @@ class ReduceNode : public ExprNode {
   std::vector<IterVar> axis;
   KILN_EXPR_NODE(Reduce, combiner, source, axis)
 };
-KILN_REGISTER_NODE(ReduceNode);
 
 // ---------------------------------------------------------------------------
 // Constructors. They check types (a mismatch is a compiler bug) and fold

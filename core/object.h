@@ -128,14 +128,14 @@ struct FieldValue {
   FieldValue(T&& x) : v(std::forward<T>(x)) {}
 };
 
-// Builds a node from its field values. One per type key, see KILN_REGISTER_NODE.
+// Builds a node from its field values. One per type key, see KILN_DEFINE_NODE.
 using NodeFactory = ObjectPtr (*)(std::span<const FieldValue>);
 void register_node_factory(std::string_view type_key, NodeFactory f);
 NodeFactory find_node_factory(std::string_view type_key);  // nullptr if unknown
 
 // The declared field names of a type, in declaration order, without an
 // instance at hand: readers of named fields (JSON) need them to order values
-// for the factory. Registered by KILN_REGISTER_NODE next to the factory.
+// for the factory. Registered by KILN_DEFINE_NODE next to the factory.
 using FieldNamesFn = std::span<const std::string_view> (*)();
 void register_node_field_names(std::string_view type_key, FieldNamesFn f);
 FieldNamesFn find_node_field_names(std::string_view type_key);  // nullptr if unknown
@@ -341,37 +341,54 @@ struct NodeRegistrar {
 
 // Declares a node's type key and fields (see the header comment). The node
 // type must be default-constructible; validate() (optional, public) checks
-// invariants after a node is built from fields.
+// invariants after a node is built from fields. The generated members are
+// only declared here: KILN_DEFINE_NODE defines them in one .cpp, so the
+// field walks are instantiated once per node type, not in every file that
+// includes the node's header.
 #define KILN_NODE(Type, Key, ...)                                                        \
  public:                                                                                 \
   static constexpr std::string_view kTypeKey = Key;                                      \
-  std::string_view type_key() const override { return kTypeKey; }                        \
+  static constexpr std::string_view kFieldList = #__VA_ARGS__;                           \
+  std::string_view type_key() const override;                                            \
   auto tie_fields() const { return std::tie(__VA_ARGS__); }                              \
   auto tie_fields() { return std::tie(__VA_ARGS__); }                                    \
-  void write_fields(std::vector<::kiln::FieldValue>& out) const override {               \
+  void write_fields(std::vector<::kiln::FieldValue>& out) const override;                \
+  std::span<const std::string_view> field_names() const override;                        \
+  static constexpr char kTypeTag = 0;                                                    \
+  const void* type_tag() const override;                                                 \
+  void for_each_child(::kiln::ChildFn fn) const override;                                \
+  ::kiln::ObjectPtr rewrite_children(::kiln::RewriteFn fn) const override;
+
+// In one .cpp, inside namespace kiln: the members KILN_NODE declares.
+// type_key() is the class's first out-of-line virtual, so the vtable is
+// emitted here too.
+#define KILN_NODE_METHODS(Type)                                                          \
+  std::string_view Type::type_key() const { return kTypeKey; }                           \
+  void Type::write_fields(std::vector<::kiln::FieldValue>& out) const {                  \
     std::apply([&](const auto&... f) { (out.push_back(::kiln::detail::to_field(f)), ...); }, \
                tie_fields());                                                            \
   }                                                                                      \
-  std::span<const std::string_view> field_names() const override {                       \
-    static const std::vector<std::string_view> names = ::kiln::detail::split_field_names(#__VA_ARGS__); \
+  std::span<const std::string_view> Type::field_names() const {                          \
+    static const std::vector<std::string_view> names = ::kiln::detail::split_field_names(kFieldList); \
     return names;                                                                        \
   }                                                                                      \
-  static constexpr char kTypeTag = 0;                                                    \
-  const void* type_tag() const override { return &kTypeTag; }                            \
-  void for_each_child(::kiln::ChildFn fn) const override {                               \
+  const void* Type::type_tag() const { return &kTypeTag; }                               \
+  void Type::for_each_child(::kiln::ChildFn fn) const {                                  \
     ::kiln::detail::for_each_field(tie_fields(), fn);                                    \
   }                                                                                      \
-  ::kiln::ObjectPtr rewrite_children(::kiln::RewriteFn fn) const override {              \
+  ::kiln::ObjectPtr Type::rewrite_children(::kiln::RewriteFn fn) const {                 \
     return ::kiln::detail::rewrite_node_children(*this, fn);                             \
   }
 
-// After the node's class, in its header: makes the type constructible from its
-// fields (JSON, generic rewriting). An inline variable, so it is registered in
-// every program that includes the header, even from a static library.
-#define KILN_REGISTER_NODE(Type)                                                 \
-  inline const ::kiln::detail::NodeRegistrar kiln_reg_##Type {                        \
-    Type::kTypeKey, &::kiln::detail::make_node_from_fields<Type>,                     \
-        &::kiln::detail::node_field_names<Type>                                       \
+// KILN_NODE_METHODS, and the type made constructible from its fields (JSON,
+// generic rewriting). The registration sits beside the vtable: a program
+// that makes the node links this object, so its registration runs, even
+// from a static library.
+#define KILN_DEFINE_NODE(Type)                                                           \
+  KILN_NODE_METHODS(Type)                                                                \
+  static const ::kiln::detail::NodeRegistrar kiln_reg_##Type {                           \
+    Type::kTypeKey, &::kiln::detail::make_node_from_fields<Type>,                        \
+        &::kiln::detail::node_field_names<Type>                                          \
   }
 
 // Declares the usual members of a typed handle `Ref` over node type `Node`.

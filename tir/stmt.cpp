@@ -2,6 +2,20 @@
 
 namespace kiln {
 
+// The generated members of every statement node (core/object.h).
+KILN_DEFINE_NODE(BufferStoreNode);
+KILN_DEFINE_NODE(ForNode);
+KILN_DEFINE_NODE(SeqStmtNode);
+KILN_DEFINE_NODE(IfThenElseNode);
+KILN_DEFINE_NODE(LetStmtNode);
+KILN_DEFINE_NODE(AllocateNode);
+KILN_DEFINE_NODE(EvaluateNode);
+KILN_DEFINE_NODE(BufferRegionNode);
+KILN_DEFINE_NODE(BlockNode);
+KILN_DEFINE_NODE(BlockRealizeNode);
+KILN_DEFINE_NODE(PrimFuncNode);
+KILN_DEFINE_NODE(IRModuleNode);
+
 const char* stmt_kind_name(StmtKind k) {
   switch (k) {
 #define X(Name) \

@@ -74,7 +74,6 @@ class BufferStoreNode : public StmtNode {
   void validate() const override;
   KILN_STMT_NODE(BufferStore, buffer, value, indices)
 };
-KILN_REGISTER_NODE(BufferStoreNode);
 
 enum class ForKind : uint8_t { kSerial = 0, kParallel = 1, kVectorized = 2, kUnrolled = 3, kThreadBinding = 4 };
 const char* for_kind_name(ForKind k);
@@ -92,14 +91,12 @@ class ForNode : public StmtNode {
   void validate() const override;
   KILN_STMT_NODE(For, loop_var, min, extent, for_kind, body, thread_tag, annotations)
 };
-KILN_REGISTER_NODE(ForNode);
 
 class SeqStmtNode : public StmtNode {
  public:
   std::vector<Stmt> seq;
   KILN_STMT_NODE(SeqStmt, seq)
 };
-KILN_REGISTER_NODE(SeqStmtNode);
 
 class IfThenElseNode : public StmtNode {
  public:
@@ -108,7 +105,6 @@ class IfThenElseNode : public StmtNode {
   Stmt else_case;  // may be undefined
   KILN_STMT_NODE(IfThenElse, condition, then_case, else_case)
 };
-KILN_REGISTER_NODE(IfThenElseNode);
 
 class LetStmtNode : public StmtNode {
  public:
@@ -117,7 +113,6 @@ class LetStmtNode : public StmtNode {
   Stmt body;
   KILN_STMT_NODE(LetStmt, var, value, body)
 };
-KILN_REGISTER_NODE(LetStmtNode);
 
 // Storage for `buffer` (its scope says where) during `body`. Made by lowering
 // from blocks' alloc_buffers.
@@ -127,14 +122,12 @@ class AllocateNode : public StmtNode {
   Stmt body;
   KILN_STMT_NODE(Allocate, buffer, body)
 };
-KILN_REGISTER_NODE(AllocateNode);
 
 class EvaluateNode : public StmtNode {
  public:
   Expr value;
   KILN_STMT_NODE(Evaluate, value)
 };
-KILN_REGISTER_NODE(EvaluateNode);
 
 class BufferRegionNode : public Object {
  public:
@@ -142,7 +135,6 @@ class BufferRegionNode : public Object {
   std::vector<Range> region;
   KILN_NODE(BufferRegionNode, "BufferRegion", buffer, region)
 };
-KILN_REGISTER_NODE(BufferRegionNode);
 
 class BufferRegion : public ObjectRef {
   KILN_REF(BufferRegion, ObjectRef, BufferRegionNode)
@@ -167,7 +159,6 @@ class BlockNode : public StmtNode {
   Annotations annotations;
   KILN_STMT_NODE(Block, name, iter_vars, reads, writes, init, body, alloc_buffers, annotations)
 };
-KILN_REGISTER_NODE(BlockNode);
 
 // Runs `block` with its iter vars bound to iter_values, when predicate holds.
 class BlockRealizeNode : public StmtNode {
@@ -178,7 +169,6 @@ class BlockRealizeNode : public StmtNode {
   void validate() const override;
   KILN_STMT_NODE(BlockRealize, iter_values, predicate, block)
 };
-KILN_REGISTER_NODE(BlockRealizeNode);
 
 // ---------------------------------------------------------------------------
 // Constructors.
@@ -222,7 +212,6 @@ class PrimFuncNode : public Object {
   Annotations attrs;
   KILN_NODE(PrimFuncNode, "PrimFunc", name, params, body, attrs)
 };
-KILN_REGISTER_NODE(PrimFuncNode);
 
 class PrimFunc : public ObjectRef {
   KILN_REF(PrimFunc, ObjectRef, PrimFuncNode)
@@ -239,7 +228,6 @@ class IRModuleNode : public Object {
   std::map<std::string, PrimFunc> functions;
   KILN_NODE(IRModuleNode, "IRModule", functions)
 };
-KILN_REGISTER_NODE(IRModuleNode);
 
 class IRModule : public ObjectRef {
   KILN_REF(IRModule, ObjectRef, IRModuleNode)

@@ -7,6 +7,8 @@
 
 namespace kiln::te {
 
+KILN_NODE_METHODS(TensorNode)
+
 namespace {
 
 // Tensors indexed while a compute body function runs: one list per compute()
