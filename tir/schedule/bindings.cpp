@@ -8,6 +8,7 @@ namespace {
 
 class BindingSimplifier : public StmtMutator {
  public:
+  explicit BindingSimplifier(const std::vector<Var>& changed) : changed_(changed) {}
   using StmtMutator::mutate;
 
   Stmt visit_For(const ForNode* op, const Stmt& s) override {
@@ -21,10 +22,10 @@ class BindingSimplifier : public StmtMutator {
     std::vector<Expr> values;
     bool changed = false;
     for (const Expr& v : op->iter_values) {
-      values.push_back(ana_.simplify(v));
+      values.push_back(simplify(v));
       changed |= !values.back().same_as(v);
     }
-    Expr pred = ana_.simplify(op->predicate);
+    Expr pred = simplify(op->predicate);
     if (!changed && pred.same_as(op->predicate)) return s;
     return block_realize(std::move(values), pred, op->block);
   }
@@ -33,6 +34,18 @@ class BindingSimplifier : public StmtMutator {
   Expr mutate(const Expr& e) override { return e; }
 
  private:
+  // Only what names a changed loop: the rest was simplified when it was
+  // made, under the same ranges.
+  Expr simplify(const Expr& e) {
+    const bool touched = uses_var(e, [&](const VarNode* v) {
+      for (const Var& c : changed_)
+        if (c.get() == v) return true;
+      return false;
+    });
+    return touched ? ana_.simplify(e) : e;
+  }
+
+  const std::vector<Var>& changed_;
   arith::Analyzer ana_;
 };
 
@@ -68,7 +81,7 @@ class PredicateAdder : public StmtMutator {
 
 }  // namespace
 
-Stmt simplify_bindings(const Stmt& s) { return BindingSimplifier().mutate(s); }
+Stmt simplify_bindings(const Stmt& s, const std::vector<Var>& changed) { return BindingSimplifier(changed).mutate(s); }
 Stmt substitute_loop_vars(const Stmt& s, const std::vector<std::pair<Var, Expr>>& map) {
   return map.empty() ? s : LoopVarSubstituter(map).mutate(s);
 }

@@ -50,7 +50,7 @@ FuseResult fuse_loops(const PrimFunc& f, const std::vector<Stmt>& loops) {
     stride *= extent;
   }
   Stmt body = substitute_loop_vars(ops.back()->body, map);
-  body = simplify_bindings(for_loop(fused, int_imm(t, 0), int_imm(t, stride), ForKind::kSerial, body));
+  body = simplify_bindings(for_loop(fused, int_imm(t, 0), int_imm(t, stride), ForKind::kSerial, body), {fused});
   return {f.with_body(replace_stmt(f.body(), loops[0], body)), fused};
 }
 

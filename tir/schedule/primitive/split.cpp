@@ -62,7 +62,7 @@ SplitResult split_loop(const PrimFunc& f, const Stmt& loop, std::vector<std::opt
   if (product > *extent) body = add_predicate(body, lt(fused, int_imm(t, *extent)));
   for (size_t i = factors.size(); i-- > 0;)
     body = for_loop(vars[i], int_imm(t, 0), int_imm(t, *factors[i]), ForKind::kSerial, body);
-  body = simplify_bindings(body);
+  body = simplify_bindings(body, vars);
   return {f.with_body(replace_stmt(f.body(), loop, body)), vars};
 }
 
