@@ -82,7 +82,7 @@ class Compactor : public StmtMutator {
       }
     Buffer compact = buf;
     std::vector<Expr> offset(buf.ndim(), int_imm(DataType::Int(32), 0));
-    auto [reads, writes] = detect_access_regions(target);
+    auto [reads, writes] = detect_access_regions(target, {}, &buf);
     std::vector<Range> region;
     for (const auto* list : {&reads, &writes})
       for (const BufferRegion& r : *list)
