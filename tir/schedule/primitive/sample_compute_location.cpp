@@ -16,26 +16,39 @@
 namespace kiln {
 namespace {
 
-void collect_loops(const Stmt& s, std::vector<Var>& out) {
+// The loops of `s` (a pre-order walk through loops and sequences), each
+// with its path from the function's root: `path` holds the statements from
+// the root down to `s`, excluded.
+void collect_loops(const Stmt& s, std::vector<Stmt>& path, std::vector<Located>& out) {
   if (const auto* f = s.as<ForNode>()) {
-    out.push_back(f->loop_var);
-    collect_loops(f->body, out);
+    out.push_back(Located{s, path});
+    path.push_back(s);
+    collect_loops(f->body, path, out);
+    path.pop_back();
   } else if (const auto* q = s.as<SeqStmtNode>()) {
-    for (const Stmt& c : q->seq) collect_loops(c, out);
+    path.push_back(s);
+    for (const Stmt& c : q->seq) collect_loops(c, path, out);
+    path.pop_back();
   }
 }
 
 // The loops at which compute_at(block) is legal, in the decision's order:
 // the first `limit` of them. Each costs a legality check (a plan of the
-// move), so a replayed decision checks only the loops up to its own.
-std::vector<Var> legal_loops(const PrimFunc& f, const Located& blk, size_t limit = SIZE_MAX) {
-  const BlockNode* encl = enclosing_block(blk);
-  if (!encl) return {};
-  std::vector<Var> all, legal;
-  collect_loops(encl->body, all);
-  for (const Var& v : all) {
+// move), so a replayed decision checks only the loops up to its own. The
+// paths come from one walk of the enclosing block, not a search of the
+// whole function per loop.
+std::vector<Var> legal_loops(const Located& blk, size_t limit = SIZE_MAX) {
+  size_t depth = blk.ancestors.size();
+  while (depth > 0 && !blk.ancestors[depth - 1].as<BlockNode>()) --depth;
+  if (depth == 0) return {};
+  const BlockNode* encl = blk.ancestors[depth - 1].as<BlockNode>();
+  std::vector<Stmt> path(blk.ancestors.begin(), blk.ancestors.begin() + depth);
+  std::vector<Located> all;
+  collect_loops(encl->body, path, all);
+  std::vector<Var> legal;
+  for (const Located& lp : all) {
     if (legal.size() >= limit) break;
-    if (!compute_at_error(blk, *locate_loop(f.body(), v), /*reverse=*/false)) legal.push_back(v);
+    if (!compute_at_error(blk, lp, /*reverse=*/false)) legal.push_back(lp.stmt.as<ForNode>()->loop_var);
   }
   return legal;
 }
@@ -49,18 +62,18 @@ LoopRV Schedule::sample_compute_location(BlockRV block, std::optional<int64_t> d
   std::vector<Var> loops;
   if (decision) {
     d = *decision;
-    if (d >= 0) loops = legal_loops(func_, blk, static_cast<size_t>(d) + 1);
+    if (d >= 0) loops = legal_loops(blk, static_cast<size_t>(d) + 1);
     const bool legal = d == LocationDecision::kRoot || (d == LocationDecision::kInline && !compute_inline_error(func_, blk)) ||
                        (d >= 0 && d < static_cast<int64_t>(loops.size()));
     if (!legal) {
       const bool can_inline = !compute_inline_error(func_, blk);
       throw DecisionError(P, "decision " + std::to_string(d) + " is not a location of block '" +
                                  block_of(blk.stmt)->name + "', which has " +
-                                 std::to_string(legal_loops(func_, blk).size()) + " legal loops and " +
+                                 std::to_string(legal_loops(blk).size()) + " legal loops and " +
                                  (can_inline ? "can" : "cannot") + " be inlined");
     }
   } else {
-    loops = legal_loops(func_, blk);
+    loops = legal_loops(blk);
     const int64_t first = compute_inline_error(func_, blk) ? LocationDecision::kRoot : LocationDecision::kInline;
     d = first + rand().uniform_int(static_cast<int64_t>(loops.size()) - first);
   }
