@@ -111,12 +111,23 @@ std::unordered_set<const VarNode*> independent_loops(const PrimFunc& f, const st
   return independent;
 }
 
+// The share of the cores' time left idle when `jobs` equal jobs are dealt
+// out to them: 7 tiles on 2 cores leave one idle for an eighth of the time.
+double idle_share(int64_t jobs, int64_t cores) {
+  const int64_t waves = (jobs + cores - 1) / cores;
+  return static_cast<double>(waves * cores - jobs) / static_cast<double>(waves * cores);
+}
+
 // Each nest's chain of perfectly nested independent loops, fused up to
-// max_extent and made parallel. A chain starts at the first loop that runs
+// max_extent and made parallel. When the loops up to the bound would leave
+// the cores unevenly loaded (more than a tenth of their time idle), one
+// more loop is fused past it if that evens them out: a convolution's 7
+// row tiles on 2 cores ran at 0.89 of its 7 x 7 row-and-column tiles. A chain starts at the first loop that runs
 // more than once, or above it where unit loops nest it perfectly: under a
 // unit loop whose body holds two nests (a producer computed there, then its
 // consumer), each nest is a chain of its own.
 void parallelize(Schedule& sch, int64_t max_extent) {
+  const int64_t cores = std::max<int64_t>(1, max_extent / kJobsPerCore);
   const std::vector<std::string> blocks = blocks_in_order(sch.func());
   const std::unordered_set<const VarNode*> independent = independent_loops(sch.func(), blocks);
   std::unordered_set<const VarNode*> done;
@@ -132,9 +143,15 @@ void parallelize(Schedule& sch, int64_t max_extent) {
     while (n < loops.size() && independent.count(sch.loop_var(loops[n]).operator->())) {
       if (n > start && !directly_inside(sch, loops[n - 1], loops[n])) break;  // fuse takes a chain
       int64_t e = extent_of(sch, loops[n]);
-      if (e < 1 || (product > 1 && product * e > max_extent)) break;  // unit loops aside, the first may exceed
+      if (e < 1) break;
+      // Unit loops aside, the first loop may exceed the bound; a later one
+      // only to even out the cores, and then it is the last.
+      const bool past = product > 1 && product * e > max_extent;
+      if (past && !(idle_share(product, cores) > 0.1 && idle_share(product * e, cores) < idle_share(product, cores)))
+        break;
       product *= e;
       ++n;
+      if (past) break;
     }
     if (product == 1) continue;
     std::vector<LoopRV> chain(loops.begin() + start, loops.begin() + n);

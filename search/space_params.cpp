@@ -7,7 +7,7 @@ SpaceParams SpaceParams::for_target(const Target& t) {
   p.cores = std::max(1, t.num_cores());
   p.lanes = std::max(1, t.vector_lanes(DataType::Float32()));
   p.registers = t.has_feature("avx512f") ? 32 : 16;
-  p.max_parallel_extent = 16 * p.cores;
+  p.max_parallel_extent = kJobsPerCore * p.cores;
   return p;
 }
 

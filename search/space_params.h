@@ -9,13 +9,17 @@
 
 namespace kiln::search {
 
+// Jobs per core in the parallel extent the rules annotate: the cores are
+// the annotation divided by this (postprocessing reads only the annotation).
+inline constexpr int64_t kJobsPerCore = 16;
+
 struct SpaceParams {
   int cores = 1;
   int lanes = 8;       // float32 lanes of the widest vector register
   int registers = 16;  // vector registers: 16 ymm (AVX2) or 32 zmm (AVX-512)
-  // Parallel loops are fused up to this extent: cores x 16 jobs per core,
+  // Parallel loops are fused up to this extent: cores x kJobsPerCore,
   // enough to balance uneven tiles without drowning in task overhead.
-  int64_t max_parallel_extent = 16;
+  int64_t max_parallel_extent = kJobsPerCore;
   // The innermost loop is vectorized when its extent is at most this.
   int64_t max_vectorize_extent = 64;
   // The largest innermost tile sample_perfect_tile may draw.

@@ -95,5 +95,31 @@ TEST(Postprocess, UnderAUnitLoopEachNestIsAChainOfItsOwn) {
   kiln::testing::expect_same_results(f, sch.func());
 }
 
+// Seven row tiles on two cores (a parallel extent of 32) leave one core idle
+// an eighth of the time. Before: the chain stopped at p0 (7), the bound
+// being 32. After: the column tiles q0 are fused past the bound, 7 x 7 =
+// 49, since that evens the cores out; the padding's 4 channels, already
+// even, stop at the bound as before.
+TEST(Postprocess, OneLoopPastTheBoundWhenItEvensOutTheCores) {
+  PrimFunc f = workload("conv2d_nchw:N=1,C=4,H=14,W=14,K=4,R=3,S=3,stride=1,pad=1");
+  Schedule sch(f);
+  BlockRV conv = sch.get_block("conv2d_nchw");
+  std::vector<LoopRV> l = sch.get_loops(conv);  // n k p q rc r s
+  std::vector<LoopRV> p = sch.split(l[2], {7, 2});
+  std::vector<LoopRV> q = sch.split(l[3], {7, 2});
+  sch.reorder({l[0], p[0], q[0], l[1], p[1], q[1], l[4], l[5], l[6]});
+  sch.annotate(sch.get_block(root_block(sch.func())), kParallelAnn, AnnValue(int64_t{2 * kJobsPerCore}));
+  postprocess(sch);
+
+  std::vector<int64_t> parallel_extents;
+  post_order_visit(sch.func().body(), [&](const Stmt& s) {
+    const auto* loop = s.as<ForNode>();
+    if (loop && loop->for_kind == ForKind::kParallel) parallel_extents.push_back(*as_const_int(loop->extent));
+  });
+  std::sort(parallel_extents.begin(), parallel_extents.end());
+  EXPECT_EQ(parallel_extents, (std::vector<int64_t>{4, 49})) << to_string(sch.func());
+  kiln::testing::expect_same_results(f, sch.func());
+}
+
 }  // namespace
 }  // namespace kiln::search
