@@ -118,14 +118,19 @@ double idle_share(int64_t jobs, int64_t cores) {
   return static_cast<double>(waves * cores - jobs) / static_cast<double>(waves * cores);
 }
 
+// Whether fusing one more loop of `extent` into `jobs` is worth going past
+// the bound: the cores are more than a tenth idle now and less after.
+bool evens_out(int64_t jobs, int64_t extent, int64_t cores) {
+  return idle_share(jobs, cores) > 0.1 && idle_share(jobs * extent, cores) < idle_share(jobs, cores);
+}
+
 // Each nest's chain of perfectly nested independent loops, fused up to
-// max_extent and made parallel. When the loops up to the bound would leave
-// the cores unevenly loaded (more than a tenth of their time idle), one
-// more loop is fused past it if that evens them out: a convolution's 7
-// row tiles on 2 cores ran at 0.89 of its 7 x 7 row-and-column tiles. A chain starts at the first loop that runs
-// more than once, or above it where unit loops nest it perfectly: under a
-// unit loop whose body holds two nests (a producer computed there, then its
-// consumer), each nest is a chain of its own.
+// max_extent and made parallel; one loop past it where that evens out the
+// cores (evens_out): a convolution's 7 row tiles on 2 cores ran at 0.89
+// of its 7 x 7 row-and-column tiles. A chain starts at the first loop that
+// runs more than once, or above it where unit loops nest it perfectly:
+// under a unit loop whose body holds two nests (a producer computed there,
+// then its consumer), each nest is a chain of its own.
 void parallelize(Schedule& sch, int64_t max_extent) {
   const int64_t cores = std::max<int64_t>(1, max_extent / kJobsPerCore);
   const std::vector<std::string> blocks = blocks_in_order(sch.func());
@@ -147,8 +152,7 @@ void parallelize(Schedule& sch, int64_t max_extent) {
       // Unit loops aside, the first loop may exceed the bound; a later one
       // only to even out the cores, and then it is the last.
       const bool past = product > 1 && product * e > max_extent;
-      if (past && !(idle_share(product, cores) > 0.1 && idle_share(product * e, cores) < idle_share(product, cores)))
-        break;
+      if (past && !evens_out(product, e, cores)) break;
       product *= e;
       ++n;
       if (past) break;

@@ -26,6 +26,17 @@ const ForNode* outermost_loop(const PrimFunc& f) {
   return s.as<ForNode>();
 }
 
+// The extents of the function's parallel loops, smallest first.
+std::vector<int64_t> parallel_extents(const PrimFunc& f) {
+  std::vector<int64_t> out;
+  post_order_visit(f.body(), [&](const Stmt& s) {
+    const auto* loop = s.as<ForNode>();
+    if (loop && loop->for_kind == ForKind::kParallel) out.push_back(*as_const_int(loop->extent));
+  });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 // Padding computed inside the convolution's outer tiles: the channel tile
 // loop k0 is not the padding's (it reads every channel of the input), only
 // the convolution's. Before: the padding, first in order, stopped the chain
@@ -83,15 +94,9 @@ TEST(Postprocess, UnderAUnitLoopEachNestIsAChainOfItsOwn) {
   sch.annotate(sch.get_block(root_block(sch.func())), kParallelAnn, AnnValue(int64_t{64}));
   postprocess(sch);
 
-  std::vector<int64_t> parallel_extents;
-  post_order_visit(sch.func().body(), [&](const Stmt& s) {
-    const auto* loop = s.as<ForNode>();
-    if (loop && loop->for_kind == ForKind::kParallel) parallel_extents.push_back(*as_const_int(loop->extent));
-  });
-  std::sort(parallel_extents.begin(), parallel_extents.end());
   // The padding's channels and rows, 4 x 10, and the convolution's
   // p0 x k1 x p1 = 2 x 8 x 4, each within the limit of 64.
-  EXPECT_EQ(parallel_extents, (std::vector<int64_t>{40, 64})) << to_string(sch.func());
+  EXPECT_EQ(parallel_extents(sch.func()), (std::vector<int64_t>{40, 64})) << to_string(sch.func());
   kiln::testing::expect_same_results(f, sch.func());
 }
 
@@ -111,13 +116,7 @@ TEST(Postprocess, OneLoopPastTheBoundWhenItEvensOutTheCores) {
   sch.annotate(sch.get_block(root_block(sch.func())), kParallelAnn, AnnValue(int64_t{2 * kJobsPerCore}));
   postprocess(sch);
 
-  std::vector<int64_t> parallel_extents;
-  post_order_visit(sch.func().body(), [&](const Stmt& s) {
-    const auto* loop = s.as<ForNode>();
-    if (loop && loop->for_kind == ForKind::kParallel) parallel_extents.push_back(*as_const_int(loop->extent));
-  });
-  std::sort(parallel_extents.begin(), parallel_extents.end());
-  EXPECT_EQ(parallel_extents, (std::vector<int64_t>{4, 49})) << to_string(sch.func());
+  EXPECT_EQ(parallel_extents(sch.func()), (std::vector<int64_t>{4, 49})) << to_string(sch.func());
   kiln::testing::expect_same_results(f, sch.func());
 }
 

@@ -9,6 +9,8 @@
 // else the index of the loop among the legal ones, listed in a pre-order walk
 // of the body of the block that holds `block` (outer before inner, earlier
 // before later), not entering nested blocks.
+#include <algorithm>
+
 #include "tir/schedule/block_util.h"
 #include "tir/schedule/primitive/compute_location.h"
 #include "tir/schedule/primitive/replay.h"
@@ -38,11 +40,12 @@ void collect_loops(const Stmt& s, std::vector<Stmt>& path, std::vector<Located>&
 // paths come from one walk of the enclosing block, not a search of the
 // whole function per loop.
 std::vector<Var> legal_loops(const Located& blk, size_t limit = SIZE_MAX) {
-  size_t depth = blk.ancestors.size();
-  while (depth > 0 && !blk.ancestors[depth - 1].as<BlockNode>()) --depth;
-  if (depth == 0) return {};
-  const BlockNode* encl = blk.ancestors[depth - 1].as<BlockNode>();
-  std::vector<Stmt> path(blk.ancestors.begin(), blk.ancestors.begin() + depth);
+  Stmt encl_stmt;
+  const BlockNode* encl = enclosing_block(blk, &encl_stmt);
+  if (!encl) return {};
+  auto through_encl = std::find_if(blk.ancestors.rbegin(), blk.ancestors.rend(),
+                                   [&](const Stmt& a) { return a.same_as(encl_stmt); });
+  std::vector<Stmt> path(blk.ancestors.begin(), through_encl.base());
   std::vector<Located> all;
   collect_loops(encl->body, path, all);
   std::vector<Var> legal;
