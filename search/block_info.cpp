@@ -1,6 +1,7 @@
 #include "search/block_info.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/error.h"
@@ -156,6 +157,26 @@ std::vector<bool> read_changes_with_loops(const PrimFunc& f, const std::string& 
   std::vector<bool> out;
   for (const Stmt& loop : enclosing_loops(*locate_block(f.body(), consumer)))
     out.push_back(driving.count(loop.as<ForNode>()->loop_var.operator->()) > 0);
+  return out;
+}
+
+std::vector<int> sliding_along(const PrimFunc& f, const std::string& block) {
+  const BlockNode* b = find(f, block).block;
+  std::unordered_map<const VarNode*, int> index;
+  for (size_t i = 0; i < b->iter_vars.size(); ++i) index[b->iter_vars[i].var().operator->()] = static_cast<int>(i);
+  std::vector<int> out(b->iter_vars.size(), -1);
+  for (const BufferRegion& r : b->reads)
+    for (const Range& rg : r->region) {
+      int reduce = -1, spatial = -1, others = 0;
+      for (const VarNode* v : vars_in(rg->min)) {
+        auto it = index.find(v);
+        if (it == index.end()) continue;
+        int& slot = b->iter_vars[it->second].is_reduce() ? reduce : spatial;
+        others += slot >= 0;
+        slot = it->second;
+      }
+      if (reduce >= 0 && spatial >= 0 && others == 0 && out[reduce] < 0) out[reduce] = spatial;
+    }
   return out;
 }
 

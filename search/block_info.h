@@ -56,6 +56,13 @@ std::optional<PackableRead> packable_read(const PrimFunc& f, const std::string& 
 // indexes, or -1.
 int written_dim(const PrimFunc& f, const std::string& block, size_t iter_var);
 
+// For each iter var of `block`: for a reduce iter var, the spatial iter
+// var it slides along in some read, one index holding both (conv2d's ry
+// along the output row h: the input row h + ry); else -1. With rows of a
+// register tile on that spatial axis and the reduce loop inside the rows'
+// loops, each input row loaded serves every step of the window over it.
+std::vector<int> sliding_along(const PrimFunc& f, const std::string& block);
+
 // The roles of `loops` (loop variables above the block, outermost first).
 std::vector<LoopRole> loop_roles(const PrimFunc& f, const std::string& block, const std::vector<Var>& loops);
 

@@ -1,10 +1,12 @@
 #include "search/register_designs.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <unordered_set>
 
+#include "core/error.h"
 #include "search/block_info.h"
 #include "search/register_tile.h"
 #include "search/rules/rules.h"
@@ -28,6 +30,14 @@ struct TileShape {
   int64_t vectors, second_rows;
 };
 constexpr TileShape kShapes[] = {{2, 1}, {1, 3}, {1, 2}, {1, 1}, {2, 2}, {3, 1}, {4, 1}};
+
+// Window shapes (sized_window): one vector, and the rows of an axis that
+// a reduction slides along. On conv2d 64→64 56² (Zen 3, AVX2, one
+// process), 2 output channels x 4 output rows ran at 151-158 GFLOP/s,
+// 1 x 8 (TVM MetaSchedule's best of 1000 trials) at 145-150, and the
+// designs of kShapes at 116-120; 3 x 4, its channels in a partial tile
+// (22 x 3 of 64), at 94.
+constexpr int64_t kWindowRows[] = {4, 8};
 
 // The loop extent a drawn tile decision covers (at least the extent).
 int64_t covered_by(const Trace& t, size_t i) {
@@ -74,6 +84,61 @@ std::optional<std::string> block_name(const Trace& t, const InstInput& handle) {
   return std::nullopt;
 }
 
+// For each reduction tile sample of `tile` (tile.reductions), the index in
+// tile.tiles of the spatial tile it slides along (sliding_along,
+// block_info.h), or -1; all -1 when the design's first instructions do not
+// replay on `f`.
+std::vector<int> sliding_tiles(const PrimFunc& f, const Trace& design, const RegisterTile& tile) {
+  std::vector<int> out(tile.reductions.size(), -1);
+  size_t first = design.size();
+  for (size_t i : tile.tiles) first = std::min(first, i);
+  for (size_t i : tile.reductions) first = std::min(first, i);
+  Trace before;
+  for (size_t k = 0; k < first; ++k) before.append(design.instructions()[k]);
+  Schedule sch(f);
+  std::vector<int> bound;
+  try {
+    before.apply(sch);
+    std::vector<Var> loops;
+    auto loop_of = [&](size_t i) {
+      const RV* rv = std::get_if<RV>(&design.instructions()[i].inputs.at(0));
+      const std::optional<RV> here = rv ? replayed_handle(sch, before, *rv) : std::nullopt;
+      if (!here) KILN_USER_ERROR() << "tile sample " << i << " tiles no loop the design made";
+      loops.push_back(sch.loop_var(LoopRV{here->id}));
+    };
+    for (size_t i : tile.tiles) loop_of(i);
+    for (size_t i : tile.reductions) loop_of(i);
+    bound = bound_iter_vars(sch.func(), tile.block, loops);
+  } catch (const Error&) {
+    return out;
+  }
+  const std::vector<int> along = sliding_along(sch.func(), tile.block);
+  for (size_t r = 0; r < tile.reductions.size(); ++r) {
+    const int iter_var = bound[tile.tiles.size() + r];
+    if (iter_var < 0 || along[static_cast<size_t>(iter_var)] < 0) continue;
+    for (size_t k = 0; k < tile.tiles.size(); ++k)
+      if (bound[k] == along[static_cast<size_t>(iter_var)]) out[r] = static_cast<int>(k);
+  }
+  return out;
+}
+
+// The largest divisor of `extent` up to `most`.
+int64_t divisor_up_to(int64_t extent, int64_t most) {
+  int64_t d = std::max<int64_t>(1, std::min(extent, most));
+  while (extent % d) --d;
+  return d;
+}
+
+// Whether the design writes its register tiles back under a tile (a
+// cache_write, or an epilogue, computed at one): a tile accumulated in
+// place, in the output, around reduction loops outside it, is loaded and
+// stored on every step (conv2d 56²'s window shapes ran at 59 GFLOP/s so).
+bool writes_back(const Trace& design) {
+  for (const Instruction& inst : design.instructions())
+    if (inst.kind == &inst::reverse_compute_at) return true;
+  return false;
+}
+
 // Where a packed copy read by the tiled block `consumer` goes in a design,
 // as a compute location (a loop index above `consumer`, or kRoot): under
 // the outermost of its `s0` S0 loops up to the first one (of more than one
@@ -98,25 +163,89 @@ int64_t panel_location(const PrimFunc& scheduled, const std::string& consumer, c
   return at;
 }
 
-// `design` with each tiled block's S3 tiles made up to `vectors` vectors
-// wide (the widest divisor of the vector axis) and up to budget / vectors
-// rows deep (even_rows), the rows on the largest other spatial axis, or `second_rows` of
-// them on the next largest and the rest on the largest, every other S3
-// tile 1 (nullopt when there is no second axis to take rows); `extent_of`
-// is tile_extents(f, design). Around it, the loops of a BLIS macro-kernel
-// (and of examples/schedules/matmul_1024_avx2.json): the panels of the vector
-// axis and every other axis in S0 (postprocessing runs them in parallel,
-// and a packed operand computed there is packed once per panel), the
-// rows' register tiles in S1, no S2 tiles, and each reduction axis in one
-// loop (its inner tile 1) around the register tile, as in BLIS's
-// micro-kernel; and the auto-unroll step at kUnrollStep. (A reduction split
-// in two nested loops around a partial register tile, whose last rows are
-// predicated, kept LLVM from holding the accumulators in registers: 6 x 16
-// on matmul 1024 ran at 0.45 of OpenBLAS with k as 16 x 64, and at 0.99
-// with k whole, on a Zen 3.) Decisions that no longer fit their loop are
-// mended by transfer_design (a row tile's outermost is inferred).
+// The S3 rows of a register tile, by index into its tiles, and whether
+// the tiles of each axis loop in S1 (inside each parallel job) rather
+// than S0.
+struct Rows {
+  std::vector<int64_t> s3;
+  std::vector<bool> in_s1;
+};
+
+// kShapes' rows: up to budget / vectors (even_rows) on the largest spatial
+// axis but the vector one, or `second_rows` of them on the next largest
+// and the rest on the largest; nullopt when there is no second axis.
+std::optional<Rows> shape_rows(const RegisterTile& tile, const std::vector<int64_t>& extents, int64_t vectors,
+                               int64_t second_rows) {
+  std::optional<size_t> row, row2;
+  for (size_t k = 0; k < extents.size(); ++k)
+    if (k != tile.vector_tile && extents[k] > (row ? extents[*row] : 1)) row = k;
+  if (second_rows > 1) {
+    for (size_t k = 0; k < extents.size(); ++k)
+      if (k != tile.vector_tile && k != row && extents[k] >= second_rows && extents[k] > (row2 ? extents[*row2] : 1))
+        row2 = k;
+    if (!row2) return std::nullopt;  // no second axis to take rows
+  }
+  Rows out{std::vector<int64_t>(extents.size(), 1), std::vector<bool>(extents.size(), false)};
+  for (std::optional<size_t> k : {row, row2})
+    if (k) out.in_s1[*k] = true;
+  if (row) out.s3[*row] = even_rows(extents[*row], std::max<int64_t>(1, tile.budget / vectors / second_rows));
+  if (row2) out.s3[*row2] = second_rows;
+  return out;
+}
+
+// A window shape's rows (kWindowRows): up to `window_rows` dividing the
+// largest axis but the vector one that a reduction slides along (conv2d's
+// output rows, which the filter rows slide along), its tiles in S0; and
+// up to the registers left dividing the largest other axis (the output
+// channels), whose whole extent then runs in S1, inside each parallel job,
+// over the same window of input. nullopt when no reduction slides along an
+// axis of more than one row.
+std::optional<Rows> window_rows(const RegisterTile& tile, const std::vector<int64_t>& extents,
+                                const std::vector<int>& sliding, int64_t window_rows) {
+  std::optional<size_t> window, other;
+  for (int k : sliding)
+    if (k >= 0 && static_cast<size_t>(k) != tile.vector_tile && extents[k] > (window ? extents[*window] : 1))
+      window = static_cast<size_t>(k);
+  if (!window) return std::nullopt;
+  for (size_t k = 0; k < extents.size(); ++k)
+    if (k != tile.vector_tile && k != window && extents[k] > (other ? extents[*other] : 1)) other = k;
+  Rows out{std::vector<int64_t>(extents.size(), 1), std::vector<bool>(extents.size(), false)};
+  out.s3[*window] = divisor_up_to(extents[*window], window_rows);
+  if (out.s3[*window] < 2) return std::nullopt;
+  if (other) {
+    out.s3[*other] = divisor_up_to(extents[*other], std::max<int64_t>(1, tile.budget / out.s3[*window]));
+    out.in_s1[*other] = true;
+  }
+  return out;
+}
+
+// What a design's register tiles are sized by: a kShapes entry (vectors,
+// second_rows), or a window shape (one vector, window > 0 rows).
+struct Sizing {
+  int64_t vectors = 1, second_rows = 1, window = 0;
+};
+
+// `design` with each tiled block's S3 tiles sized by `sizing` (shape_rows
+// or window_rows), the vector tile up to `vectors` vectors wide (the widest
+// divisor of the vector axis), every other S3 tile 1; `extent_of` is
+// tile_extents(f, design). Around it, the loops of a BLIS macro-kernel
+// (and of examples/schedules/matmul_1024_avx2.json): the
+// panels of the vector axis and every other axis in S0 (postprocessing
+// runs them in parallel, and a packed operand computed there is packed
+// once per panel), the rows' register tiles in S1, no S2 tiles, and each
+// reduction axis in one loop (its inner tile 1) around the register tile,
+// as in BLIS's micro-kernel, except one that slides along an axis with
+// rows, which goes inside (its outer tile 1): its steps then reuse the
+// rows loaded, unrolled with them (on conv2d 56², TVM's best design ran
+// at 97 GFLOP/s with the filter rows outside and at 146 inside); and the
+// auto-unroll step at kUnrollStep. (A reduction split in two nested loops
+// around a partial register tile, whose last rows are predicated, kept
+// LLVM from holding the accumulators in registers: 6 x 16 on matmul 1024
+// ran at 0.45 of OpenBLAS with k as 16 x 64, and at 0.99 with k whole, on
+// a Zen 3.) Decisions that no longer fit their loop are mended by
+// transfer_design (a row tile's outermost is inferred).
 std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::vector<int64_t>& extent_of,
-                           int64_t vectors, int64_t second_rows) {
+                           const Sizing& sizing) {
   Trace out = design;
   for (size_t i = 0; i + 1 < design.size(); ++i) {
     const Instruction& inst = design.instructions()[i];
@@ -130,48 +259,45 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
   }
   const std::vector<RegisterTile> tiles = register_tiles(design);
   for (const RegisterTile& tile : tiles) {
-    for (size_t i : tile.reductions) out = out.with_decision(i, TileDecision{{covered_by(design, i), 1}});
     std::vector<int64_t> extents;
-    std::optional<size_t> row, row2;
-    for (size_t k = 0; k < tile.tiles.size(); ++k) {
-      extents.push_back(extent_of[tile.tiles[k]]);
-      if (k != tile.vector_tile && extents[k] > (row ? extents[*row] : 1)) row = k;
-    }
-    if (second_rows > 1) {
-      for (size_t k = 0; k < tile.tiles.size(); ++k)
-        if (k != tile.vector_tile && k != row && extents[k] >= second_rows &&
-            extents[k] > (row2 ? extents[*row2] : 1))
-          row2 = k;
-      if (!row2) return std::nullopt;  // no second axis to take rows
-    }
-    const int64_t rows = std::max<int64_t>(1, tile.budget / vectors / second_rows);
-    auto rows_of = [&](size_t k, int64_t n) {
-      return TileDecision{{TileDecision::kInferred, covering_outer(extents[k], {n}), 1, n}};
-    };
+    for (size_t i : tile.tiles) extents.push_back(extent_of[i]);
+    const std::vector<int> sliding = sliding_tiles(f, design, tile);
+    const std::optional<Rows> rows = sizing.window > 0
+                                         ? window_rows(tile, extents, sliding, sizing.window)
+                                         : shape_rows(tile, extents, sizing.vectors, sizing.second_rows);
+    if (!rows) return std::nullopt;
     for (size_t k = 0; k < tile.tiles.size(); ++k) {
       TileDecision decision;
+      const int64_t n = rows->s3[k];
       if (k == tile.vector_tile) {
         // The vector tile divides its extent (sample_perfect_tile): the
         // widest divisor up to `vectors` vectors, so 7-wide rows make one
         // vector of 7 lanes, not 7 of one.
-        int64_t width = std::min(extents[k], tile.lanes * vectors);
-        while (extents[k] % width) --width;
+        const int64_t width = divisor_up_to(extents[k], tile.lanes * sizing.vectors);
         decision.factors = {extents[k] / width, 1, 1, width};
-      } else if (row && k == *row) {
-        decision = rows_of(k, even_rows(extents[k], rows));
-      } else if (row2 && k == *row2) {
-        decision = rows_of(k, second_rows);
+      } else if (rows->in_s1[k]) {
+        decision.factors = {TileDecision::kInferred, covering_outer(extents[k], {n}), 1, n};
       } else {
-        decision.factors = {extents[k], 1, 1, 1};
+        decision.factors = {covering_outer(extents[k], {n}), 1, 1, n};
       }
       out = out.with_decision(tile.tiles[k], std::move(decision));
+    }
+    for (size_t r = 0; r < tile.reductions.size(); ++r) {
+      const int64_t extent = covered_by(design, tile.reductions[r]);
+      const int along = sliding[r];
+      const bool inside = along >= 0 && static_cast<size_t>(along) != tile.vector_tile && rows->s3[along] > 1;
+      out = out.with_decision(tile.reductions[r], TileDecision{inside ? std::vector<int64_t>{1, extent}
+                                                                      : std::vector<int64_t>{extent, 1}});
     }
   }
   std::optional<Trace> mended = transfer_design(f, out);
   if (!mended || tiles.empty()) return mended;
   // The compute locations drawn after a tiled block's tiles (its packed
-  // operand's, its padding's) go where panel_location says, where that is
-  // legal; elsewhere they stay as drawn.
+  // operand's, and a window shape's padding) go where panel_location says,
+  // where that is legal; other padding goes to the root; elsewhere they
+  // stay as drawn. A window shape's padding goes with its window tiles, in
+  // S0, into each parallel job: on conv2d 56² (Zen 3), TVM's best design ran
+  // at 144 GFLOP/s so and at 117 with the padding at the root.
   // They are read off the design with every producer at the root (one
   // drawn inlined has no block to ask about).
   std::vector<size_t> locations;
@@ -189,9 +315,9 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
     const Instruction& inst = design.instructions()[i];
     const std::optional<std::string> producer = block_name(design, inst.inputs.at(0));
     if (!producer) continue;
-    const int64_t at = block_info(*scheduled, *producer).is_copy
-                           ? panel_location(*scheduled, tiles[0].block, *producer, tiles[0].tiles.size())
-                           : LocationDecision::kRoot;
+    const bool per_panel = sizing.window > 0 || block_info(*scheduled, *producer).is_copy;
+    const int64_t at = per_panel ? panel_location(*scheduled, tiles[0].block, *producer, tiles[0].tiles.size())
+                                 : LocationDecision::kRoot;
     Trace placed = mended->with_decision(i, LocationDecision{at});
     if (replay_candidate(f, placed)) mended = placed;
   }
@@ -215,27 +341,38 @@ std::vector<Trace> register_designs(const PrimFunc& f, const std::vector<Trace>&
   }
   std::vector<std::vector<int64_t>> extents;
   for (const Trace& draw : draws) extents.push_back(tile_extents(f, draw));
-  // Every shape on every vector axis before the sketches that differ only
-  // in how they write back: conv2d's five sketches vectorize two axes, and
-  // 16 designs taken shape by shape left the output-channel vector without
-  // its one-vector shape, the fastest on 7² output rows.
+  std::vector<Trace> out;
+  std::unordered_set<uint64_t> seen;
+  auto add = [&](size_t d, const Sizing& sizing) {
+    std::optional<Trace> design = sized(f, draws[d], extents[d], sizing);
+    if (!design) return;
+    std::optional<Candidate> c = replay_candidate(f, *design);
+    if (!c) return;  // spills (a tile of more rows than the axis has leaves none), or illegal
+    Trace kept = c->trace.without_postproc();
+    if (seen.insert(kept.fingerprint()).second) out.push_back(std::move(kept));
+  };
+  // The window shapes first, on each vector axis's last sketch that writes
+  // back (multi_level_tiling writes back under S0, then under S1: a
+  // register tile written back under S1 stays in registers over the whole
+  // reduction, while under S0 it is a slice of a larger tile in memory).
+  std::map<size_t, size_t> written_back;  // vector axis -> draw
+  for (size_t d = 0; d < draws.size(); ++d)
+    if (writes_back(draws[d])) written_back[register_tiles(draws[d])[0].vector_tile] = d;
+  for (int64_t rows : kWindowRows)
+    for (const auto& [axis, d] : written_back)
+      if (out.size() < limit) add(d, Sizing{1, 1, rows});
+  // Then every shape on every vector axis before the sketches that differ
+  // only in how they write back: conv2d's five sketches vectorize two axes,
+  // and 16 designs taken shape by shape left the output-channel vector
+  // without its one-vector shape, the fastest on 7² output rows.
   std::vector<size_t> first_of_axis, others;
   std::set<size_t> axes;
   for (size_t d = 0; d < draws.size(); ++d)
     (axes.insert(register_tiles(draws[d])[0].vector_tile).second ? first_of_axis : others).push_back(d);
-  std::vector<Trace> out;
-  std::unordered_set<uint64_t> seen;
   for (const std::vector<size_t>* group : {&first_of_axis, &others})
     for (const TileShape& shape : kShapes)
-      for (size_t d : *group) {
-        if (out.size() >= limit) return out;
-        std::optional<Trace> design = sized(f, draws[d], extents[d], shape.vectors, shape.second_rows);
-        if (!design) continue;
-        std::optional<Candidate> c = replay_candidate(f, *design);
-        if (!c) continue;  // spills (a tile of more rows than the axis has leaves none), or illegal
-        Trace kept = c->trace.without_postproc();
-        if (seen.insert(kept.fingerprint()).second) out.push_back(std::move(kept));
-      }
+      for (size_t d : *group)
+        if (out.size() < limit) add(d, Sizing{shape.vectors, shape.second_rows, 0});
   return out;
 }
 

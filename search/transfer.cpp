@@ -7,21 +7,11 @@
 namespace kiln::search {
 namespace {
 
-// The handle `sch` made for `rv` of `t`, both having run the same first
-// instructions (a schedule records one instruction per traced primitive).
-std::optional<RV> handle_in(const Schedule& sch, const Trace& t, const RV& rv) {
-  const std::vector<Instruction>& ran = sch.trace().instructions();
-  for (size_t i = 0; i < ran.size() && i < t.size(); ++i)
-    for (size_t k = 0; k < t.instructions()[i].outputs.size(); ++k)
-      if (t.instructions()[i].outputs[k] == rv && k < ran[i].outputs.size()) return ran[i].outputs[k];
-  return std::nullopt;
-}
-
 // The constant extent of the loop that tile sample `inst` of `t` tiles,
 // `sch` holding the state before it.
 std::optional<int64_t> extent_before(const Schedule& sch, const Trace& t, const Instruction& inst) {
   const RV* loop = inst.inputs.empty() ? nullptr : std::get_if<RV>(&inst.inputs[0]);
-  std::optional<RV> here = loop ? handle_in(sch, t, *loop) : std::nullopt;
+  std::optional<RV> here = loop ? replayed_handle(sch, t, *loop) : std::nullopt;
   if (!here) return std::nullopt;
   const int64_t* extent = as_const_int(sch.loop_stmt(LoopRV{here->id}, "transfer").as<ForNode>()->extent);
   if (!extent) return std::nullopt;

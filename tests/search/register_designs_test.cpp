@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ops/workload.h"
+#include "search/block_info.h"
 #include "search/register_designs.h"
 #include "search/register_tile.h"
 #include "search/sample.h"
@@ -127,6 +128,51 @@ TEST(RegisterDesigns, APackedPanelGoesUnderItsPanelLoopAndThePaddedInputToTheRoo
     ++checked;
   }
   EXPECT_GT(checked, 0);
+}
+
+TEST(RegisterDesigns, TheFilterRowsSlideAlongTheOutputRows) {
+  // conv2d's input is read at (h + ry, w + rx): ry slides along h, rx
+  // along w; the channel reduction rc slides along nothing.
+  PrimFunc f = workload("conv2d_nchw:N=1,C=8,H=16,W=16,K=16,R=3,S=3,stride=1,pad=1");
+  // Iter vars n, k, h, w, rc, ry, rx.
+  EXPECT_EQ(sliding_along(f, "conv2d_nchw"), (std::vector<int>{-1, -1, -1, -1, -1, 2, 3}));
+  PrimFunc mm = workload("matmul:M=16,N=16,K=16");
+  EXPECT_EQ(sliding_along(mm, blocks_in_order(mm).at(0)), (std::vector<int>{-1, -1, -1}));
+}
+
+TEST(RegisterDesigns, AWindowShapeHasRowsTheFilterSlidesOverAndItsPaddingPerTile) {
+  // conv2d vectorized over output columns (loops n, k, h, w; rc, ry, rx).
+  // Before: the rows of every design on the output channels, or split
+  // with a few output rows, all in S1, and every reduction outside the
+  // register tile: each filter row loaded the input rows again. After: the
+  // first designs are window shapes: 4 output rows (in S0, run in
+  // parallel), 2 output channels with all 16 in S1 inside each job, the
+  // filter rows (ry) inside the register tile, so that 6 input rows serve
+  // 3 x 4 steps, and the padded input computed per tile, under the S0 loops.
+  PrimFunc f = workload("conv2d_nchw:N=1,C=8,H=16,W=16,K=16,R=3,S=3,stride=1,pad=1");
+  std::vector<Trace> designs = register_designs(f, design_space(f, avx2()), 1, 16);
+  std::optional<size_t> found;
+  for (size_t d = 0; d < designs.size() && !found; ++d)
+    if (register_tile_of(designs[d]) == std::vector<int64_t>{1, 2, 4, 8}) found = d;
+  ASSERT_TRUE(found);
+  EXPECT_LT(*found, 4u) << "window shapes come first";
+  const Trace& d = designs[*found];
+  const RegisterTile tile = register_tiles(d).at(0);
+  auto factors = [&](size_t i) { return *tile_factors(d.instructions()[i]); };
+  EXPECT_EQ(factors(tile.tiles[1]), (std::vector<int64_t>{1, 8, 1, 2})) << "k";
+  EXPECT_EQ(factors(tile.tiles[2]), (std::vector<int64_t>{4, 1, 1, 4})) << "h";
+  EXPECT_EQ(factors(tile.tiles[3]), (std::vector<int64_t>{2, 1, 1, 8})) << "w";
+  ASSERT_EQ(tile.reductions.size(), 3u);
+  EXPECT_EQ(factors(tile.reductions[0]), (std::vector<int64_t>{8, 1})) << "rc";
+  EXPECT_EQ(factors(tile.reductions[1]), (std::vector<int64_t>{1, 3})) << "ry, along h's rows";
+  EXPECT_EQ(factors(tile.reductions[2]), (std::vector<int64_t>{3, 1})) << "rx, along the vector";
+  const PrimFunc s = apply_trace(d, f).func();
+  std::optional<Located> pad = locate_block(s.body(), "pad");
+  ASSERT_TRUE(pad);
+  std::vector<std::string> above;
+  for (const Stmt& loop : enclosing_loops(*pad)) above.push_back(loop.as<ForNode>()->loop_var->name);
+  EXPECT_EQ(std::count(above.begin(), above.end(), "i2_0"), 1) << d.str();
+  EXPECT_EQ(std::count(above.begin(), above.end(), "i3_0"), 1) << d.str();
 }
 
 TEST(RegisterDesigns, EveryDesignComputesTheSame) {

@@ -109,4 +109,12 @@ Schedule apply_trace(const Trace& trace, const PrimFunc& func, ScheduleOptions o
   return sch;
 }
 
+std::optional<RV> replayed_handle(const Schedule& sch, const Trace& t, const RV& rv) {
+  const std::vector<Instruction>& ran = sch.trace().instructions();
+  for (size_t i = 0; i < ran.size() && i < t.size(); ++i)
+    for (size_t k = 0; k < t.instructions()[i].outputs.size(); ++k)
+      if (t.instructions()[i].outputs[k] == rv && k < ran[i].outputs.size()) return ran[i].outputs[k];
+  return std::nullopt;
+}
+
 }  // namespace kiln

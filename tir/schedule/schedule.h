@@ -244,4 +244,11 @@ class Schedule {
 // Replays `trace` on `func` (the unscheduled function) in a new schedule.
 Schedule apply_trace(const Trace& trace, const PrimFunc& func, ScheduleOptions options = {});
 
+// The handle `sch` made for `rv` of `t`, both having run the same first
+// instructions (a schedule records one instruction per traced primitive,
+// its outputs in the same order): how a tool that replayed part of a trace
+// finds what one of its handles names. nullopt when no instruction `sch`
+// ran made it.
+std::optional<RV> replayed_handle(const Schedule& sch, const Trace& t, const RV& rv);
+
 }  // namespace kiln
