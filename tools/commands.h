@@ -14,5 +14,6 @@ void add_worker(CLI::App& app);
 void add_db(CLI::App& app);
 void add_tune_op(CLI::App& app);
 void add_costmodel(CLI::App& app);
+void add_graph(CLI::App& app);
 
 }  // namespace kiln::cli

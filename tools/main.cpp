@@ -14,13 +14,14 @@ int main(int argc, char** argv) {
   kiln::cli::add_db(app);
   kiln::cli::add_tune_op(app);
   kiln::cli::add_costmodel(app);
+  kiln::cli::add_graph(app);
   auto is_command = [&](const std::string& name) {
     for (const CLI::App* sub : app.get_subcommands({}))
       if (sub->get_name() == name) return true;
     return false;
   };
   if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
-    std::cerr << "kiln: error: unknown command '" << argv[1] << "' (commands: bench-op, print, tune-op, costmodel, runner, db)\n";
+    std::cerr << "kiln: error: unknown command '" << argv[1] << "' (commands: bench-op, print, tune-op, costmodel, graph, runner, db)\n";
     return 2;
   }
   try {

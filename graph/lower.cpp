@@ -1,0 +1,375 @@
+#include "graph/lower.h"
+
+#include <map>
+#include <numeric>
+
+#include "core/error.h"
+#include "graph/data_rules.h"
+#include "graph/shape_util.h"
+#include "ops/broadcast.h"
+#include "ops/common.h"
+#include "ops/conv2d.h"
+#include "ops/layer_norm.h"
+#include "ops/matmul.h"
+#include "ops/pad.h"
+#include "ops/pool.h"
+#include "ops/softmax.h"
+#include "ops/transform.h"
+
+namespace kiln::graph {
+namespace {
+
+using ops::i32;
+using Tensors = std::vector<te::Tensor>;
+using Shape = std::vector<int64_t>;
+
+const Shape& out_shape(const Graph& g, const Node& n, size_t i = 0) { return g.value(n.outputs.at(i)).shape; }
+
+std::vector<Expr> i32s(const Shape& s) {
+  std::vector<Expr> out;
+  for (int64_t e : s) out.push_back(i32(e));
+  return out;
+}
+
+[[noreturn]] void not_yet(const Node& n, const std::string& what) {
+  KILN_USER_ERROR() << n.describe() << ": " << what << " is not supported yet";
+}
+
+Expr constant_of(DataType t, double v) { return make_const(t, v); }
+
+// A unary elementwise operator: one stage named after the op, lower case.
+te::Tensor unary(const te::Tensor& x, const std::string& op) {
+  static const std::map<std::string, Intrinsic> calls = {
+      {"Sigmoid", Intrinsic::sigmoid}, {"Tanh", Intrinsic::tanh}, {"Erf", Intrinsic::erf}, {"Sqrt", Intrinsic::sqrt}};
+  if (op == "Relu") return ops::map(x, [&](Expr v) { return max(v, make_zero(x.dtype())); }, "relu");
+  if (op == "Identity" || op == "Dropout") return ops::map(x, [](Expr v) { return v; }, "identity");
+  const Intrinsic f = calls.at(op);
+  std::string name = op;
+  for (char& c : name) c = static_cast<char>(std::tolower(c));
+  return ops::map(x, [&](Expr v) { return call(f, {v}); }, name);
+}
+
+te::Tensor binary(const Node& n, const te::Tensor& a, const te::Tensor& b) {
+  if (n.op == "Add") return ops::map2(a, b, [](Expr x, Expr y) { return x + y; }, "add");
+  if (n.op == "Sub") return ops::map2(a, b, [](Expr x, Expr y) { return x - y; }, "sub");
+  if (n.op == "Mul") return ops::map2(a, b, [](Expr x, Expr y) { return x * y; }, "mul");
+  if (n.op == "Div") return ops::map2(a, b, [](Expr x, Expr y) { return div(x, y); }, "div");
+  const DataType t = a.dtype();
+  return ops::map2(a, b, [&](Expr x, Expr y) { return call(Intrinsic::pow, {x, cast(t, y)}); }, "pow");
+}
+
+te::Tensor clip(const Graph& g, const Node& n, const te::Tensor& x) {
+  const DataType t = x.dtype();
+  std::optional<double> lo, hi;
+  if (n.has_attr("min")) lo = n.attr_float("min", 0);
+  if (n.has_attr("max")) hi = n.attr_float("max", 0);
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    const Value* v = g.input(n, i);
+    if (!v) continue;
+    if (!v->is_constant()) not_yet(n, "a bound that is not a constant");
+    (i == 1 ? lo : hi) = v->data->get(0);
+  }
+  return ops::map(
+      x,
+      [&](Expr v) {
+        if (hi) v = min(v, constant_of(t, *hi));
+        if (lo) v = max(v, constant_of(t, *lo));
+        return v;
+      },
+      "clip");
+}
+
+// y = (x - mean[c]) * scale[c] / sqrt(var[c] + epsilon) + B[c], c axis 1.
+te::Tensor batch_norm(const Node& n, const Tensors& in) {
+  const te::Tensor &x = in[0], &scale = in[1], &bias = in[2], &mean = in[3], &var = in[4];
+  const Expr eps = constant_of(x.dtype(), n.attr_float("epsilon", 1e-5));
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> idx(i.begin(), i.end());
+        const Var& c = i[1];
+        return (x(idx) - mean(c)) * scale(c) * call(Intrinsic::rsqrt, {var(c) + eps}) + bias(c);
+      },
+      "batch_norm");
+}
+
+// The mean over `axes` of x, in the output shape `shape` (kept axes 1).
+te::Tensor mean_over(const te::Tensor& x, const Shape& in, const std::vector<bool>& reduced, const Shape& shape,
+                     const std::string& name) {
+  std::vector<IterVar> axes;
+  int64_t count = 1;
+  for (size_t d = 0; d < in.size(); ++d)
+    if (reduced[d]) {
+      axes.push_back(te::reduce_axis(Range(i32(0), i32(in[d])), "k" + std::to_string(d)));
+      count *= in[d];
+    }
+  const bool keep = shape.size() == in.size();
+  te::Tensor total = te::compute(
+      i32s(shape),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> idx;
+        size_t next = 0, r = 0;
+        for (size_t d = 0; d < in.size(); ++d) {
+          if (reduced[d]) {
+            idx.push_back(axes[r++].var());
+            if (keep) ++next;
+          } else {
+            idx.push_back(i[next++]);
+          }
+        }
+        return te::sum(x(idx), axes);
+      },
+      name + "_sum");
+  const Expr c = constant_of(x.dtype(), static_cast<double>(count));
+  return ops::map(total, [&](Expr v) { return v / c; }, name);
+}
+
+te::Tensor reduce_mean(const Graph& g, const Node& n, const te::Tensor& x) {
+  const Shape& in = required_input(g, n, 0).shape;
+  const int64_t rank = static_cast<int64_t>(in.size());
+  std::vector<int64_t> axes = n.attr_ints("axes", {});
+  std::vector<bool> reduced(in.size(), axes.empty());
+  for (int64_t a : axes) reduced[static_cast<size_t>(normalized_axis(n, a, rank))] = true;
+  return mean_over(x, in, reduced, out_shape(g, n), "reduce_mean");
+}
+
+te::Tensor global_average_pool(const Graph& g, const Node& n, const te::Tensor& x) {
+  const Shape& in = required_input(g, n, 0).shape;
+  std::vector<bool> reduced(in.size(), true);
+  reduced[0] = reduced[1] = false;
+  return mean_over(x, in, reduced, out_shape(g, n), "global_avg_pool");
+}
+
+// Softmax over the axes from `axis` on, as one axis: before opset 13 the
+// input is read as a matrix around `axis`; since, `axis` alone.
+te::Tensor softmax(const Graph& g, const Node& n, const te::Tensor& x) {
+  const Shape& in = required_input(g, n, 0).shape;
+  const int64_t rank = static_cast<int64_t>(in.size());
+  const int64_t axis = normalized_axis(n, n.attr_int("axis", g.opset >= 13 ? -1 : 1), rank);
+  if (g.opset >= 13 && axis != rank - 1) {
+    // Moved last, normalised, moved back.
+    Shape perm(static_cast<size_t>(rank)), back(static_cast<size_t>(rank));
+    std::iota(perm.begin(), perm.end(), 0);
+    std::swap(perm[static_cast<size_t>(axis)], perm.back());
+    te::Tensor last = ops::transpose(x, perm);
+    Shape moved;
+    for (int64_t p : perm) moved.push_back(in[static_cast<size_t>(p)]);
+    const int64_t cols = moved.back();
+    const int64_t rows = std::accumulate(moved.begin(), moved.end() - 1, int64_t{1}, std::multiplies<>());
+    te::Tensor s = ops::softmax(ops::reshape(last, {rows, cols}));
+    return ops::transpose(ops::reshape(s, moved), perm);
+  }
+  const int64_t rows = std::accumulate(in.begin(), in.begin() + axis, int64_t{1}, std::multiplies<>());
+  const int64_t cols = std::accumulate(in.begin() + axis, in.end(), int64_t{1}, std::multiplies<>());
+  if (rank == 2 && axis == 1) return ops::softmax(x);
+  return ops::reshape(ops::softmax(ops::reshape(x, {rows, cols})), in);
+}
+
+te::Tensor layer_norm(const Graph& g, const Node& n, const Tensors& in) {
+  const Shape& shape = required_input(g, n, 0).shape;
+  const int64_t axis = normalized_axis(n, n.attr_int("axis", -1), static_cast<int64_t>(shape.size()));
+  const int64_t rows = std::accumulate(shape.begin(), shape.begin() + axis, int64_t{1}, std::multiplies<>());
+  const int64_t cols = std::accumulate(shape.begin() + axis, shape.end(), int64_t{1}, std::multiplies<>());
+  auto param = [&](size_t i) {
+    const Value* v = g.input(n, i);
+    if (!v) not_yet(n, "a LayerNormalization without Scale or B");
+    if (v->numel() != cols) not_yet(n, "a Scale or B broadcast over the normalized axes");
+    return ops::reshape(in[i], {cols}, i == 1 ? "ln_scale" : "ln_bias");
+  };
+  if (n.outputs.size() > 1)
+    for (size_t i = 1; i < n.outputs.size(); ++i)
+      if (n.outputs[i] != Node::kNone) not_yet(n, "the Mean and InvStdDev outputs");
+  te::Tensor y = ops::layer_norm(ops::reshape(in[0], {rows, cols}), param(1), param(2), n.attr_float("epsilon", 1e-5));
+  return ops::reshape(y, shape);
+}
+
+// Gemm: a dense layer (ops::dense) where it is one, else the formula.
+te::Tensor gemm(const Graph& g, const Node& n, const Tensors& in) {
+  const bool ta = n.attr_int("transA", 0) != 0, tb = n.attr_int("transB", 0) != 0;
+  const double alpha = n.attr_float("alpha", 1.0), beta = n.attr_float("beta", 1.0);
+  const Value* c = g.input(n, 2);
+  const Shape& out = out_shape(g, n);
+  if (!ta && tb && alpha == 1.0 && (!c || (beta == 1.0 && c->shape == Shape{out[1]})))
+    return ops::dense(in[0], in[1], c ? in[2] : te::Tensor());
+  const te::Tensor &A = in[0], &B = in[1];
+  const int64_t k = required_input(g, n, 0).shape[ta ? 0 : 1];
+  IterVar r = te::reduce_axis(Range(i32(0), i32(k)), "k");
+  te::Tensor prod = te::compute(
+      i32s(out),
+      [&](Var i, Var j) {
+        Expr a = ta ? A(r, i) : A(i, r);
+        Expr b = tb ? B(j, r) : B(r, j);
+        return te::sum(a * b, {r});
+      },
+      "gemm");
+  const DataType t = A.dtype();
+  if (!c) return alpha == 1.0 ? prod : ops::map(prod, [&](Expr v) { return v * constant_of(t, alpha); }, "gemm_scale");
+  return ops::map2(
+      prod, in[2], [&](Expr p, Expr cv) { return p * constant_of(t, alpha) + cv * constant_of(t, beta); }, "gemm_out");
+}
+
+te::Tensor matmul(const Graph& g, const Node& n, const Tensors& in) {
+  const Shape &a = required_input(g, n, 0).shape, &b = required_input(g, n, 1).shape;
+  if (a.size() == 2 && b.size() == 2) return ops::matmul(in[0], in[1], "matmul");
+  if (a.size() == 3 && b.size() == 3 && a[0] == b[0]) return ops::batch_matmul(in[0], in[1], "matmul");
+  // Broadcast batches, vectors: by the formula, each operand read through
+  // broadcast_load of its batch axes.
+  const Shape& out = out_shape(g, n);
+  const int64_t k = a.back();
+  IterVar r = te::reduce_axis(Range(i32(0), i32(k)), "k");
+  const te::Tensor &A = in[0], &B = in[1];
+  return te::compute(
+      i32s(out),
+      [&](const std::vector<Var>& i) {
+        // out's axes: batch..., then M (if A is a matrix), then N (if B is).
+        const size_t batch = out.size() - (a.size() > 1) - (b.size() > 1);
+        auto operand = [&](const te::Tensor& t, const Shape& s, bool is_a) {
+          std::vector<Expr> idx;
+          const size_t tb = s.size() >= 2 ? s.size() - 2 : 0;
+          for (size_t d = 0; d < tb; ++d) {
+            const size_t od = batch - tb + d;
+            idx.push_back(s[d] == 1 ? Expr(i32(0)) : Expr(i[od]));
+          }
+          if (is_a) {
+            if (s.size() > 1) idx.push_back(i[batch]);
+            idx.push_back(r.var());
+          } else {
+            idx.push_back(r.var());
+            if (s.size() > 1) idx.push_back(i[out.size() - 1]);
+          }
+          return t(idx);
+        };
+        return te::sum(operand(A, a, true) * operand(B, b, false), {r});
+      },
+      "matmul");
+}
+
+te::Tensor conv(const Graph& g, const Node& n, const Tensors& in) {
+  const Value& x = required_input(g, n, 0);
+  const Value& w = required_input(g, n, 1);
+  const Shape kernel(w.shape.begin() + 2, w.shape.end());
+  const Shape strides = n.attr_ints("strides", {1, 1}), dilations = n.attr_ints("dilations", {1, 1});
+  const Shape pads = window_pads(n, Shape(x.shape.begin() + 2, x.shape.end()), kernel, strides, dilations);
+  if (strides[0] != strides[1]) not_yet(n, "a stride that differs between height and width");
+  if (dilations[0] != dilations[1]) not_yet(n, "a dilation that differs between height and width");
+  ops::Conv2dConfig cfg;
+  cfg.stride = strides[0];
+  cfg.dilation = dilations[0];
+  cfg.groups = n.attr_int("group", 1);
+  te::Tensor data = in[0];
+  if (pads[0] == pads[1] && pads[1] == pads[2] && pads[2] == pads[3]) {
+    cfg.pad = pads[0];
+  } else {  // asymmetric: an explicit pad stage, the convolution unpadded
+    data = ops::pad(in[0], {0, 0, pads[0], pads[1]}, {0, 0, pads[2], pads[3]}, make_zero(x.dtype));
+  }
+  te::Tensor y = ops::conv2d_nchw(data, in[1], cfg);
+  if (!g.input(n, 2)) return y;
+  const te::Tensor& bias = in[2];
+  return te::compute(
+      y.shape(), [&](Var b, Var k, Var p, Var q) { return y(b, k, p, q) + bias(k); }, "bias_add");
+}
+
+te::Tensor pool(const Graph& g, const Node& n, const te::Tensor& x) {
+  const Value& in = required_input(g, n, 0);
+  const Shape kernel = n.attr_ints("kernel_shape", {});
+  const Shape strides = n.attr_ints("strides", {1, 1}), dilations = n.attr_ints("dilations", {1, 1});
+  const Shape pads = window_pads(n, Shape(in.shape.begin() + 2, in.shape.end()), kernel, strides, dilations);
+  if (strides[0] != strides[1]) not_yet(n, "a stride that differs between height and width");
+  if (dilations != Shape{1, 1}) not_yet(n, "a dilated pooling window");
+  if (!(pads[0] == pads[1] && pads[1] == pads[2] && pads[2] == pads[3])) not_yet(n, "asymmetric pooling pads");
+  if (n.op == "AveragePool" && n.attr_int("count_include_pad", 0) != 0 && pads[0] != 0)
+    not_yet(n, "count_include_pad with padding");
+  ops::Pool2dConfig cfg{kernel[0], kernel[1], strides[0], pads[0]};
+  te::Tensor y = n.op == "MaxPool" ? ops::max_pool2d(x, cfg) : ops::avg_pool2d(x, cfg);
+  if (g.value(n.outputs[0]).shape != Shape{in.shape[0], in.shape[1], *as_const_int(y.shape()[2]), *as_const_int(y.shape()[3])})
+    not_yet(n, "ceil_mode adding a window");
+  return y;
+}
+
+te::Tensor pad(const Graph& g, const Node& n, const te::Tensor& x) {
+  const PadSpec spec = pad_spec(g, n);
+  if (spec.mode != "constant") not_yet(n, "pad mode '" + spec.mode + "'");
+  const size_t rank = spec.pads.size() / 2;
+  Shape before(spec.pads.begin(), spec.pads.begin() + static_cast<int64_t>(rank));
+  Shape after(spec.pads.begin() + static_cast<int64_t>(rank), spec.pads.end());
+  for (size_t d = 0; d < rank; ++d)
+    if (before[d] < 0 || after[d] < 0) not_yet(n, "negative pads");
+  return ops::pad(x, before, after, constant_of(x.dtype(), spec.value));
+}
+
+}  // namespace
+
+bool is_parameter_input(const Node& n, size_t i) {
+  if (i == 0) return false;
+  static const std::map<std::string, size_t> from = {{"Reshape", 1}, {"Slice", 1}, {"Pad", 1},   {"Squeeze", 1},
+                                                     {"Unsqueeze", 1}, {"Clip", 1}, {"Gather", 1}};
+  auto it = from.find(n.op);
+  return it != from.end() && i >= it->second;
+}
+
+bool is_lowered(const Node& n) {
+  return n.op != "Constant" && n.op != "Shape" && n.op != "ConstantOfShape";
+}
+
+std::vector<te::Tensor> lower_node(const Graph& g, const Node& n, const std::vector<te::Tensor>& in) {
+  if (n.outputs.size() > 1 && n.op != "LayerNormalization" && n.op != "Dropout" && n.op != "BatchNormalization" &&
+      n.op != "MaxPool")
+    not_yet(n, "more than one output");
+  if (n.op == "Dropout" && n.outputs.size() > 1 && n.outputs[1] != Node::kNone) not_yet(n, "Dropout's mask output");
+  const std::string& op = n.op;
+  te::Tensor y;
+  if (op == "Relu" || op == "Sigmoid" || op == "Tanh" || op == "Erf" || op == "Sqrt" || op == "Identity" ||
+      op == "Dropout")
+    y = unary(in.at(0), op);
+  else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow")
+    y = binary(n, in.at(0), in.at(1));
+  else if (op == "Clip")
+    y = clip(g, n, in.at(0));
+  else if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze")
+    y = ops::reshape(in.at(0), out_shape(g, n), "reshape");
+  else if (op == "Transpose") {
+    const int64_t rank = in.at(0).ndim();
+    Shape perm(static_cast<size_t>(rank));
+    for (int64_t i = 0; i < rank; ++i) perm[static_cast<size_t>(i)] = rank - 1 - i;
+    y = ops::transpose(in.at(0), n.attr_ints("perm", perm));
+  } else if (op == "Concat")
+    y = ops::concat(in, normalized_axis(n, n.attr_int("axis", 0), in.at(0).ndim()));
+  else if (op == "Slice") {
+    const SliceSpec spec = slice_spec(g, n);
+    Shape start, step, count;
+    for (const SliceSpec::Axis& a : spec.axes) {
+      start.push_back(a.start);
+      step.push_back(a.step);
+      count.push_back(a.count);
+    }
+    y = ops::strided_slice(in.at(0), start, step, count);
+  } else if (op == "Gather") {
+    const Value& idx = required_input(g, n, 1);
+    y = ops::take(in.at(0), ints_of(*idx.data), idx.shape,
+                  normalized_axis(n, n.attr_int("axis", 0), in.at(0).ndim()), "gather");
+  } else if (op == "Pad")
+    y = pad(g, n, in.at(0));
+  else if (op == "BatchNormalization")
+    y = batch_norm(n, in);
+  else if (op == "ReduceMean")
+    y = reduce_mean(g, n, in.at(0));
+  else if (op == "GlobalAveragePool")
+    y = global_average_pool(g, n, in.at(0));
+  else if (op == "Softmax")
+    y = softmax(g, n, in.at(0));
+  else if (op == "LayerNormalization")
+    y = layer_norm(g, n, in);
+  else if (op == "Gemm")
+    y = gemm(g, n, in);
+  else if (op == "MatMul")
+    y = matmul(g, n, in);
+  else if (op == "Conv")
+    y = conv(g, n, in);
+  else if (op == "MaxPool" || op == "AveragePool")
+    y = pool(g, n, in.at(0));
+  else
+    KILN_USER_ERROR() << n.describe() << ": has no compute definition (it folds at import)";
+  return {y};
+}
+
+}  // namespace kiln::graph

@@ -1,0 +1,42 @@
+// The ONNX front end: a .onnx model (protobuf, read with Debian's
+// libonnx) into a Graph with every shape inferred.
+//
+// What it refuses, each with an error naming what is wrong: a file that is
+// not a model; an operator outside graph/op_table.h or of another domain
+// (the node, its op type and opset); an opset newer than kMaxOpset; a
+// dtype kiln does not compute in (the value); weights in external files;
+// a dynamic input dimension that --input-shapes does not fix (the input
+// and the flag); nodes out of order.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace kiln::graph {
+
+struct ImportOptions {
+  // Shapes for inputs with dynamic dimensions (or to override static
+  // ones), by input name: `--input-shapes data:[1,3,224,224]`.
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+};
+
+// Parses the `--input-shapes` text: "name:[1,3,224,224]", several joined
+// by spaces or semicolons. Throws kiln::Error naming the malformed part.
+std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::string& text);
+
+Graph import_onnx_file(const std::string& path, const ImportOptions& options = {});
+
+// The same from a serialized ModelProto (tests build models in memory).
+Graph import_onnx_bytes(const std::string& bytes, const ImportOptions& options = {});
+
+// A serialized TensorProto (ONNX test data: input_0.pb, output_0.pb) to a
+// tensor, and back; `name` is the value it is for.
+NDArray read_tensor_file(const std::string& path);
+NDArray tensor_from_bytes(const std::string& bytes, const std::string& what);
+std::string tensor_to_bytes(const NDArray& a, const std::string& name);
+
+}  // namespace kiln::graph

@@ -1,0 +1,70 @@
+#include "graph/reference.h"
+
+#include "core/error.h"
+#include "graph/lower.h"
+#include "ops/common.h"
+#include "tir/interp/interpreter.h"
+#include "tir/te/create_prim_func.h"
+
+namespace kiln::graph {
+
+std::vector<NDArray> evaluate_node(const Graph& g, const Node& n, const std::vector<const NDArray*>& inputs) {
+  std::vector<te::Tensor> args, in(n.inputs.size());
+  std::vector<HostBuffer> buffers;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    if (!inputs.at(i) || is_parameter_input(n, i)) continue;
+    const Value& v = g.value(n.inputs[i]);
+    std::vector<Expr> shape;
+    for (int64_t e : v.shape) shape.push_back(ops::i32(e));
+    in[i] = te::placeholder(shape, v.dtype, "in" + std::to_string(i));
+    args.push_back(in[i]);
+    // The interpreter only reads inputs; a HostBuffer holds a mutable pointer.
+    buffers.push_back({v.dtype, v.shape, const_cast<void*>(inputs[i]->data())});
+  }
+  const std::vector<te::Tensor> outs = lower_node(g, n, in);
+  std::vector<NDArray> results;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const Value& v = g.value(n.outputs[i]);
+    results.emplace_back(v.dtype, v.shape);
+  }
+  for (NDArray& r : results) buffers.push_back(r.host_buffer());
+  args.insert(args.end(), outs.begin(), outs.end());
+  interpret(te::create_prim_func(args, "node"), buffers);
+  return results;
+}
+
+std::vector<NDArray> run_reference(const Graph& g, const std::vector<NDArray>& inputs) {
+  if (inputs.size() != g.inputs.size())
+    KILN_USER_ERROR() << "the graph takes " << g.inputs.size() << " inputs, not " << inputs.size();
+  std::vector<const NDArray*> data(g.values.size(), nullptr);
+  for (size_t i = 0; i < g.values.size(); ++i)
+    if (g.values[i].is_constant()) data[i] = g.values[i].data.get();
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const Value& v = g.value(g.inputs[k]);
+    if (inputs[k].dtype() != v.dtype || inputs[k].shape() != v.shape)
+      KILN_USER_ERROR() << "input '" << v.name << "' is " << type_str(v) << "; got " << inputs[k].dtype().str()
+                        << " of another shape";
+    data[static_cast<size_t>(g.inputs[k])] = &inputs[k];
+  }
+  std::vector<std::unique_ptr<NDArray>> held;
+  for (const Node& n : g.nodes) {
+    bool folded = true;
+    for (int id : n.outputs) folded = folded && (id == Node::kNone || g.value(id).is_constant());
+    if (folded) continue;
+    std::vector<const NDArray*> in;
+    for (int id : n.inputs) in.push_back(id == Node::kNone ? nullptr : data[static_cast<size_t>(id)]);
+    std::vector<NDArray> out = evaluate_node(g, n, in);
+    for (size_t i = 0; i < out.size(); ++i) {
+      held.push_back(std::make_unique<NDArray>(std::move(out[i])));
+      data[static_cast<size_t>(n.outputs[i])] = held.back().get();
+    }
+  }
+  std::vector<NDArray> results;
+  for (int id : g.outputs) {
+    if (!data[static_cast<size_t>(id)]) KILN_USER_ERROR() << "output '" << g.value(id).name << "' is never computed";
+    results.push_back(data[static_cast<size_t>(id)]->copy());
+  }
+  return results;
+}
+
+}  // namespace kiln::graph

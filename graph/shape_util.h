@@ -1,0 +1,48 @@
+// What the shape rules (graph/op_table.cpp) and the passes share: reading
+// a node's inputs, constant integer inputs, axes and broadcasting, each
+// failing with an error that names the node.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace kiln::graph {
+
+// The node's input `i`; throws naming the node when it is omitted.
+const Value& required_input(const Graph& g, const Node& n, size_t i);
+
+// Sets output `i`'s dtype and shape (a missing output is left alone).
+void set_output(Graph& g, const Node& n, size_t i, DataType dtype, std::vector<int64_t> shape);
+
+// Output `i` as a constant holding `data` (its dtype and shape too).
+void set_constant_output(Graph& g, const Node& n, size_t i, NDArray data);
+
+// The contents of input `i`, an integer tensor that must be constant
+// (Reshape's shape, Slice's starts): a static graph needs it at compile
+// time. Throws naming the node and the input otherwise.
+std::vector<int64_t> constant_ints(const Graph& g, const Node& n, size_t i, const char* what);
+
+// The integers of a constant integer tensor.
+std::vector<int64_t> ints_of(const NDArray& a);
+
+// `axis` in [-rank, rank) made non-negative; throws naming the node.
+int64_t normalized_axis(const Node& n, int64_t axis, int64_t rank);
+
+// The numpy (ONNX multidirectional) broadcast of two shapes; throws naming
+// the node when they do not broadcast.
+std::vector<int64_t> broadcast_shapes(const Node& n, const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+
+// Output extent of a pooling or convolution window along one axis, by
+// ONNX's rule (explicit pads; ceil_mode rounds the last window up).
+int64_t window_output(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_begin,
+                      int64_t pad_end, bool ceil_mode);
+
+// The begin and end pads of each spatial axis of a Conv or pooling node
+// whose input has spatial extents `in`, from `pads` or auto_pad
+// (SAME_UPPER, SAME_LOWER, VALID): {b1, b2, ..., e1, e2, ...}.
+std::vector<int64_t> window_pads(const Node& n, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
+                                 const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations);
+
+}  // namespace kiln::graph
