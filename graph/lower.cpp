@@ -1,5 +1,6 @@
 #include "graph/lower.h"
 
+#include <algorithm>
 #include <map>
 #include <numeric>
 
@@ -55,6 +56,11 @@ te::Tensor binary(const Node& n, const te::Tensor& a, const te::Tensor& b) {
   if (n.op == "Mul") return ops::map2(a, b, [](Expr x, Expr y) { return x * y; }, "mul");
   if (n.op == "Div") return ops::map2(a, b, [](Expr x, Expr y) { return div(x, y); }, "div");
   const DataType t = a.dtype();
+  if (!t.is_float()) {  // integer powers through float64, exact while they fit its mantissa
+    const DataType f = DataType::Float(64);
+    return ops::map2(
+        a, b, [&](Expr x, Expr y) { return cast(t, call(Intrinsic::pow, {cast(f, x), cast(f, y)})); }, "pow");
+  }
   return ops::map2(a, b, [&](Expr x, Expr y) { return call(Intrinsic::pow, {x, cast(t, y)}); }, "pow");
 }
 
@@ -165,7 +171,9 @@ te::Tensor softmax(const Graph& g, const Node& n, const te::Tensor& x) {
   return ops::reshape(ops::softmax(ops::reshape(x, {rows, cols})), in);
 }
 
-te::Tensor layer_norm(const Graph& g, const Node& n, const Tensors& in) {
+// LayerNormalization: the matrix form of ops/ over the axes from `axis`
+// on, and the Mean and InvStdDev outputs (normalized axes of extent 1).
+Tensors layer_norm(const Graph& g, const Node& n, const Tensors& in) {
   const Shape& shape = required_input(g, n, 0).shape;
   const int64_t axis = normalized_axis(n, n.attr_int("axis", -1), static_cast<int64_t>(shape.size()));
   const int64_t rows = std::accumulate(shape.begin(), shape.begin() + axis, int64_t{1}, std::multiplies<>());
@@ -176,11 +184,13 @@ te::Tensor layer_norm(const Graph& g, const Node& n, const Tensors& in) {
     if (v->numel() != cols) not_yet(n, "a Scale or B broadcast over the normalized axes");
     return ops::reshape(in[i], {cols}, i == 1 ? "ln_scale" : "ln_bias");
   };
-  if (n.outputs.size() > 1)
-    for (size_t i = 1; i < n.outputs.size(); ++i)
-      if (n.outputs[i] != Node::kNone) not_yet(n, "the Mean and InvStdDev outputs");
-  te::Tensor y = ops::layer_norm(ops::reshape(in[0], {rows, cols}), param(1), param(2), n.attr_float("epsilon", 1e-5));
-  return ops::reshape(y, shape);
+  if (in[0].dtype() != DataType::Float32()) not_yet(n, "a LayerNormalization of " + in[0].dtype().str());
+  const ops::LayerNormParts p =
+      ops::layer_norm_parts(ops::reshape(in[0], {rows, cols}), param(1), param(2), n.attr_float("epsilon", 1e-5));
+  Shape stats = shape;
+  std::fill(stats.begin() + axis, stats.end(), 1);
+  return {ops::reshape(p.out, shape), ops::reshape(p.mean, stats, "ln_mean_out"),
+          ops::reshape(p.rstd, stats, "ln_rstd_out")};
 }
 
 // Gemm: a dense layer (ops::dense) where it is one, else the formula.
@@ -299,11 +309,12 @@ te::Tensor pad(const Graph& g, const Node& n, const te::Tensor& x) {
 
 }  // namespace
 
-bool is_parameter_input(const Node& n, size_t i) {
-  if (i == 0) return false;
-  static const std::map<std::string, size_t> from = {{"Reshape", 1}, {"Slice", 1}, {"Pad", 1},   {"Squeeze", 1},
-                                                     {"Unsqueeze", 1}, {"Clip", 1}, {"Gather", 1}};
-  auto it = from.find(n.op);
+bool is_parameter_input(const std::string& op, size_t i) {
+  // The first input each operator reads as a parameter; those after it too.
+  static const std::map<std::string, size_t> from = {{"Reshape", 1},   {"Slice", 1}, {"Pad", 1},
+                                                     {"Squeeze", 1},   {"Unsqueeze", 1}, {"Clip", 1},
+                                                     {"Gather", 1},    {"ConstantOfShape", 0}, {"Dropout", 1}};
+  auto it = from.find(op);
   return it != from.end() && i >= it->second;
 }
 
@@ -315,8 +326,17 @@ std::vector<te::Tensor> lower_node(const Graph& g, const Node& n, const std::vec
   if (n.outputs.size() > 1 && n.op != "LayerNormalization" && n.op != "Dropout" && n.op != "BatchNormalization" &&
       n.op != "MaxPool")
     not_yet(n, "more than one output");
-  if (n.op == "Dropout" && n.outputs.size() > 1 && n.outputs[1] != Node::kNone) not_yet(n, "Dropout's mask output");
   const std::string& op = n.op;
+  if (op == "LayerNormalization") {
+    Tensors parts = layer_norm(g, n, in);
+    parts.resize(n.outputs.size());
+    return parts;
+  }
+  if (op == "Dropout" && n.outputs.size() > 1) {  // inference: everything kept, the mask all true
+    const te::Tensor kept = ops::map(in.at(0), [](Expr v) { return v; }, "identity");
+    const te::Tensor mask = ops::map(in.at(0), [](Expr) { return make_const(DataType::Bool(), 1); }, "dropout_mask");
+    return {kept, mask};
+  }
   te::Tensor y;
   if (op == "Relu" || op == "Sigmoid" || op == "Tanh" || op == "Erf" || op == "Sqrt" || op == "Identity" ||
       op == "Dropout")
@@ -357,8 +377,6 @@ std::vector<te::Tensor> lower_node(const Graph& g, const Node& n, const std::vec
     y = global_average_pool(g, n, in.at(0));
   else if (op == "Softmax")
     y = softmax(g, n, in.at(0));
-  else if (op == "LayerNormalization")
-    y = layer_norm(g, n, in);
   else if (op == "Gemm")
     y = gemm(g, n, in);
   else if (op == "MatMul")

@@ -15,9 +15,10 @@
 
 namespace kiln::graph {
 
-// Whether input `i` of `n` is read from the graph as a constant parameter
-// rather than computed with.
-bool is_parameter_input(const Node& n, size_t i);
+// Whether input `i` of an `op` node is read from the graph as a constant
+// parameter rather than computed with.
+bool is_parameter_input(const std::string& op, size_t i);
+inline bool is_parameter_input(const Node& n, size_t i) { return is_parameter_input(n.op, i); }
 
 // Whether `n` has a compute definition (the rest of the table folds at
 // import, or is not lowered yet: lower_node then throws naming the node).

@@ -2,9 +2,11 @@
 
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/error.h"
+#include "graph/lower.h"
 #include "graph/op_table.h"
 #include "onnx/onnx_pb.h"
 
@@ -67,15 +69,20 @@ NDArray tensor_of(const onnx::TensorProto& t, const std::string& what) {
     KILN_USER_ERROR() << what << " keeps its data in an external file, which kiln does not read";
   const DataType dtype = dtype_of(t.data_type(), what);
   std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
-  for (int64_t d : dims)
+  int64_t elements = 1;
+  for (int64_t d : dims) {
     if (d < 0) KILN_USER_ERROR() << what << " has a negative extent";
+    if (d > 0 && elements > (int64_t{1} << 40) / d) KILN_USER_ERROR() << what << " has more elements than kiln holds";
+    elements *= d;
+  }
+  if (t.has_raw_data() && t.raw_data().size() != static_cast<size_t>(elements * dtype.bytes()))
+    KILN_USER_ERROR() << what << " holds " << t.raw_data().size() << " bytes for " << elements << " elements";
   NDArray a(dtype, dims);
   const int64_t n = a.numel();
   auto count_is = [&](int64_t got) {
     if (got != n) KILN_USER_ERROR() << what << " holds " << got << " values for " << n << " elements";
   };
   if (t.has_raw_data()) {
-    count_is(static_cast<int64_t>(t.raw_data().size() / static_cast<size_t>(dtype.bytes())));
     std::memcpy(a.data(), t.raw_data().data(), a.nbytes());
     return a;
   }
@@ -154,7 +161,8 @@ Graph import_model(const onnx::ModelProto& m, const ImportOptions& options) {
   Graph g;
   for (const onnx::OperatorSetIdProto& o : m.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") g.opset = o.version();
-  if (g.opset == 0) KILN_USER_ERROR() << "the model imports no opset of the default ONNX domain";
+  if (g.opset == 0)
+    KILN_USER_ERROR() << "the model imports no opset of the default ONNX domain; other domains are not supported";
   if (g.opset > kMaxOpset)
     KILN_USER_ERROR() << "the model uses opset " << g.opset << "; kiln reads opsets up to " << kMaxOpset;
   const onnx::GraphProto& gp = m.graph();
@@ -172,9 +180,25 @@ Graph import_model(const onnx::ModelProto& m, const ImportOptions& options) {
     if (!found || g.find_value(name))
       KILN_USER_ERROR() << "--input-shapes names '" << name << "', which is not an input of the model";
   }
+  // Inputs some node reads as a parameter, whose value the options give.
+  std::set<std::string> bound;
+  for (const onnx::NodeProto& np : gp.node())
+    for (int i = 0; i < np.input_size(); ++i)
+      if (is_parameter_input(np.op_type(), static_cast<size_t>(i)) && options.input_values.count(np.input(i)))
+        bound.insert(np.input(i));
   for (const onnx::ValueInfoProto& in : gp.input()) {
     if (g.find_value(in.name())) continue;  // an initializer listed as an input (IR version < 4)
-    if (!in.type().has_tensor_type()) KILN_USER_ERROR() << "input '" << in.name() << "' is not a tensor";
+    if (bound.count(in.name())) {
+      Value v;
+      v.name = in.name();
+      v.data = options.input_values.at(in.name());
+      v.dtype = v.data->dtype();
+      v.shape = v.data->shape();
+      g.add_value(std::move(v));
+      continue;
+    }
+    if (!in.type().has_tensor_type())
+      KILN_USER_ERROR() << "input '" << in.name() << "' is not a tensor: sequences and optionals are not supported";
     Value v;
     v.name = in.name();
     v.dtype = dtype_of(in.type().tensor_type().elem_type(), "input '" + in.name() + "'");
@@ -262,6 +286,22 @@ Graph import_onnx_file(const std::string& path, const ImportOptions& options) {
   onnx::ModelProto m;
   if (!m.ParseFromString(bytes) || !m.has_graph()) KILN_USER_ERROR() << "'" << path << "' is not an ONNX model";
   return import_model(m, options);
+}
+
+std::vector<std::string> onnx_input_names(const std::string& path) {
+  onnx::ModelProto m;
+  if (!m.ParseFromString(read_file(path, "model")) || !m.has_graph())
+    KILN_USER_ERROR() << "'" << path << "' is not an ONNX model";
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto& t : m.graph().initializer()) initializers.insert(t.name());
+  std::vector<std::string> out;
+  for (const onnx::ValueInfoProto& in : m.graph().input()) {
+    if (initializers.count(in.name())) continue;
+    if (!in.type().has_tensor_type())
+      KILN_USER_ERROR() << "input '" << in.name() << "' is not a tensor: sequences and optionals are not supported";
+    out.push_back(in.name());
+  }
+  return out;
 }
 
 NDArray tensor_from_bytes(const std::string& bytes, const std::string& what) {

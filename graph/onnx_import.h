@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,11 @@ struct ImportOptions {
   // Shapes for inputs with dynamic dimensions (or to override static
   // ones), by input name: `--input-shapes data:[1,3,224,224]`.
   std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Values known at compile time for inputs that nodes read as parameters
+  // (a Reshape's shape, a Slice's starts, a Clip's bounds: is_parameter_input
+  // in graph/lower.h): such an input becomes a constant. Other inputs named
+  // here stay run-time inputs.
+  std::map<std::string, std::shared_ptr<const NDArray>> input_values;
 };
 
 // Parses the `--input-shapes` text: "name:[1,3,224,224]", several joined
@@ -29,6 +35,10 @@ struct ImportOptions {
 std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::string& text);
 
 Graph import_onnx_file(const std::string& path, const ImportOptions& options = {});
+
+// The inputs a model file declares, initializers excluded, in order: what
+// its test data's input_N.pb files are for.
+std::vector<std::string> onnx_input_names(const std::string& path);
 
 // The same from a serialized ModelProto (tests build models in memory).
 Graph import_onnx_bytes(const std::string& bytes, const ImportOptions& options = {});

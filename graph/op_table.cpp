@@ -29,13 +29,13 @@ std::string shape_str(const Shape& s) {
 void require_float(const Node& n, const Value& v) {
   if (!v.dtype.is_float())
     KILN_USER_ERROR() << n.describe() << ": input '" << v.name << "' is " << v.dtype.str()
-                      << "; the operator takes floating-point tensors";
+                      << "; other than floating-point tensors are not supported";
 }
 
 void require_rank(const Node& n, const Value& v, size_t rank) {
   if (v.shape.size() != rank)
     KILN_USER_ERROR() << n.describe() << ": input '" << v.name << "' has shape " << shape_str(v.shape)
-                      << "; the operator takes rank " << rank << " here";
+                      << "; ranks other than " << rank << " are not supported yet";
 }
 
 // Same dtype and shape as input 0.
@@ -59,6 +59,9 @@ void binary_broadcast(const Node& n, Graph& g) {
 }
 
 void dropout(const Node& n, Graph& g) {
+  const Value* training = g.input(n, 2);
+  if (training && (!training->is_constant() || training->data->get(0) != 0))
+    KILN_USER_ERROR() << n.describe() << ": training mode is not supported (inference only)";
   same_as_input(n, g);
   if (n.outputs.size() > 1 && n.outputs[1] != Node::kNone)
     set_output(g, n, 1, DataType::Bool(), required_input(g, n, 0).shape);
@@ -413,7 +416,8 @@ void fold_if_constant(const Node& n, Graph& g) {
   }
   if (in.empty()) return;
   std::vector<NDArray> out = evaluate_node(g, n, in);
-  for (size_t i = 0; i < out.size(); ++i) set_constant_output(g, n, i, std::move(out[i]));
+  for (size_t i = 0; i < out.size(); ++i)
+    if (n.outputs[i] != Node::kNone) set_constant_output(g, n, i, std::move(out[i]));
 }
 
 }  // namespace

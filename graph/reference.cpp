@@ -21,14 +21,17 @@ std::vector<NDArray> evaluate_node(const Graph& g, const Node& n, const std::vec
     // The interpreter only reads inputs; a HostBuffer holds a mutable pointer.
     buffers.push_back({v.dtype, v.shape, const_cast<void*>(inputs[i]->data())});
   }
+  // One result per output of the node; an omitted output is not computed
+  // and stays empty.
   const std::vector<te::Tensor> outs = lower_node(g, n, in);
-  std::vector<NDArray> results;
+  std::vector<NDArray> results(outs.size());
   for (size_t i = 0; i < outs.size(); ++i) {
+    if (n.outputs[i] == Node::kNone) continue;
     const Value& v = g.value(n.outputs[i]);
-    results.emplace_back(v.dtype, v.shape);
+    results[i] = NDArray(v.dtype, v.shape);
+    buffers.push_back(results[i].host_buffer());
+    args.push_back(outs[i]);
   }
-  for (NDArray& r : results) buffers.push_back(r.host_buffer());
-  args.insert(args.end(), outs.begin(), outs.end());
   interpret(te::create_prim_func(args, "node"), buffers);
   return results;
 }
@@ -55,6 +58,7 @@ std::vector<NDArray> run_reference(const Graph& g, const std::vector<NDArray>& i
     for (int id : n.inputs) in.push_back(id == Node::kNone ? nullptr : data[static_cast<size_t>(id)]);
     std::vector<NDArray> out = evaluate_node(g, n, in);
     for (size_t i = 0; i < out.size(); ++i) {
+      if (n.outputs[i] == Node::kNone) continue;
       held.push_back(std::make_unique<NDArray>(std::move(out[i])));
       data[static_cast<size_t>(n.outputs[i])] = held.back().get();
     }

@@ -5,6 +5,10 @@
 namespace kiln::ops {
 
 te::Tensor layer_norm(const te::Tensor& X, const te::Tensor& gamma, const te::Tensor& beta, double eps) {
+  return layer_norm_parts(X, gamma, beta, eps).out;
+}
+
+LayerNormParts layer_norm_parts(const te::Tensor& X, const te::Tensor& gamma, const te::Tensor& beta, double eps) {
   const std::string op = "layer_norm";
   require_rank(op, X, 2);
   require_rank(op, gamma, 1);
@@ -31,8 +35,9 @@ te::Tensor layer_norm(const te::Tensor& X, const te::Tensor& gamma, const te::Te
       "ln_var");
   te::Tensor rstd = te::compute(
       {M}, [&](Var i) { return call(Intrinsic::rsqrt, {var(i) / n + make_const(t, eps)}); }, "ln_rstd");
-  return te::compute(
+  te::Tensor out = te::compute(
       {M, N}, [&](Var i, Var j) { return (X(i, j) - mean(i)) * rstd(i) * gamma(j) + beta(j); }, op);
+  return {out, mean, rstd};
 }
 
 }  // namespace kiln::ops

@@ -15,4 +15,12 @@ namespace kiln::ops {
 // (1 / sqrt(var + eps)), "layer_norm" [M, N].
 te::Tensor layer_norm(const te::Tensor& X, const te::Tensor& gamma, const te::Tensor& beta, double eps = 1e-5);
 
+// The same, with its per-row statistics, which ONNX's LayerNormalization
+// also returns: the result, "ln_mean" [M] and "ln_rstd" [M].
+struct LayerNormParts {
+  te::Tensor out, mean, rstd;
+};
+LayerNormParts layer_norm_parts(const te::Tensor& X, const te::Tensor& gamma, const te::Tensor& beta,
+                                double eps = 1e-5);
+
 }  // namespace kiln::ops
