@@ -8,20 +8,12 @@
 #include "core/error.h"
 #include "graph/onnx_import.h"
 #include "graph/reference.h"
+#include "graph/unsupported.h"
 
 namespace kiln::graph {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Refusals that mean "not supported" rather than "wrong": the importer's
-// and the lowering's words for what kiln does not take.
-bool is_unsupported(const std::string& why) {
-  for (const char* mark : {"not supported", "kiln does not compute in", "kiln reads opsets up to",
-                           "which kiln does not read", "must be a constant"})
-    if (why.find(mark) != std::string::npos) return true;
-  return false;
-}
 
 // The tensors file_N.pb of `dir`, N = 0, 1, ...
 std::vector<NDArray> read_numbered(const fs::path& dir, const std::string& stem) {
@@ -99,9 +91,11 @@ TestCaseResult run_test_case(const std::string& dir, double rtol, double atol) {
         }
     }
     r.status = TestCaseResult::kPass;
+  } catch (const UnsupportedError& e) {
+    r.detail = e.what();
+    r.status = TestCaseResult::kUnsupported;
   } catch (const Error& e) {
     r.detail = e.what();
-    r.status = is_unsupported(r.detail) ? TestCaseResult::kUnsupported : TestCaseResult::kFail;
   } catch (const std::exception& e) {
     r.detail = std::string("internal error: ") + e.what();
   }

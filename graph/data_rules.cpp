@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "graph/shape_util.h"
+#include "graph/unsupported.h"
 
 namespace kiln::graph {
 
@@ -69,7 +70,7 @@ PadSpec pad_spec(const Graph& g, const Node& n) {
   } else {
     spec.pads = constant_ints(g, n, 1, "pads");
     if (const Value* v = g.input(n, 2)) {
-      if (!v->is_constant()) KILN_USER_ERROR() << n.describe() << ": its constant_value must be a constant";
+      if (!v->is_constant()) KILN_UNSUPPORTED() << n.describe() << ": its constant_value must be a constant";
       if (v->numel() != 1) KILN_USER_ERROR() << n.describe() << ": its constant_value must be one value";
       spec.value = v->data->get(0);
     }
@@ -100,7 +101,7 @@ void gather(const Node& n, Graph& g) {
   const int64_t rank = static_cast<int64_t>(x.shape.size());
   const int64_t axis = normalized_axis(n, n.attr_int("axis", 0), rank);
   if (!idx.is_constant())
-    KILN_USER_ERROR() << n.describe() << ": its indices (input '" << idx.name
+    KILN_UNSUPPORTED() << n.describe() << ": its indices (input '" << idx.name
                       << "') must be a constant: kiln takes Gather on constant indices";
   const int64_t dim = x.shape[static_cast<size_t>(axis)];
   for (int64_t i : ints_of(*idx.data))

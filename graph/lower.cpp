@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "graph/data_rules.h"
 #include "graph/shape_util.h"
+#include "graph/unsupported.h"
 #include "ops/broadcast.h"
 #include "ops/common.h"
 #include "ops/conv2d.h"
@@ -33,7 +34,7 @@ std::vector<Expr> i32s(const Shape& s) {
 }
 
 [[noreturn]] void not_yet(const Node& n, const std::string& what) {
-  KILN_USER_ERROR() << n.describe() << ": " << what << " is not supported yet";
+  KILN_UNSUPPORTED() << n.describe() << ": " << what << " is not supported yet";
 }
 
 Expr constant_of(DataType t, double v) { return make_const(t, v); }

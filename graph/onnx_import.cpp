@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "graph/lower.h"
 #include "graph/op_table.h"
+#include "graph/unsupported.h"
 #include "onnx/onnx_pb.h"
 
 namespace kiln::graph {
@@ -42,7 +43,7 @@ DataType dtype_of(int32_t elem, const std::string& what) {
   }
   const std::string name = T::DataType_IsValid(elem) ? T::DataType_Name(static_cast<T::DataType>(elem))
                                                      : "element type " + std::to_string(elem);
-  KILN_USER_ERROR() << what << " is of type " << name << ", which kiln does not compute in";
+  KILN_UNSUPPORTED() << what << " is of type " << name << ", which kiln does not compute in";
   return {};
 }
 
@@ -66,7 +67,7 @@ int32_t elem_of(DataType t) {
 
 NDArray tensor_of(const onnx::TensorProto& t, const std::string& what) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
-    KILN_USER_ERROR() << what << " keeps its data in an external file, which kiln does not read";
+    KILN_UNSUPPORTED() << what << " keeps its data in an external file, which kiln does not read";
   const DataType dtype = dtype_of(t.data_type(), what);
   std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
   int64_t elements = 1;
@@ -132,7 +133,7 @@ AttrValue attr_of(const onnx::AttributeProto& a, const std::string& node) {
       return std::make_shared<const NDArray>(tensor_of(a.t(), node + ": attribute '" + a.name() + "'"));
     default: break;
   }
-  KILN_USER_ERROR() << node << ": attribute '" << a.name() << "' is of type "
+  KILN_UNSUPPORTED() << node << ": attribute '" << a.name() << "' is of type "
                     << (A::AttributeType_IsValid(a.type()) ? A::AttributeType_Name(a.type()) : "unknown")
                     << ", which kiln does not read";
   return {};
@@ -162,9 +163,9 @@ Graph import_model(const onnx::ModelProto& m, const ImportOptions& options) {
   for (const onnx::OperatorSetIdProto& o : m.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") g.opset = o.version();
   if (g.opset == 0)
-    KILN_USER_ERROR() << "the model imports no opset of the default ONNX domain; other domains are not supported";
+    KILN_UNSUPPORTED() << "the model imports no opset of the default ONNX domain; other domains are not supported";
   if (g.opset > kMaxOpset)
-    KILN_USER_ERROR() << "the model uses opset " << g.opset << "; kiln reads opsets up to " << kMaxOpset;
+    KILN_UNSUPPORTED() << "the model uses opset " << g.opset << "; kiln reads opsets up to " << kMaxOpset;
   const onnx::GraphProto& gp = m.graph();
   for (const onnx::TensorProto& t : gp.initializer()) {
     Value v;
@@ -198,7 +199,7 @@ Graph import_model(const onnx::ModelProto& m, const ImportOptions& options) {
       continue;
     }
     if (!in.type().has_tensor_type())
-      KILN_USER_ERROR() << "input '" << in.name() << "' is not a tensor: sequences and optionals are not supported";
+      KILN_UNSUPPORTED() << "input '" << in.name() << "' is not a tensor: sequences and optionals are not supported";
     Value v;
     v.name = in.name();
     v.dtype = dtype_of(in.type().tensor_type().elem_type(), "input '" + in.name() + "'");
@@ -211,9 +212,9 @@ Graph import_model(const onnx::ModelProto& m, const ImportOptions& options) {
     n.op = np.op_type();
     n.name = np.name().empty() ? np.op_type() + "_" + std::to_string(i) : np.name();
     if (!np.domain().empty() && np.domain() != "ai.onnx")
-      KILN_USER_ERROR() << n.describe() << ": operator of domain '" << np.domain() << "' is not supported";
+      KILN_UNSUPPORTED() << n.describe() << ": operator of domain '" << np.domain() << "' is not supported";
     if (!find_op_def(n.op))
-      KILN_USER_ERROR() << n.describe() << ": operator '" << n.op << "' (opset " << g.opset
+      KILN_UNSUPPORTED() << n.describe() << ": operator '" << n.op << "' (opset " << g.opset
                         << ") is not supported; `kiln graph --ops` lists those that are";
     for (const std::string& name : np.input()) {
       if (name.empty()) {
@@ -298,7 +299,7 @@ std::vector<std::string> onnx_input_names(const std::string& path) {
   for (const onnx::ValueInfoProto& in : m.graph().input()) {
     if (initializers.count(in.name())) continue;
     if (!in.type().has_tensor_type())
-      KILN_USER_ERROR() << "input '" << in.name() << "' is not a tensor: sequences and optionals are not supported";
+      KILN_UNSUPPORTED() << "input '" << in.name() << "' is not a tensor: sequences and optionals are not supported";
     out.push_back(in.name());
   }
   return out;

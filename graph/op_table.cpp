@@ -8,6 +8,7 @@
 #include "graph/lower.h"
 #include "graph/reference.h"
 #include "graph/shape_util.h"
+#include "graph/unsupported.h"
 
 namespace kiln::graph {
 namespace {
@@ -28,13 +29,13 @@ std::string shape_str(const Shape& s) {
 
 void require_float(const Node& n, const Value& v) {
   if (!v.dtype.is_float())
-    KILN_USER_ERROR() << n.describe() << ": input '" << v.name << "' is " << v.dtype.str()
+    KILN_UNSUPPORTED() << n.describe() << ": input '" << v.name << "' is " << v.dtype.str()
                       << "; other than floating-point tensors are not supported";
 }
 
 void require_rank(const Node& n, const Value& v, size_t rank) {
   if (v.shape.size() != rank)
-    KILN_USER_ERROR() << n.describe() << ": input '" << v.name << "' has shape " << shape_str(v.shape)
+    KILN_UNSUPPORTED() << n.describe() << ": input '" << v.name << "' has shape " << shape_str(v.shape)
                       << "; ranks other than " << rank << " are not supported yet";
 }
 
@@ -61,7 +62,7 @@ void binary_broadcast(const Node& n, Graph& g) {
 void dropout(const Node& n, Graph& g) {
   const Value* training = g.input(n, 2);
   if (training && (!training->is_constant() || training->data->get(0) != 0))
-    KILN_USER_ERROR() << n.describe() << ": training mode is not supported (inference only)";
+    KILN_UNSUPPORTED() << n.describe() << ": training mode is not supported (inference only)";
   same_as_input(n, g);
   if (n.outputs.size() > 1 && n.outputs[1] != Node::kNone)
     set_output(g, n, 1, DataType::Bool(), required_input(g, n, 0).shape);
@@ -122,7 +123,7 @@ void pool(const Node& n, Graph& g) {
   require_rank(n, x, 4);
   if (!n.has_attr("kernel_shape")) KILN_USER_ERROR() << n.describe() << ": kernel_shape is required";
   if (n.outputs.size() > 1 && n.outputs[1] != Node::kNone)
-    KILN_USER_ERROR() << n.describe() << ": the Indices output is not supported";
+    KILN_UNSUPPORTED() << n.describe() << ": the Indices output is not supported";
   const Window w = window_of(n, x, n.attr_ints("kernel_shape", {}));
   set_output(g, n, 0, x.dtype, window_shape(n, x, x.shape[1], w, n.attr_int("ceil_mode", 0) != 0));
 }
@@ -175,14 +176,14 @@ void batch_norm(const Node& n, Graph& g) {
   require_float(n, x);
   if (x.shape.size() < 2) require_rank(n, x, 2);
   if (n.attr_int("training_mode", 0) != 0)
-    KILN_USER_ERROR() << n.describe() << ": training_mode is not supported (inference only)";
+    KILN_UNSUPPORTED() << n.describe() << ": training_mode is not supported (inference only)";
   for (size_t i = 1; i < 5; ++i)
     if (required_input(g, n, i).shape != Shape{x.shape[1]})
       KILN_USER_ERROR() << n.describe() << ": input " << i << " has shape " << shape_str(g.input(n, i)->shape)
                         << ", not [" << x.shape[1] << "]";
   for (size_t i = 1; i < n.outputs.size(); ++i)
     if (n.outputs[i] != Node::kNone)
-      KILN_USER_ERROR() << n.describe() << ": the running mean and variance outputs are for training only";
+      KILN_UNSUPPORTED() << n.describe() << ": the running mean and variance outputs are for training only";
   same_as_input(n, g);
 }
 
@@ -426,7 +427,7 @@ void infer_shapes(Graph& g) {
   for (const Node& n : g.nodes) {
     const OpDef* def = find_op_def(n.op);
     if (!def)
-      KILN_USER_ERROR() << n.describe() << ": operator '" << n.op << "' (opset " << g.opset
+      KILN_UNSUPPORTED() << n.describe() << ": operator '" << n.op << "' (opset " << g.opset
                         << ") is not supported; `kiln graph --ops` lists those that are";
     def->infer(n, g);
     fold_if_constant(n, g);

@@ -1,4 +1,5 @@
 #include "graph/shape_util.h"
+#include "graph/unsupported.h"
 
 #include <algorithm>
 
@@ -38,7 +39,7 @@ std::vector<int64_t> ints_of(const NDArray& a) {
 std::vector<int64_t> constant_ints(const Graph& g, const Node& n, size_t i, const char* what) {
   const Value& v = required_input(g, n, i);
   if (!v.is_constant())
-    KILN_USER_ERROR() << n.describe() << ": its " << what << " (input '" << v.name
+    KILN_UNSUPPORTED() << n.describe() << ": its " << what << " (input '" << v.name
                       << "') must be a constant: kiln compiles graphs of static shapes";
   if (!v.dtype.is_integral())
     KILN_USER_ERROR() << n.describe() << ": its " << what << " must be integers, not " << v.dtype.str();

@@ -1,4 +1,4 @@
-// kiln graph MODEL.onnx [--input-shapes "name:[1,3,224,224]"] | kiln graph --ops
+// kiln graph MODEL.onnx [--input-shapes "name:[1,3,224,224]"] [--fused] | kiln graph --ops
 // kiln graph --test-data DIR [--markdown FILE]
 #include <filesystem>
 #include <fstream>
@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "graph/conformance.h"
+#include "graph/fuse.h"
 #include "graph/onnx_import.h"
 #include "graph/op_table.h"
 #include "tools/commands.h"
@@ -65,6 +66,7 @@ void add_graph(CLI::App& app) {
     bool ops = false;
     std::string test_data;
     std::string markdown;
+    bool fused = false;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("graph", "print an ONNX model as kiln's graph IR, every shape inferred");
@@ -72,6 +74,7 @@ void add_graph(CLI::App& app) {
   cmd->add_option("--input-shapes", args->input_shapes,
                   "shapes of inputs with dynamic dimensions: \"name:[1,3,224,224] other:[1,128]\"");
   cmd->add_flag("--ops", args->ops, "list the ONNX operators kiln compiles");
+  cmd->add_flag("--fused", args->fused, "print the groups operator fusion makes (one compiled function each)");
   cmd->add_option("--test-data", args->test_data,
                   "run ONNX test cases (model.onnx, test_data_set_*/) in this folder or its subfolders on the "
                   "reference executor");
@@ -89,7 +92,8 @@ void add_graph(CLI::App& app) {
     if (args->model.empty()) KILN_USER_ERROR() << "kiln graph: give a model file (or --ops)";
     graph::ImportOptions options;
     options.input_shapes = graph::parse_input_shapes(args->input_shapes);
-    std::cout << graph::import_onnx_file(args->model, options).str();
+    const graph::Graph g = graph::import_onnx_file(args->model, options);
+    std::cout << (args->fused ? graph::groups_str(g, graph::fuse_operators(g)) : g.str());
   });
 }
 

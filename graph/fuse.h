@@ -1,0 +1,46 @@
+// Operator fusion: which nodes one compiled function computes together,
+// after TVM's FuseOps in its common cases.
+//
+//   %c = Conv(%x, %w)          ┐
+//   %b = BatchNormalization(%c) │ one group: the anchor (Conv) and the
+//   %r = Relu(%b)              ┘ elementwise chain after it
+//   %s = Add(%r, %skip)          ... a residual add too: %skip is an input
+//
+// A group is a chain: each node's output is read by the next node alone
+// (and is no graph output), so nothing outside needs the values inside,
+// which then never reach memory once the schedule inlines them. Anchors
+// (Conv, Gemm, MatMul) and reductions (pools, Softmax, LayerNormalization,
+// ReduceMean) take the elementwise nodes after them whose result has the
+// anchor's shape; elementwise and data-movement nodes (reshapes, slices,
+// transposes) with no anchor before them form chains of their own.
+// Folded nodes (their outputs constants) belong to no group.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace kiln::graph {
+
+enum class OpPattern {
+  kElementwise,  // one output element from the same element of each input (broadcast included)
+  kInjective,    // pure indexing: reshape, transpose, slice, concat, pad, gather
+  kReduction,    // pools, Softmax, LayerNormalization, ReduceMean (inference BatchNormalization is elementwise)
+  kAnchor,       // Conv, Gemm, MatMul: the work a group is tuned for
+};
+
+OpPattern op_pattern(const Node& n);
+
+struct FusedGroup {
+  std::vector<size_t> nodes;  // indices into Graph::nodes, in order; the group runs where its last node was
+  std::vector<int> inputs;    // values the group reads from outside it (constants included), in first use
+  std::vector<int> outputs;   // what it produces: the used outputs of its last node
+};
+
+std::vector<FusedGroup> fuse_operators(const Graph& g);
+
+// The groups as text, one per line: "%out = Conv+BatchNormalization+Relu(%x, %w, ...)".
+std::string groups_str(const Graph& g, const std::vector<FusedGroup>& groups);
+
+}  // namespace kiln::graph

@@ -1,0 +1,76 @@
+// Operator fusion on small graphs, written as the groups it makes.
+#include <gtest/gtest.h>
+
+#include "graph/fuse.h"
+#include "graph/onnx_import.h"
+#include "model_builder.h"
+
+namespace kiln::graph {
+namespace {
+
+using testing::ModelBuilder;
+
+std::string fused(const ModelBuilder& m) {
+  Graph g = import_onnx_bytes(m.bytes());
+  return groups_str(g, fuse_operators(g));
+}
+
+// Batch normalization parameters p_scale, p_bias, p_mean, p_var of `c` channels.
+void bn_params(ModelBuilder& m, const std::string& p, int64_t c) {
+  m.weights(p + "_scale", {c}).weights(p + "_bias", {c}).weights(p + "_mean", {c});
+  m.weights(p + "_var", {c});
+}
+
+TEST(Fuse, AResidualBlockIsTwoGroups) {
+  // Before: seven nodes. After: two functions, each a convolution and
+  // the elementwise chain after it; the second takes the skip input %x.
+  ModelBuilder m;
+  m.input("x", {1, 4, 6, 6}).weights("w1", {4, 4, 3, 3}).weights("w2", {4, 4, 3, 3}).output("y");
+  bn_params(m, "bn1", 4);
+  bn_params(m, "bn2", 4);
+  testing::set_ints(m.node("Conv", {"x", "w1"}, {"c1"}), "pads", {1, 1, 1, 1});
+  m.node("BatchNormalization", {"c1", "bn1_scale", "bn1_bias", "bn1_mean", "bn1_var"}, {"b1"});
+  m.node("Relu", {"b1"}, {"r1"});
+  testing::set_ints(m.node("Conv", {"r1", "w2"}, {"c2"}), "pads", {1, 1, 1, 1});
+  m.node("BatchNormalization", {"c2", "bn2_scale", "bn2_bias", "bn2_mean", "bn2_var"}, {"b2"});
+  m.node("Add", {"b2", "x"}, {"s"});
+  m.node("Relu", {"s"}, {"y"});
+  EXPECT_EQ(fused(m),
+            "%r1 = Conv+BatchNormalization+Relu(%x, %w1, %bn1_scale, %bn1_bias, %bn1_mean, %bn1_var)\n"
+            "%y = Conv+BatchNormalization+Add+Relu(%r1, %w2, %bn2_scale, %bn2_bias, %bn2_mean, %bn2_var, %x)\n");
+}
+
+TEST(Fuse, AValueReadTwiceOrReshapedEndsTheChain) {
+  // %r is read twice by one node, and %m by two: neither joins; the
+  // flatten after the anchor is no elementwise node.
+  ModelBuilder m;
+  m.input("x", {2, 3}).weights("w", {3, 4}).output("y").output("z").output("f");
+  m.node("MatMul", {"x", "w"}, {"h"});
+  m.node("Relu", {"h"}, {"r"});
+  m.node("Mul", {"r", "r"}, {"m"});
+  m.node("Sigmoid", {"m"}, {"y"});
+  m.node("Tanh", {"m"}, {"z"});
+  m.node("Flatten", {"r"}, {"f"});
+  EXPECT_EQ(fused(m),
+            "%r = MatMul+Relu(%x, %w)\n"
+            "%m = Mul(%r)\n"
+            "%y = Sigmoid(%m)\n"
+            "%z = Tanh(%m)\n"
+            "%f = Flatten(%r)\n");
+}
+
+TEST(Fuse, DataMovementChainsTogetherAndFoldedNodesAreNoGroup) {
+  // Shape folds at import; the reshape, transpose and activation after it
+  // are one function.
+  ModelBuilder m;
+  m.input("x", {2, 3, 4}).ints("target", {6, 4}).output("y").output("s");
+  m.node("Shape", {"x"}, {"s"});
+  m.node("Reshape", {"x", "target"}, {"v"});
+  m.node("Transpose", {"v"}, {"t"});
+  m.node("Relu", {"t"}, {"y"});
+  EXPECT_EQ(fused(m), "%y = Reshape+Transpose+Relu(%x, %target)\n");
+  EXPECT_EQ(op_pattern(Node{"n", "Softmax", {}, {}, {}}), OpPattern::kReduction);
+}
+
+}  // namespace
+}  // namespace kiln::graph
