@@ -65,10 +65,10 @@ TestCaseResult run_test_case(const std::string& dir, double rtol, double atol) {
       if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(e.path());
     std::sort(sets.begin(), sets.end());
     if (sets.empty()) KILN_USER_ERROR() << "no test_data_set_* folder";
+    const std::vector<std::string> names = onnx_input_names((fs::path(dir) / "model.onnx").string());
     for (const fs::path& set : sets) {
       // The data set's values of inputs that nodes read as parameters
       // (shapes, starts, pads, bounds) are bound at import: a static graph.
-      const std::vector<std::string> names = onnx_input_names((fs::path(dir) / "model.onnx").string());
       std::vector<NDArray> data = read_numbered(set, "input");
       if (data.size() != names.size())
         KILN_USER_ERROR() << set.filename().string() << " gives " << data.size() << " inputs for " << names.size();

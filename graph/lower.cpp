@@ -22,22 +22,15 @@ namespace kiln::graph {
 namespace {
 
 using ops::i32;
+using ops::i32s;
 using Tensors = std::vector<te::Tensor>;
 using Shape = std::vector<int64_t>;
 
 const Shape& out_shape(const Graph& g, const Node& n, size_t i = 0) { return g.value(n.outputs.at(i)).shape; }
 
-std::vector<Expr> i32s(const Shape& s) {
-  std::vector<Expr> out;
-  for (int64_t e : s) out.push_back(i32(e));
-  return out;
-}
-
 [[noreturn]] void not_yet(const Node& n, const std::string& what) {
   KILN_UNSUPPORTED() << n.describe() << ": " << what << " is not supported yet";
 }
-
-Expr constant_of(DataType t, double v) { return make_const(t, v); }
 
 // A unary elementwise operator: one stage named after the op, lower case.
 te::Tensor unary(const te::Tensor& x, const std::string& op) {
@@ -79,8 +72,8 @@ te::Tensor clip(const Graph& g, const Node& n, const te::Tensor& x) {
   return ops::map(
       x,
       [&](Expr v) {
-        if (hi) v = min(v, constant_of(t, *hi));
-        if (lo) v = max(v, constant_of(t, *lo));
+        if (hi) v = min(v, make_const(t, *hi));
+        if (lo) v = max(v, make_const(t, *lo));
         return v;
       },
       "clip");
@@ -89,7 +82,7 @@ te::Tensor clip(const Graph& g, const Node& n, const te::Tensor& x) {
 // y = (x - mean[c]) * scale[c] / sqrt(var[c] + epsilon) + B[c], c axis 1.
 te::Tensor batch_norm(const Node& n, const Tensors& in) {
   const te::Tensor &x = in[0], &scale = in[1], &bias = in[2], &mean = in[3], &var = in[4];
-  const Expr eps = constant_of(x.dtype(), n.attr_float("epsilon", 1e-5));
+  const Expr eps = make_const(x.dtype(), n.attr_float("epsilon", 1e-5));
   return te::compute(
       x.shape(),
       [&](const std::vector<Var>& i) {
@@ -127,7 +120,7 @@ te::Tensor mean_over(const te::Tensor& x, const Shape& in, const std::vector<boo
         return te::sum(x(idx), axes);
       },
       name + "_sum");
-  const Expr c = constant_of(x.dtype(), static_cast<double>(count));
+  const Expr c = make_const(x.dtype(), static_cast<double>(count));
   return ops::map(total, [&](Expr v) { return v / c; }, name);
 }
 
@@ -214,9 +207,9 @@ te::Tensor gemm(const Graph& g, const Node& n, const Tensors& in) {
       },
       "gemm");
   const DataType t = A.dtype();
-  if (!c) return alpha == 1.0 ? prod : ops::map(prod, [&](Expr v) { return v * constant_of(t, alpha); }, "gemm_scale");
+  if (!c) return alpha == 1.0 ? prod : ops::map(prod, [&](Expr v) { return v * make_const(t, alpha); }, "gemm_scale");
   return ops::map2(
-      prod, in[2], [&](Expr p, Expr cv) { return p * constant_of(t, alpha) + cv * constant_of(t, beta); }, "gemm_out");
+      prod, in[2], [&](Expr p, Expr cv) { return p * make_const(t, alpha) + cv * make_const(t, beta); }, "gemm_out");
 }
 
 te::Tensor matmul(const Graph& g, const Node& n, const Tensors& in) {
@@ -305,7 +298,7 @@ te::Tensor pad(const Graph& g, const Node& n, const te::Tensor& x) {
   Shape after(spec.pads.begin() + static_cast<int64_t>(rank), spec.pads.end());
   for (size_t d = 0; d < rank; ++d)
     if (before[d] < 0 || after[d] < 0) not_yet(n, "negative pads");
-  return ops::pad(x, before, after, constant_of(x.dtype(), spec.value));
+  return ops::pad(x, before, after, make_const(x.dtype(), spec.value));
 }
 
 }  // namespace

@@ -14,9 +14,7 @@ std::vector<NDArray> evaluate_node(const Graph& g, const Node& n, const std::vec
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     if (!inputs.at(i) || is_parameter_input(n, i)) continue;
     const Value& v = g.value(n.inputs[i]);
-    std::vector<Expr> shape;
-    for (int64_t e : v.shape) shape.push_back(ops::i32(e));
-    in[i] = te::placeholder(shape, v.dtype, "in" + std::to_string(i));
+    in[i] = te::placeholder(ops::i32s(v.shape), v.dtype, "in" + std::to_string(i));
     args.push_back(in[i]);
     // The interpreter only reads inputs; a HostBuffer holds a mutable pointer.
     buffers.push_back({v.dtype, v.shape, const_cast<void*>(inputs[i]->data())});

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tir/te/tensor.h"
 
@@ -12,6 +13,13 @@ namespace kiln::ops {
 
 // An int32 constant, the type of every extent and index the ops build.
 inline Expr i32(int64_t v) { return int_imm(DataType::Int32(), v); }
+
+// A shape of int32 constant extents.
+inline std::vector<Expr> i32s(const std::vector<int64_t>& extents) {
+  std::vector<Expr> out;
+  for (int64_t e : extents) out.push_back(i32(e));
+  return out;
+}
 
 // The constant extent of dimension d of t.
 int64_t const_extent(const std::string& op, const te::Tensor& t, int d);

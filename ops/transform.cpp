@@ -12,12 +12,6 @@ std::vector<int64_t> extents(const std::string& op, const te::Tensor& t) {
   return out;
 }
 
-std::vector<Expr> i32s(const std::vector<int64_t>& v) {
-  std::vector<Expr> out;
-  for (int64_t x : v) out.push_back(i32(x));
-  return out;
-}
-
 }  // namespace
 
 te::Tensor transpose(const te::Tensor& A, const std::vector<int64_t>& perm, const std::string& name) {

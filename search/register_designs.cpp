@@ -228,7 +228,8 @@ struct Sizing {
 // `design` with each tiled block's S3 tiles sized by `sizing` (shape_rows
 // or window_rows), the vector tile up to `vectors` vectors wide (the widest
 // divisor of the vector axis), every other S3 tile 1; `extent_of` is
-// tile_extents(f, design). Around it, the loops of a BLIS macro-kernel
+// tile_extents(f, design) and `sliding_of` sliding_tiles of each of its
+// register tiles. Around it, the loops of a BLIS macro-kernel
 // (and of examples/schedules/matmul_1024_avx2.json): the
 // panels of the vector axis and every other axis in S0 (postprocessing
 // runs them in parallel, and a packed operand computed there is packed
@@ -245,7 +246,7 @@ struct Sizing {
 // a Zen 3.) Decisions that no longer fit their loop are mended by
 // transfer_design (a row tile's outermost is inferred).
 std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::vector<int64_t>& extent_of,
-                           const Sizing& sizing) {
+                           const std::vector<std::vector<int>>& sliding_of, const Sizing& sizing) {
   Trace out = design;
   for (size_t i = 0; i + 1 < design.size(); ++i) {
     const Instruction& inst = design.instructions()[i];
@@ -258,10 +259,11 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
       if (steps[k] == kUnrollStep) out = out.with_decision(i, CategoricalDecision{static_cast<int64_t>(k)});
   }
   const std::vector<RegisterTile> tiles = register_tiles(design);
-  for (const RegisterTile& tile : tiles) {
+  for (size_t t = 0; t < tiles.size(); ++t) {
+    const RegisterTile& tile = tiles[t];
     std::vector<int64_t> extents;
     for (size_t i : tile.tiles) extents.push_back(extent_of[i]);
-    const std::vector<int> sliding = sliding_tiles(f, design, tile);
+    const std::vector<int>& sliding = sliding_of[t];
     const std::optional<Rows> rows = sizing.window > 0
                                          ? window_rows(tile, extents, sliding, sizing.window)
                                          : shape_rows(tile, extents, sizing.vectors, sizing.second_rows);
@@ -339,12 +341,19 @@ std::vector<Trace> register_designs(const PrimFunc& f, const std::vector<Trace>&
       break;
     }
   }
+  // What each draw's loops are, read once per draw (each costs replays of
+  // the draw), not once per shape sized from it.
   std::vector<std::vector<int64_t>> extents;
-  for (const Trace& draw : draws) extents.push_back(tile_extents(f, draw));
+  std::vector<std::vector<std::vector<int>>> sliding;  // per draw, per register tile
+  for (const Trace& draw : draws) {
+    extents.push_back(tile_extents(f, draw));
+    sliding.emplace_back();
+    for (const RegisterTile& tile : register_tiles(draw)) sliding.back().push_back(sliding_tiles(f, draw, tile));
+  }
   std::vector<Trace> out;
   std::unordered_set<uint64_t> seen;
   auto add = [&](size_t d, const Sizing& sizing) {
-    std::optional<Trace> design = sized(f, draws[d], extents[d], sizing);
+    std::optional<Trace> design = sized(f, draws[d], extents[d], sliding[d], sizing);
     if (!design) return;
     std::optional<Candidate> c = replay_candidate(f, *design);
     if (!c) return;  // spills (a tile of more rows than the axis has leaves none), or illegal

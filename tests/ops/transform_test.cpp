@@ -11,12 +11,6 @@
 namespace kiln::ops {
 namespace {
 
-std::vector<Expr> dims(const std::vector<int64_t>& s) {
-  std::vector<Expr> out;
-  for (int64_t e : s) out.push_back(i32(e));
-  return out;
-}
-
 // Runs out(inputs) on the interpreter: inputs filled 0, 1, 2, ... in order.
 NDArray run(const std::vector<te::Tensor>& inputs, const te::Tensor& out) {
   std::vector<te::Tensor> args = inputs;
@@ -37,7 +31,7 @@ NDArray run(const std::vector<te::Tensor>& inputs, const te::Tensor& out) {
 }
 
 TEST(Transform, TransposeMovesAxes) {
-  te::Tensor A = te::placeholder(dims({2, 3, 4}), DataType::Float32(), "A");
+  te::Tensor A = te::placeholder(i32s({2, 3, 4}), DataType::Float32(), "A");
   NDArray out = run({A}, transpose(A, {2, 0, 1}));
   ASSERT_EQ(out.shape(), (std::vector<int64_t>{4, 2, 3}));
   for (int64_t k = 0; k < 4; ++k)
@@ -46,15 +40,15 @@ TEST(Transform, TransposeMovesAxes) {
 }
 
 TEST(Transform, ReshapeKeepsRowMajorOrder) {
-  te::Tensor A = te::placeholder(dims({2, 1, 6}), DataType::Float32(), "A");
+  te::Tensor A = te::placeholder(i32s({2, 1, 6}), DataType::Float32(), "A");
   NDArray out = run({A}, reshape(A, {3, 4, 1}));
   ASSERT_EQ(out.shape(), (std::vector<int64_t>{3, 4, 1}));
   for (int64_t i = 0; i < 12; ++i) EXPECT_EQ(out.get(i), i);
 }
 
 TEST(Transform, ConcatJoinsAlongTheAxis) {
-  te::Tensor A = te::placeholder(dims({2, 1}), DataType::Float32(), "A");
-  te::Tensor B = te::placeholder(dims({2, 2}), DataType::Float32(), "B");
+  te::Tensor A = te::placeholder(i32s({2, 1}), DataType::Float32(), "A");
+  te::Tensor B = te::placeholder(i32s({2, 2}), DataType::Float32(), "B");
   NDArray out = run({A, B}, concat({A, B}, 1));
   // Rows: A[i, 0], B[i, 0], B[i, 1]; A holds 0, 1 and B 100..103.
   EXPECT_EQ(out.shape(), (std::vector<int64_t>{2, 3}));
@@ -63,14 +57,14 @@ TEST(Transform, ConcatJoinsAlongTheAxis) {
 }
 
 TEST(Transform, StridedSliceStepsBothWays) {
-  te::Tensor A = te::placeholder(dims({2, 6}), DataType::Float32(), "A");
+  te::Tensor A = te::placeholder(i32s({2, 6}), DataType::Float32(), "A");
   NDArray out = run({A}, strided_slice(A, {1, 5}, {1, -2}, {1, 3}));
   const double want[] = {11, 9, 7};
   for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(out.get(i), want[i]);
 }
 
 TEST(Transform, TakeGathersConstantPositions) {
-  te::Tensor A = te::placeholder(dims({3, 4}), DataType::Float32(), "A");
+  te::Tensor A = te::placeholder(i32s({3, 4}), DataType::Float32(), "A");
   NDArray out = run({A}, take(A, {3, -4, 1, 1}, {2, 2}, 1));
   ASSERT_EQ(out.shape(), (std::vector<int64_t>{3, 2, 2}));
   const double cols[] = {3, 0, 1, 1};
@@ -82,14 +76,14 @@ TEST(Transform, TakeGathersConstantPositions) {
 }
 
 TEST(Broadcast, ExtentOneAxesRepeat) {
-  te::Tensor A = te::placeholder(dims({2, 1, 3}), DataType::Float32(), "A");
-  te::Tensor B = te::placeholder(dims({4, 1}), DataType::Float32(), "B");
+  te::Tensor A = te::placeholder(i32s({2, 1, 3}), DataType::Float32(), "A");
+  te::Tensor B = te::placeholder(i32s({4, 1}), DataType::Float32(), "B");
   NDArray out = run({A, B}, map2(A, B, [](Expr a, Expr b) { return a - b; }, "sub"));
   ASSERT_EQ(out.shape(), (std::vector<int64_t>{2, 4, 3}));
   for (int64_t i = 0; i < 2; ++i)
     for (int64_t j = 0; j < 4; ++j)
       for (int64_t k = 0; k < 3; ++k) EXPECT_EQ(out.get((i * 4 + j) * 3 + k), (i * 3 + k) - (100 + j));
-  te::Tensor C = te::placeholder(dims({3, 2}), DataType::Float32(), "C");
+  te::Tensor C = te::placeholder(i32s({3, 2}), DataType::Float32(), "C");
   EXPECT_THROW(map2(A, C, [](Expr a, Expr b) { return a + b; }, "add"), Error);
 }
 
