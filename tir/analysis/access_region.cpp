@@ -149,6 +149,7 @@ class BoundEvaluator {
   std::unordered_map<const Object*, std::optional<Bound>> vars;
 
   bool varies(const Expr& e) const {
+    if (vars.empty()) return false;
     return uses_var(e, [&](const VarNode* v) { return vars.count(v) > 0; });
   }
 
@@ -487,6 +488,154 @@ AccessRegions block_access_regions(const Stmt& block) {
     for (const BufferAccesses& w : c.writes) skip_reads.insert(w.buffer.get());
   }
   return {to_regions(c.reads, skip_reads), to_regions(c.writes, c.local_buffers)};
+}
+
+// ---------------------------------------------------------------------------
+// NestRegions.
+
+struct NestRegions::Impl {
+  struct Loop {
+    const ForNode* node;
+    int64_t lo, hi;  // inclusive
+  };
+  struct Access {
+    std::vector<int> chain;  // the loops around it, outermost first (indices into loops)
+    std::vector<Bound> dims;  // every loop variable fixed
+    // Per dimension: the deepest position in `chain` whose variable a fixed
+    // subexpression of the bound uses (-1: none). Relaxing that loop would
+    // need interval arithmetic on the subexpression, which this skips.
+    std::vector<int> opaque_depth;
+  };
+
+  const Buffer buf;
+  const bool writes;
+  bool understood = true;
+  std::vector<Loop> loops;
+  std::vector<Access> accesses;
+  BoundEvaluator ev;  // binds nothing: every variable is fixed
+
+  Impl(const Buffer& b, bool w) : buf(b), writes(w) {}
+
+  void walk(const Stmt& s, std::vector<int>& chain) {
+    if (!understood) return;
+    switch (s.kind()) {
+      case StmtKind::For: {
+        const auto* f = s.as<ForNode>();
+        const int64_t* min = as_const_int(f->min);
+        const int64_t* ext = as_const_int(f->extent);
+        if (!min || !ext) {
+          understood = false;
+          return;
+        }
+        loops.push_back(Loop{f, *min, *min + *ext - 1});
+        chain.push_back(static_cast<int>(loops.size()) - 1);
+        walk(f->body, chain);
+        chain.pop_back();
+        return;
+      }
+      case StmtKind::SeqStmt:
+        for (const Stmt& c : s.as<SeqStmtNode>()->seq) walk(c, chain);
+        return;
+      case StmtKind::BlockRealize: add_block(s.as<BlockRealizeNode>(), chain); return;
+      default: understood = false;
+    }
+  }
+
+  void add_block(const BlockRealizeNode* rz, const std::vector<int>& chain) {
+    const auto* blk = rz->block.as<BlockNode>();
+    for (const Buffer& b : blk->alloc_buffers)
+      if (b.same_as(buf)) return;
+    // detect_access_regions would also count loads in the bindings.
+    auto loads = [](const Expr& e) {
+      bool found = false;
+      if (!e.defined()) return found;
+      post_order_visit(e, [&](const Expr& x) { found = found || x.kind() == ExprKind::BufferLoad; });
+      return found;
+    };
+    for (const Expr& v : rz->iter_values) understood = understood && !loads(v);
+    understood = understood && !loads(rz->predicate);
+    std::vector<std::pair<Var, Expr>> bind;
+    for (size_t i = 0; i < blk->iter_vars.size(); ++i) bind.emplace_back(blk->iter_vars[i].var(), rz->iter_values[i]);
+    for (const BufferRegion& r : writes ? blk->writes : blk->reads) {
+      if (!r.buffer().same_as(buf)) continue;
+      if (r->region.size() != static_cast<size_t>(buf.ndim())) {
+        understood = false;
+        return;
+      }
+      Access a{chain, {}, {}};
+      for (const Range& rg : r->region) {
+        std::optional<Bound> b = ev.range_bound(substitute(rg->min, bind), substitute(rg->extent, bind));
+        if (!b) {
+          understood = false;
+          return;
+        }
+        a.opaque_depth.push_back(std::max(opaque_depth(b->lo, chain), opaque_depth(b->hi, chain)));
+        a.dims.push_back(std::move(*b));
+      }
+      accesses.push_back(std::move(a));
+    }
+  }
+
+  int opaque_depth(const Affine& a, const std::vector<int>& chain) const {
+    int depth = -1;
+    for (const auto& [atom, k] : a.terms) {
+      if (atom.kind() == ExprKind::Var) continue;
+      for (int p = static_cast<int>(chain.size()) - 1; p > depth; --p)
+        if (uses_var(atom, loops[chain[p]].node->loop_var)) depth = p;
+    }
+    return depth;
+  }
+
+  // `a` with the loops chain[from..] ranging over their bounds: its least
+  // (or greatest) value.
+  Affine relax(const Affine& a, const std::vector<int>& chain, size_t from, bool want_min) const {
+    Affine out = Affine::constant(a.c);
+    for (const auto& [atom, k] : a.terms) {
+      const Loop* l = nullptr;
+      if (atom.kind() == ExprKind::Var)
+        for (size_t p = from; p < chain.size() && !l; ++p)
+          if (loops[chain[p]].node->loop_var.get() == atom.get()) l = &loops[chain[p]];
+      if (!l) out.add_term(atom, k);
+      else out.c += k * ((k > 0) == want_min ? l->lo : l->hi);
+    }
+    return out;
+  }
+};
+
+NestRegions::NestRegions(const Stmt& root, const Buffer& buf, bool writes)
+    : impl_(std::make_unique<Impl>(buf, writes)) {
+  std::vector<int> chain;
+  impl_->walk(root, chain);
+}
+NestRegions::~NestRegions() = default;
+NestRegions::NestRegions(NestRegions&&) noexcept = default;
+NestRegions& NestRegions::operator=(NestRegions&&) noexcept = default;
+
+std::optional<std::vector<int64_t>> NestRegions::constant_extents(const ForNode* loop) const {
+  const Impl& m = *impl_;
+  if (!m.understood) return std::nullopt;
+  std::vector<std::optional<Bound>> merged(static_cast<size_t>(m.buf.ndim()));
+  bool any = false;
+  for (const Impl::Access& a : m.accesses) {
+    size_t p = 0;
+    while (p < a.chain.size() && m.loops[a.chain[p]].node != loop) ++p;
+    if (p == a.chain.size()) continue;
+    any = true;
+    for (size_t d = 0; d < a.dims.size(); ++d) {
+      if (a.opaque_depth[d] > static_cast<int>(p)) return std::nullopt;
+      Bound b{m.relax(a.dims[d].lo, a.chain, p + 1, true), m.relax(a.dims[d].hi, a.chain, p + 1, false)};
+      if (!merged[d]) merged[d] = std::move(b);
+      else if (!(merged[d] = hull(*merged[d], b))) return std::nullopt;
+    }
+  }
+  if (!any) return std::nullopt;
+  std::vector<int64_t> extents;
+  for (const std::optional<Bound>& b : merged) {
+    std::optional<int64_t> span = const_diff(b->hi, b->lo);
+    if (!span) return std::nullopt;
+    extents.push_back(*span + 1);
+  }
+  return extents;
 }
 
 }  // namespace kiln

@@ -21,6 +21,8 @@
 // accesses cannot be ordered against each other, covers the whole dimension.
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -49,5 +51,37 @@ AccessRegions detect_access_regions(const Stmt& stmt, const std::vector<IterVar>
 // Without an init (e.g. the update block that decompose_reduction leaves),
 // the accumulator is an ordinary read and is listed.
 AccessRegions block_access_regions(const Stmt& block);
+
+// The regions of one buffer under every loop of a nest, from one walk.
+// compute_at asks, for each loop of the consumers' nest, whether the part of
+// the buffer one iteration reads has a constant size; asking
+// detect_access_regions per loop walks and bounds the same accesses once
+// per loop. Here each access is bounded once with every loop variable held
+// fixed (an affine form in them), and the region under a loop relaxes the
+// loops inside it by substitution, which is what interval arithmetic on an
+// affine index gives.
+//
+// The walk understands loops with constant bounds, sequences and blocks
+// (known, as in detect_access_regions, by their recorded regions). An index
+// that is not affine in the loops inside the asked one (a division of a
+// fused loop, say), or a nest with anything else in it, is a question this
+// cannot answer: it says so, and the caller asks detect_access_regions.
+class NestRegions {
+ public:
+  // The accesses of `buf` under `root`: its reads, or with `writes` its writes.
+  NestRegions(const Stmt& root, const Buffer& buf, bool writes);
+  ~NestRegions();
+  NestRegions(NestRegions&&) noexcept;
+  NestRegions& operator=(NestRegions&&) noexcept;
+
+  // The extent of each dimension of the region one iteration of `loop` (a
+  // loop under root) touches, when they are all constants; nullopt when the
+  // walk cannot tell, or no access is under the loop.
+  std::optional<std::vector<int64_t>> constant_extents(const ForNode* loop) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace kiln

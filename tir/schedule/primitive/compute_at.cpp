@@ -21,6 +21,7 @@
 //  - reverse_compute_at: every writer of the buffer is under the loop, and
 //    none of them still reduces over the loop or a loop outside it.
 #include <algorithm>
+#include <deque>
 
 #include "core/arith/analyzer.h"
 #include "tir/analysis/access_region.h"
@@ -69,144 +70,214 @@ void bind_loops(arith::Analyzer& ana, const Located& lp) {
   ana.bind(loop->loop_var, Range(loop->min, loop->extent));
 }
 
-// The checks of the move: null (and `plan` filled in) when it is legal.
-ScheduleErrorPtr plan_move(const Located& blk, const Located& lp, bool reverse, MovePlan& plan) {
-  const char* const P = reverse ? "reverse_compute_at" : "compute_at";
-  const BlockNode* b = block_of(blk.stmt);
-  const auto* loop = lp.stmt.as<ForNode>();
-  const std::string bname = q(b->name), lname = q(loop->loop_var.name());
+}  // namespace
 
-  Stmt loop_encl_stmt;
-  const BlockNode* encl = enclosing_block(blk, &plan.encl_stmt);
-  if (!encl || !enclosing_block(lp, &loop_encl_stmt) || !loop_encl_stmt.same_as(plan.encl_stmt))
-    return schedule_error<NotFoundError>(P, "loop " + lname + " is not in the block that holds block " + bname);
-
-  // The moved block's nest must be only itself.
-  plan.top = top_of_nest(blk);
-  for (const Stmt& l : enclosing_loops(blk)) {
-    const Stmt& body = l.as<ForNode>()->body;
-    if (body.kind() != StmtKind::For && !body.same_as(blk.stmt))
-      return schedule_error<LoopsNotAdjacentError>(P, "block " + bname + " shares its loops with other statements");
+// The checks of a move of one block, at one loop or at many. What depends on
+// the block alone is found once; what depends on the linking buffer (its
+// accessors outside the block, the statements between the nests, the
+// regions under each loop) once per buffer. Checks that read only what
+// blocks declare come before the regions: the search asks about every loop
+// before the one it picks, and most fail early.
+class MoveChecker::Impl {
+ public:
+  Impl(const Located& blk, bool reverse) : reverse_(reverse), P(reverse ? "reverse_compute_at" : "compute_at") {
+    b_ = block_of(blk.stmt);
+    bname_ = q(b_->name);
+    encl_ = enclosing_block(blk, &encl_stmt_);
+    if (!encl_) return;
+    top_ = top_of_nest(blk);
+    for (const Stmt& l : enclosing_loops(blk)) {
+      const Stmt& body = l.as<ForNode>()->body;
+      if (body.kind() != StmtKind::For && !body.same_as(blk.stmt)) shares_loops_ = true;
+    }
+    list_ = stmts_of(encl_->body);
+    ib_ = index_of(top_, {});
   }
 
-  // Positions of the two nests in the enclosing block's body.
-  std::vector<Stmt> list = stmts_of(encl->body);
-  auto index_of = [&](const Stmt& s, const std::vector<Stmt>& path) -> int {
-    for (size_t i = 0; i < list.size(); ++i) {
-      if (list[i].same_as(s)) return static_cast<int>(i);
-      for (const Stmt& a : path)
-        if (list[i].same_as(a)) return static_cast<int>(i);
-    }
-    return -1;
-  };
-  const int ib = index_of(plan.top, {});
-  const int il = index_of(lp.stmt, lp.ancestors);
-  KILN_ICHECK(ib >= 0 && il >= 0) << P << ": nests not found in their block";
-  if (ib == il) return schedule_error<NotFoundError>(P, "loop " + lname + " is one of block " + bname + "'s own loops");
-  if (!reverse && ib > il)
-    return schedule_error<DependentLoopError>(
-        P, "block " + bname + " comes after loop " + lname + "; use reverse_compute_at");
-  if (reverse && ib < il)
-    return schedule_error<DependentLoopError>(P, "block " + bname + " comes before loop " + lname + "; use compute_at");
+  // Null when the move to `lp` is legal, with `plan` (when asked for)
+  // filled in; without a plan, the regions come from the shared walk.
+  ScheduleErrorPtr check(const Located& lp, MovePlan* plan) {
+    const auto* loop = lp.stmt.as<ForNode>();
+    const std::string lname = q(loop->loop_var.name());
+    Stmt loop_encl_stmt;
+    if (!encl_ || !enclosing_block(lp, &loop_encl_stmt) || !loop_encl_stmt.same_as(encl_stmt_))
+      return schedule_error<NotFoundError>(P, "loop " + lname + " is not in the block that holds block " + bname_);
+    if (shares_loops_)
+      return schedule_error<LoopsNotAdjacentError>(P, "block " + bname_ + " shares its loops with other statements");
 
-  // The linking buffer: the first the block writes that a block under the
-  // loop reads, or the other way round, as the blocks declare it. The
-  // checks that read only what blocks declare come first, the regions
-  // last: the search asks about every loop before the one it picks, and
-  // most fail early.
-  const std::vector<BufferRegion>& mine = reverse ? b->reads : b->writes;
-  const BufferRegion* own = nullptr;
-  int inside = 0;
-  for (const BufferRegion& m : mine)
-    if ((inside = count_accessors(loop->body, m.buffer(), reverse)) > 0) {
-      own = &m;
-      break;
-    }
-  if (!own)
-    return schedule_error<NotFoundError>(P, std::string("nothing under loop ") + lname +
-                                                (reverse ? " writes" : " reads") + " a buffer that block " + bname +
-                                                (reverse ? " reads" : " writes"));
-  const Buffer buf = own->buffer();
-
-  // compute_at: every other reader is under the loop; reverse_compute_at:
-  // every other writer.
-  const int elsewhere = count_accessors(encl->body, buf, reverse) - count_accessors(plan.top, buf, reverse);
-  if (inside != elsewhere)
-    return schedule_error<DependentLoopError>(
-        P, "buffer " + q(buf.name()) + " is " + (reverse ? "written" : "read") + " outside loop " + lname + " too");
-  if (!reverse) {
-    // Recomputing the producer's part in every iteration would overwrite
-    // what a block under the loop wrote there (an accumulation).
-    std::string writer = block_accessing(loop->body, buf, /*writes=*/true);
-    if (!writer.empty())
+    // Positions of the two nests in the enclosing block's body.
+    const int il = index_of(lp.stmt, lp.ancestors);
+    KILN_ICHECK(ib_ >= 0 && il >= 0) << P << ": nests not found in their block";
+    if (ib_ == il) return schedule_error<NotFoundError>(P, "loop " + lname + " is one of block " + bname_ + "'s own loops");
+    if (!reverse_ && ib_ > il)
       return schedule_error<DependentLoopError>(
-          P, "block " + q(writer) + " under loop " + lname + " also writes buffer " + q(buf.name()));
-  }
-  if (reverse) {
-    // A writer that still reduces over this loop or an outer one has not
-    // finished the tile when the loop's iteration ends.
-    std::vector<Var> outer;
-    for (const Stmt& a : lp.ancestors)
-      if (const auto* f2 = a.as<ForNode>()) outer.push_back(f2->loop_var);
-    outer.push_back(loop->loop_var);
-    for (const Stmt& r : child_block_realizes(loop->body)) {
-      const auto* rz = r.as<BlockRealizeNode>();
-      const BlockNode* w = block_of(r);
-      for (size_t k = 0; k < w->iter_vars.size(); ++k) {
-        if (!w->iter_vars[k].is_reduce()) continue;
-        for (const Var& v : outer)
-          if (uses_var(rz->iter_values[k], v))
-            return schedule_error<DependentLoopError>(P, "block " + q(w->name) + " still reduces over loop " +
-                                                             q(v.name()) + " when an iteration of loop " + lname +
-                                                             " ends");
+          P, "block " + bname_ + " comes after loop " + lname + "; use reverse_compute_at");
+    if (reverse_ && ib_ < il)
+      return schedule_error<DependentLoopError>(P, "block " + bname_ + " comes before loop " + lname + "; use compute_at");
+
+    // The linking buffer: the first the block writes that a block under the
+    // loop reads, or the other way round, as the blocks declare it.
+    const std::vector<BufferRegion>& mine = reverse_ ? b_->reads : b_->writes;
+    const BufferRegion* own = nullptr;
+    int inside = 0;
+    for (const BufferRegion& m : mine)
+      if ((inside = count_accessors(loop->body, m.buffer(), reverse_)) > 0) {
+        own = &m;
+        break;
+      }
+    if (!own)
+      return schedule_error<NotFoundError>(P, std::string("nothing under loop ") + lname +
+                                                  (reverse_ ? " writes" : " reads") + " a buffer that block " + bname_ +
+                                                  (reverse_ ? " reads" : " writes"));
+    const Buffer buf = own->buffer();
+    Linked& link = linked(buf);
+
+
+    // compute_at: every other reader is under the loop; reverse_compute_at:
+    // every other writer.
+    if (inside != link.elsewhere)
+      return schedule_error<DependentLoopError>(
+          P, "buffer " + q(buf.name()) + " is " + (reverse_ ? "written" : "read") + " outside loop " + lname + " too");
+    if (!reverse_) {
+      // Recomputing the producer's part in every iteration would overwrite
+      // what a block under the loop wrote there (an accumulation).
+      std::string writer = block_accessing(loop->body, buf, /*writes=*/true);
+      if (!writer.empty())
+        return schedule_error<DependentLoopError>(
+            P, "block " + q(writer) + " under loop " + lname + " also writes buffer " + q(buf.name()));
+    }
+    if (reverse_) {
+      // A writer that still reduces over this loop or an outer one has not
+      // finished the tile when the loop's iteration ends.
+      std::vector<Var> outer;
+      for (const Stmt& a : lp.ancestors)
+        if (const auto* f2 = a.as<ForNode>()) outer.push_back(f2->loop_var);
+      outer.push_back(loop->loop_var);
+      for (const Stmt& r : child_block_realizes(loop->body)) {
+        const auto* rz = r.as<BlockRealizeNode>();
+        const BlockNode* w = block_of(r);
+        for (size_t k = 0; k < w->iter_vars.size(); ++k) {
+          if (!w->iter_vars[k].is_reduce()) continue;
+          for (const Var& v : outer)
+            if (uses_var(rz->iter_values[k], v))
+              return schedule_error<DependentLoopError>(P, "block " + q(w->name) + " still reduces over loop " +
+                                                               q(v.name()) + " when an iteration of loop " + lname +
+                                                               " ends");
+        }
       }
     }
-  }
 
-  const int lo = std::min(ib, il), hi = std::max(ib, il);
-  for (int i = lo + 1; i < hi; ++i)
-    if (touches(list[i], buf, true, true))
-      return schedule_error<DependentLoopError>(
-          P, "a statement between block " + bname + " and loop " + lname + " uses buffer " + q(buf.name()));
+    const int lo = std::min(ib_, il), hi = std::max(ib_, il);
+    for (int i = lo + 1; i < hi; ++i)
+      if (touched_between(link, i))
+        return schedule_error<DependentLoopError>(
+            P, "a statement between block " + bname_ + " and loop " + lname + " uses buffer " + q(buf.name()));
 
-  // The region of the buffer the loop body needs in one iteration (asked
-  // for this buffer alone: the loop body may touch many).
-  const auto [loop_reads, loop_writes] = detect_access_regions(loop->body, {}, &buf);
-  std::optional<BufferRegion> need;
-  for (const BufferRegion& t : reverse ? loop_writes : loop_reads)
-    if (!need && t.buffer().same_as(buf)) need = t;
-  if (!need)
-    return schedule_error<NotFoundError>(P, std::string("nothing under loop ") + lname +
-                                                (reverse ? " writes" : " reads") + " buffer " + q(buf.name()));
-
-  // Each dimension of the buffer, as the block indexes it, must be one axis.
-  arith::Analyzer ana;
-  bind_loops(ana, lp);
-  plan.axis_range.assign(b->iter_vars.size(), std::nullopt);
-  for (size_t d = 0; d < (*own)->region.size(); ++d) {
-    const Range& r = (*own)->region[d];
-    if (!is_one(r->extent))
-      return schedule_error<LoopShapeError>(
-          P, "block " + bname + " touches more than one element of " + q(buf.name()) + " per iteration");
-    size_t k = 0;
-    while (k < b->iter_vars.size() && !r->min.same_as(b->iter_vars[k].var())) ++k;
-    if (k == b->iter_vars.size()) {
-      if (as_const_int(r->min)) continue;
-      return schedule_error<LoopShapeError>(P, "block " + bname + " indexes dimension " + std::to_string(d) + " of " +
-                                                   q(buf.name()) + " with an expression, not one of its axes");
+    // A check alone asks the shared walk whether the part of the buffer
+    // the loop body needs in one iteration has a constant size; where it
+    // cannot tell, and for a move, the region is found for this loop.
+    std::optional<std::vector<int64_t>> quick;
+    if (!plan) {
+      if (!link.regions) link.regions.emplace(encl_->body, buf, /*writes=*/reverse_);
+      quick = link.regions->constant_extents(loop);
     }
-    if (plan.axis_range[k])
-      return schedule_error<LoopShapeError>(
-          P, "block " + bname + " indexes two dimensions of " + q(buf.name()) + " with one axis");
-    const Range& want = (*need)->region[d];
-    Expr ext = ana.simplify(want->extent);
-    if (!as_const_int(ext))
-      return schedule_error<LoopShapeError>(P, "the part of " + q(buf.name()) + " needed per iteration of loop " +
-                                                   lname + " has no constant size in dimension " + std::to_string(d));
-    plan.axis_range[k] = Range(ana.simplify(want->min), ext);
+    std::optional<BufferRegion> need;
+    if (!quick) {
+      const auto [loop_reads, loop_writes] = detect_access_regions(loop->body, {}, &buf);
+      for (const BufferRegion& t : reverse_ ? loop_writes : loop_reads)
+        if (!need && t.buffer().same_as(buf)) need = t;
+      if (!need)
+        return schedule_error<NotFoundError>(P, std::string("nothing under loop ") + lname +
+                                                    (reverse_ ? " writes" : " reads") + " buffer " + q(buf.name()));
+    }
+
+    // Each dimension of the buffer, as the block indexes it, must be one axis.
+    arith::Analyzer ana;
+    if (!quick) bind_loops(ana, lp);
+    std::vector<bool> taken(b_->iter_vars.size());
+    if (plan) plan->axis_range.assign(b_->iter_vars.size(), std::nullopt);
+    for (size_t d = 0; d < (*own)->region.size(); ++d) {
+      const Range& r = (*own)->region[d];
+      if (!is_one(r->extent))
+        return schedule_error<LoopShapeError>(
+            P, "block " + bname_ + " touches more than one element of " + q(buf.name()) + " per iteration");
+      size_t k = 0;
+      while (k < b_->iter_vars.size() && !r->min.same_as(b_->iter_vars[k].var())) ++k;
+      if (k == b_->iter_vars.size()) {
+        if (as_const_int(r->min)) continue;
+        return schedule_error<LoopShapeError>(P, "block " + bname_ + " indexes dimension " + std::to_string(d) +
+                                                     " of " + q(buf.name()) + " with an expression, not one of its axes");
+      }
+      if (taken[k])
+        return schedule_error<LoopShapeError>(
+            P, "block " + bname_ + " indexes two dimensions of " + q(buf.name()) + " with one axis");
+      taken[k] = true;
+      if (quick) continue;  // every extent is constant
+      const Range& want = (*need)->region[d];
+      Expr ext = ana.simplify(want->extent);
+      if (!as_const_int(ext))
+        return schedule_error<LoopShapeError>(P, "the part of " + q(buf.name()) + " needed per iteration of loop " +
+                                                     lname + " has no constant size in dimension " + std::to_string(d));
+      if (plan) plan->axis_range[k] = Range(ana.simplify(want->min), ext);
+    }
+    if (plan) {
+      plan->encl_stmt = encl_stmt_;
+      plan->top = top_;
+    }
+    return nullptr;
   }
-  return nullptr;
-}
+
+ private:
+  // What the checks know of one linking buffer.
+  struct Linked {
+    Buffer buf;
+    int elsewhere = 0;  // accessors of the buffer in the enclosing block, outside the moved block's nest
+    std::optional<NestRegions> regions;  // made when a check alone first asks
+    std::vector<std::optional<bool>> touched;  // per statement of the enclosing block: touches the buffer
+  };
+
+  Linked& linked(const Buffer& buf) {
+    for (Linked& l : linked_)
+      if (l.buf.same_as(buf)) return l;
+    const int elsewhere = count_accessors(encl_->body, buf, reverse_) - count_accessors(top_, buf, reverse_);
+    linked_.push_back(Linked{buf, elsewhere, std::nullopt, {}});
+    linked_.back().touched.resize(list_.size());
+    return linked_.back();
+  }
+
+  bool touched_between(Linked& link, int i) {
+    std::optional<bool>& t = link.touched[static_cast<size_t>(i)];
+    if (!t) t = touches(list_[static_cast<size_t>(i)], link.buf, true, true);
+    return *t;
+  }
+
+  int index_of(const Stmt& s, const std::vector<Stmt>& path) const {
+    for (size_t i = 0; i < list_.size(); ++i) {
+      if (list_[i].same_as(s)) return static_cast<int>(i);
+      for (const Stmt& a : path)
+        if (list_[i].same_as(a)) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+  const bool reverse_;
+  const char* const P;
+  const BlockNode* b_;
+  std::string bname_;
+  Stmt encl_stmt_;
+  const BlockNode* encl_ = nullptr;
+  Stmt top_;
+  bool shares_loops_ = false;  // the moved block's nest holds other statements
+  std::vector<Stmt> list_;
+  int ib_ = -1;
+  std::deque<Linked> linked_;  // a deque: references to its elements stay valid
+};
+
+MoveChecker::MoveChecker(const Located& block, bool reverse) : impl_(std::make_unique<Impl>(block, reverse)) {}
+MoveChecker::~MoveChecker() = default;
+ScheduleErrorPtr MoveChecker::error_at(const Located& loop) { return impl_->check(loop, nullptr); }
+
+namespace {
 
 // The function with the block moved as `plan` says.
 PrimFunc build_move(const PrimFunc& f, const Located& blk, const Located& lp, bool reverse, const MovePlan& plan) {
@@ -251,15 +322,14 @@ PrimFunc build_move(const PrimFunc& f, const Located& blk, const Located& lp, bo
 
 PrimFunc move_block(const PrimFunc& f, const Located& blk, const Located& lp, bool reverse) {
   MovePlan plan;
-  if (ScheduleErrorPtr err = plan_move(blk, lp, reverse, plan)) err->raise();
+  if (ScheduleErrorPtr err = MoveChecker::Impl(blk, reverse).check(lp, &plan)) err->raise();
   return build_move(f, blk, lp, reverse, plan);
 }
 
 }  // namespace
 
 ScheduleErrorPtr compute_at_error(const Located& block, const Located& loop, bool reverse) {
-  MovePlan plan;
-  return plan_move(block, loop, reverse, plan);
+  return MoveChecker(block, reverse).error_at(loop);
 }
 
 // The location marks of sample_compute_location: root leaves the block where

@@ -35,10 +35,10 @@ void collect_loops(const Stmt& s, std::vector<Stmt>& path, std::vector<Located>&
 }
 
 // The loops at which compute_at(block) is legal, in the decision's order:
-// the first `limit` of them. Each costs a legality check (a plan of the
-// move), so a replayed decision checks only the loops up to its own. The
-// paths come from one walk of the enclosing block, not a search of the
-// whole function per loop.
+// the first `limit` of them. A replayed decision checks only the loops up
+// to its own. The paths come from one walk of the enclosing block, not a
+// search of the whole function per loop, and one MoveChecker checks them
+// all.
 std::vector<Var> legal_loops(const Located& blk, size_t limit = SIZE_MAX) {
   Stmt encl_stmt;
   const BlockNode* encl = enclosing_block(blk, &encl_stmt);
@@ -49,9 +49,10 @@ std::vector<Var> legal_loops(const Located& blk, size_t limit = SIZE_MAX) {
   std::vector<Located> all;
   collect_loops(encl->body, path, all);
   std::vector<Var> legal;
+  MoveChecker checker(blk, /*reverse=*/false);
   for (const Located& lp : all) {
     if (legal.size() >= limit) break;
-    if (!compute_at_error(blk, lp, /*reverse=*/false)) legal.push_back(lp.stmt.as<ForNode>()->loop_var);
+    if (!checker.error_at(lp)) legal.push_back(lp.stmt.as<ForNode>()->loop_var);
   }
   return legal;
 }
