@@ -131,7 +131,11 @@ class EvolutionarySearch final : public SearchStrategy {
     std::sort(best.begin(), best.end(), [](const Scored* a, const Scored* b) { return a->score < b->score; });
     std::vector<Candidate> pop;
     const size_t share = static_cast<size_t>(o_.measured_share * o_.population);
-    for (size_t i = 0; i < best.size() && i < share; ++i) pop.push_back(best[i]->candidate);
+    for (size_t i = 0; i < best.size() && i < share; ++i) {
+      pop.push_back(best[i]->candidate);
+      // Featurized when it was measured: its row of the training set.
+      features_.emplace(best[i]->key, train_x_[static_cast<size_t>(best[i] - measured_.data())]);
+    }
     for (Candidate& c : draw_candidates(ctx, o_.population - static_cast<int>(pop.size()), &pool_)) pop.push_back(std::move(c));
     return pop;
   }
@@ -161,7 +165,7 @@ class EvolutionarySearch final : public SearchStrategy {
         a.seed = rand.next();
       }
       attempts += static_cast<int>(chunk.size());
-      pool_.parallel_for(static_cast<int64_t>(chunk.size()), [&](int64_t i) {
+      pool_.parallel_for_dynamic(static_cast<int64_t>(chunk.size()), [&](int64_t i) {
         Attempt& a = chunk[i];
         if (!a.mutates) return;
         RandomState r(a.seed);
@@ -202,7 +206,7 @@ class EvolutionarySearch final : public SearchStrategy {
     for (size_t i = 0; i < pop.size(); ++i)
       if (!features_.count(keys[i])) missing.push_back(i);
     std::vector<costmodel::ProgramFeatures> fresh(missing.size());
-    pool_.parallel_for(static_cast<int64_t>(missing.size()), [&](int64_t i) { fresh[i] = extract(pop[missing[i]]); });
+    pool_.parallel_for_dynamic(static_cast<int64_t>(missing.size()), [&](int64_t i) { fresh[i] = extract(pop[missing[i]]); });
     for (size_t i = 0; i < missing.size(); ++i) features_.emplace(keys[missing[i]], std::move(fresh[i]));
     std::vector<costmodel::ProgramFeatures> xs;
     xs.reserve(pop.size());

@@ -20,7 +20,7 @@ std::vector<Candidate> draw_candidates(SearchContext& ctx, int n, ThreadPool* po
       const uint64_t seed = ctx.seed + static_cast<uint64_t>(i);
       drawn[i] = sample_candidate(ctx.func, ctx.sketches[seed % ctx.sketches.size()], seed, &why[i]);
     };
-    if (pool) pool->parallel_for(chunk, draw);
+    if (pool) pool->parallel_for_dynamic(chunk, draw);
     else for (int i = 0; i < chunk; ++i) draw(i);
     ctx.seed += static_cast<uint64_t>(chunk);
     draws += chunk;

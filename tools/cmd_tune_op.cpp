@@ -117,11 +117,15 @@ void show_progress(const search::TuneProgress& p, bool terminal) {
 }
 
 // "xgb" and "random" are fresh models; anything else is a saved model's file.
-std::unique_ptr<costmodel::CostModel> make_model(const std::string& which, uint64_t seed) {
+// A fresh XGBoost model trains on the search's threads: its update runs
+// between batches, when the machine is otherwise idle, as the search does.
+std::unique_ptr<costmodel::CostModel> make_model(const std::string& which, uint64_t seed, int threads) {
   if (which == "random") return costmodel::make_random_model(seed);
   if (which == "xgb")
-    return costmodel::make_xgb_model(
-        {.feature_version = costmodel::kFeatureVersion, .feature_length = costmodel::kFeatureLength, .seed = seed});
+    return costmodel::make_xgb_model({.feature_version = costmodel::kFeatureVersion,
+                                      .feature_length = costmodel::kFeatureLength,
+                                      .nthread = threads,
+                                      .seed = seed});
   return costmodel::load_cost_model(which, costmodel::kFeatureVersion);
 }
 
@@ -154,7 +158,8 @@ void run(const Args& a) {
   std::unique_ptr<search::SearchStrategy> strategy =
       a.strategy == "random"
           ? search::make_random_search(search_threads)
-          : search::make_evolutionary_search(make_model(a.cost_model, a.seed), {.threads = search_threads});
+          : search::make_evolutionary_search(make_model(a.cost_model, a.seed, search_threads),
+                                                 {.threads = search_threads});
 
   const bool terminal = isatty(STDERR_FILENO);
   std::ofstream curve;

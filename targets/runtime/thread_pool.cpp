@@ -36,18 +36,23 @@ ThreadPool::~ThreadPool() {
 bool ThreadPool::in_parallel_region() { return tls_region_depth > 0; }
 
 void ThreadPool::run_chunk(int participant) {
-  const int64_t p = num_threads_;
-  const int64_t begin = job_n_ * participant / p;
-  const int64_t end = job_n_ * (participant + 1) / p;
   RegionScope scope;
-  for (int64_t t = begin; t < end; ++t) {
+  auto run_task = [&](int64_t t) {
     try {
       (*job_)(t);
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mu_);
       if (!error_) error_ = std::current_exception();
     }
+  };
+  if (job_dynamic_) {
+    for (int64_t t; (t = next_task_.fetch_add(1, std::memory_order_relaxed)) < job_n_;) run_task(t);
+    return;
   }
+  const int64_t p = num_threads_;
+  const int64_t begin = job_n_ * participant / p;
+  const int64_t end = job_n_ * (participant + 1) / p;
+  for (int64_t t = begin; t < end; ++t) run_task(t);
 }
 
 void ThreadPool::worker_loop(int index) {
@@ -67,7 +72,10 @@ void ThreadPool::worker_loop(int index) {
   }
 }
 
-void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t)>& fn) {
+void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t)>& fn) { run(n, fn, false); }
+void ThreadPool::parallel_for_dynamic(int64_t n, const std::function<void(int64_t)>& fn) { run(n, fn, true); }
+
+void ThreadPool::run(int64_t n, const std::function<void(int64_t)>& fn, bool dynamic) {
   if (n <= 0) return;
   if (in_parallel_region() || num_threads_ == 1 || n == 1) {
     RegionScope scope;
@@ -87,6 +95,8 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t)>& fn)
     std::lock_guard<std::mutex> lock(mu_);
     job_ = &fn;
     job_n_ = n;
+    job_dynamic_ = dynamic;
+    next_task_.store(0, std::memory_order_relaxed);
     error_ = nullptr;
     pending_ = static_cast<int>(workers_.size());
     ++generation_;

@@ -8,6 +8,7 @@
 // never oversubscribes; two outside threads using one pool take turns.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -34,6 +35,12 @@ class ThreadPool {
   // of P takes tasks [p*n/P, (p+1)*n/P). Returns when all are done. The first
   // exception thrown by a task is rethrown here (the other tasks still run).
   void parallel_for(int64_t n, const std::function<void(int64_t task)>& fn);
+  // The same, but each participant takes the next task not yet taken until
+  // none remain: for tasks of uneven cost (the search's candidates), where
+  // static chunks leave one thread idle while another finishes its share.
+  // Which thread runs a task is not predictable; what the tasks compute
+  // must not depend on it.
+  void parallel_for_dynamic(int64_t n, const std::function<void(int64_t task)>& fn);
 
   // The runtime API's parallel_launch (kernel_abi.h) on this pool.
   int32_t launch(KilnTaskFn fn, void* closure, int64_t max_tasks);
@@ -44,6 +51,7 @@ class ThreadPool {
  private:
   void worker_loop(int index);
   void run_chunk(int participant);
+  void run(int64_t n, const std::function<void(int64_t)>& fn, bool dynamic);
 
   const int num_threads_;
   std::vector<std::thread> workers_;
@@ -59,6 +67,8 @@ class ThreadPool {
   // The current job, valid while pending_ > 0.
   const std::function<void(int64_t)>* job_ = nullptr;
   int64_t job_n_ = 0;
+  bool job_dynamic_ = false;
+  std::atomic<int64_t> next_task_{0};  // the next task to take, when dynamic
   std::exception_ptr error_;
   std::mutex error_mu_;
 };

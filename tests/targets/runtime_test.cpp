@@ -112,6 +112,50 @@ TEST_P(ThreadPoolTest, RunsEveryTaskExactlyOnce) {
   }
 }
 
+TEST_P(ThreadPoolTest, DynamicRunsEveryTaskExactlyOnceAndRethrows) {
+  ThreadPool pool(GetParam());
+  for (int64_t n : {0, 1, 2, 3, 7, 100, 1001}) {
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+    pool.parallel_for_dynamic(n, [&](int64_t t) { hits[static_cast<size_t>(t)]++; });
+    for (int64_t t = 0; t < n; ++t) ASSERT_EQ(hits[static_cast<size_t>(t)].load(), 1) << "n=" << n << " t=" << t;
+  }
+  std::atomic<int> ran{0};
+  EXPECT_THROW(pool.parallel_for_dynamic(6,
+                                         [&](int64_t t) {
+                                           ran++;
+                                           if (t == 2) throw Error("task 2 failed");
+                                         }),
+               Error);
+  EXPECT_EQ(ran.load(), 6);
+}
+
+TEST(ThreadPool, DynamicTasksGoToWhoeverIsFree) {
+  // Task 0 lasts until all the others are done: with static chunks its
+  // thread would also own half of the rest (and wait forever); taken one
+  // at a time, the other thread runs every one of them.
+  ThreadPool pool(2);
+  std::atomic<int> rest_done{0};
+  std::mutex mu;
+  std::thread::id first_owner;
+  std::set<std::thread::id> rest_owners;
+  pool.parallel_for_dynamic(9, [&](int64_t t) {
+    if (t == 0) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        first_owner = std::this_thread::get_id();
+      }
+      while (rest_done.load() < 8) std::this_thread::yield();
+      return;
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    rest_owners.insert(std::this_thread::get_id());
+    rest_done++;
+  });
+  EXPECT_EQ(rest_done.load(), 8);
+  EXPECT_EQ(rest_owners.size(), 1u);
+  EXPECT_EQ(rest_owners.count(first_owner), 0u);
+}
+
 TEST_P(ThreadPoolTest, UsesStaticContiguousChunksAndTheCaller) {
   const int p = GetParam();
   ThreadPool pool(p);
