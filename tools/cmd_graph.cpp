@@ -1,4 +1,4 @@
-// kiln graph MODEL.onnx [--input-shapes "name:[1,3,224,224]"] [--fused] | kiln graph --ops
+// kiln graph MODEL.onnx [--input-shapes "name:[1,3,224,224]"] [--fused | --tasks] | kiln graph --ops
 // kiln graph --test-data DIR [--markdown FILE]
 #include <filesystem>
 #include <fstream>
@@ -10,6 +10,7 @@
 #include "graph/fuse.h"
 #include "graph/onnx_import.h"
 #include "graph/op_table.h"
+#include "graph/tasks.h"
 #include "tools/commands.h"
 
 namespace kiln::cli {
@@ -67,6 +68,7 @@ void add_graph(CLI::App& app) {
     std::string test_data;
     std::string markdown;
     bool fused = false;
+    bool tasks = false;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("graph", "print an ONNX model as kiln's graph IR, every shape inferred");
@@ -75,6 +77,9 @@ void add_graph(CLI::App& app) {
                   "shapes of inputs with dynamic dimensions: \"name:[1,3,224,224] other:[1,128]\"");
   cmd->add_flag("--ops", args->ops, "list the ONNX operators kiln compiles");
   cmd->add_flag("--fused", args->fused, "print the groups operator fusion makes (one compiled function each)");
+  cmd->add_flag("--tasks", args->tasks,
+                "print the tuning tasks: one per distinct fused group, with its weight (how many groups it stands "
+                "for), FLOPs and workload key");
   cmd->add_option("--test-data", args->test_data,
                   "run ONNX test cases (model.onnx, test_data_set_*/) in this folder or its subfolders on the "
                   "reference executor");
@@ -93,6 +98,14 @@ void add_graph(CLI::App& app) {
     graph::ImportOptions options;
     options.input_shapes = graph::parse_input_shapes(args->input_shapes);
     const graph::Graph g = graph::import_onnx_file(args->model, options);
+    if (args->tasks) {
+      const std::vector<graph::Task> tasks = graph::extract_tasks(g, graph::fuse_operators(g));
+      std::cout << graph::tasks_str(tasks);
+      int64_t groups = 0;
+      for (const graph::Task& t : tasks) groups += t.weight();
+      std::cout << tasks.size() << " tasks for " << groups << " fused groups\n";
+      return;
+    }
     std::cout << (args->fused ? graph::groups_str(g, graph::fuse_operators(g)) : g.str());
   });
 }

@@ -98,7 +98,7 @@ Artifact faulty_artifact(const PrimFunc& f, const Target& target, Fault fault) {
     std::ofstream out(base + ".o", std::ios::binary);
     out.write(obj.data(), static_cast<std::streamsize>(obj.size()));
   }
-  llvm_backend::link_shared_library(base + ".o", base + ".so");
+  llvm_backend::link_shared_library({base + ".o"}, base + ".so");
   Artifact a{"shared_library", read_all(base + ".so"), name, target.str()};
   std::filesystem::remove(base + ".o");
   std::filesystem::remove(base + ".so");

@@ -6,8 +6,10 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "targets/codegen/llvm/codegen.h"
 #include "targets/codegen/llvm/cpu_info.h"
@@ -15,6 +17,7 @@
 #include "targets/codegen/llvm/linker.h"
 #include "targets/codegen/llvm/optimize.h"
 #include "targets/codegen/llvm/target_machine.h"
+#include "targets/runtime/thread_pool.h"
 #include "tir/functor.h"
 
 namespace kiln {
@@ -79,24 +82,37 @@ std::unique_ptr<CompiledKernel> build_llvm(const PrimFunc& lowered, const Target
 }
 
 void export_shared_library(const PrimFunc& lowered, const Target& target, const std::string& path) {
+  export_shared_library(std::vector<PrimFunc>{lowered}, target, path);
+}
+
+void export_shared_library(const std::vector<PrimFunc>& lowered, const Target& target, const std::string& path,
+                           int threads) {
   if (!target.is_cpu()) KILN_USER_ERROR() << "the llvm back end cannot compile for target kind " << target.kind();
   if (target.mtriple() != llvm_backend::process_triple())
     KILN_USER_ERROR() << "cannot link a shared library for " << target.mtriple() << " on this "
                       << llvm_backend::process_triple() << " machine";
-  CompiledModule c = compile(lowered, target, lowered->name, true);
-  std::string object = emit_file(c, llvm::CodeGenFileType::ObjectFile, lowered->name);
-
-  std::string obj_path = path + ".kiln-tmp.o";
-  {
-    std::ofstream out(obj_path, std::ios::binary);
+  std::set<std::string> names;
+  for (const PrimFunc& f : lowered)
+    if (!names.insert(f->name).second) KILN_USER_ERROR() << "two kernels called '" << f->name << "' in " << path;
+  // One object per function, compiled in parallel (each in its own
+  // LLVMContext), linked together.
+  struct Objects {
+    std::vector<std::string> paths;
+    ~Objects() {
+      for (const std::string& p : paths) std::filesystem::remove(p);
+    }
+  } objects;
+  for (size_t i = 0; i < lowered.size(); ++i) objects.paths.push_back(path + ".kiln-tmp" + std::to_string(i) + ".o");
+  ThreadPool pool(std::max(1, std::min(threads, static_cast<int>(lowered.size()))));
+  pool.parallel_for_dynamic(static_cast<int64_t>(lowered.size()), [&](int64_t i) {
+    const PrimFunc& f = lowered[static_cast<size_t>(i)];
+    CompiledModule c = compile(f, target, f->name, true);
+    std::string object = emit_file(c, llvm::CodeGenFileType::ObjectFile, f->name);
+    std::ofstream out(objects.paths[static_cast<size_t>(i)], std::ios::binary);
     out.write(object.data(), static_cast<std::streamsize>(object.size()));
-    if (!out) KILN_USER_ERROR() << "cannot write " << obj_path;
-  }
-  struct Remove {
-    std::string p;
-    ~Remove() { std::filesystem::remove(p); }
-  } remove_obj{obj_path};
-  llvm_backend::link_shared_library(obj_path, path);
+    if (!out) KILN_USER_ERROR() << "cannot write " << objects.paths[static_cast<size_t>(i)];
+  });
+  llvm_backend::link_shared_library(objects.paths, path);
 }
 
 std::string emit_llvm_ir(const PrimFunc& lowered, const Target& target, bool optimize) {

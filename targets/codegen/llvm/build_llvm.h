@@ -18,6 +18,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "targets/runtime/compiled_kernel.h"
 #include "targets/runtime/shared_library.h"
@@ -33,6 +34,11 @@ std::unique_ptr<CompiledKernel> build_llvm(const PrimFunc& lowered, const Target
 // Writes a shared library at `path` exporting f as the kernel `f.name()`,
 // loadable with load_shared_library (or plain dlopen) by any process.
 void export_shared_library(const PrimFunc& lowered, const Target& target, const std::string& path);
+// One shared library exporting every function as its kernel (a model's),
+// compiled on up to `threads` threads. Throws kiln::Error for two
+// functions of one name.
+void export_shared_library(const std::vector<PrimFunc>& lowered, const Target& target, const std::string& path,
+                           int threads = 1);
 
 // The module's LLVM IR as text, after O3 unless `optimize` is false.
 std::string emit_llvm_ir(const PrimFunc& lowered, const Target& target, bool optimize = true);

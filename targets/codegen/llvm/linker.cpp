@@ -43,9 +43,11 @@ std::string read_file(const std::string& path) {
 
 }  // namespace
 
-void link_shared_library(const std::string& object_path, const std::string& out_path) {
+void link_shared_library(const std::vector<std::string>& object_paths, const std::string& out_path) {
   TempFile log;
-  std::vector<std::string> argv_s = {"cc", "-shared", "-o", out_path, object_path, "-lm", "-Wl,-z,defs"};
+  std::vector<std::string> argv_s = {"cc", "-shared", "-o", out_path};
+  argv_s.insert(argv_s.end(), object_paths.begin(), object_paths.end());
+  for (const char* a : {"-lm", "-Wl,-z,defs"}) argv_s.emplace_back(a);
   std::vector<char*> argv;
   for (std::string& s : argv_s) argv.push_back(s.data());
   argv.push_back(nullptr);

@@ -4,13 +4,14 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace kiln::llvm_backend {
 
-// Links `object_path` into the shared library `out_path` with
+// Links the objects into the shared library `out_path` with
 // `cc -shared ... -lm -Wl,-z,defs`: every symbol must resolve from libc,
 // libm or the compiler's runtime library, which is what lets any process
 // load the result. Throws kiln::Error with the linker's output on failure.
-void link_shared_library(const std::string& object_path, const std::string& out_path);
+void link_shared_library(const std::vector<std::string>& object_paths, const std::string& out_path);
 
 }  // namespace kiln::llvm_backend

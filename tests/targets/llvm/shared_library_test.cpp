@@ -88,6 +88,32 @@ int run_in_child(const std::string& path) {
   return dlclose(h) == 0 ? 0 : 6;
 }
 
+TEST(SharedLibrary, OneLibraryHoldsManyKernels) {
+  // A model's kernels go into one library, each found by its name.
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("kiln_test_many_" + std::to_string(getpid()) + ".so")).string();
+  PrimFunc first = library_kernel();
+  PrimFunc second("doubled", first->params, [&] {
+    Var i("i");
+    return loop(i, kN, st(first->params[1], ld(first->params[0], i) * 2.0f, i));
+  }());
+  export_shared_library({first, second}, host(), path, /*threads=*/2);
+  ThreadPool pool(1);
+  NDArray a = random_array(DataType::Float32(), kN, 61), c(DataType::Float32(), {kN});
+  ASSERT_EQ(load_shared_library(path, "doubled")->call_arrays({&a, &c}, pool), 0);
+  for (int e = 0; e < kN; ++e) ASSERT_EQ(c.data_as<float>()[e], 2 * a.data_as<float>()[e]) << e;
+  ASSERT_EQ(load_shared_library(path, "exported")->call_arrays({&a, &c}, pool), 0);
+  for (int e = 0; e < kN; ++e) ASSERT_NEAR(c.data_as<float>()[e], expected(a.data_as<float>()[e]), 1e-5) << e;
+  std::filesystem::remove(path);
+  try {
+    export_shared_library({first, first}, host(), path);
+    FAIL() << "two kernels of one name were exported";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("two kernels called 'exported'"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
 TEST_F(SharedLibraryTest, RunsInAChildThroughDlopenAlone) {
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
