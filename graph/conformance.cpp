@@ -26,7 +26,9 @@ std::vector<NDArray> read_numbered(const fs::path& dir, const std::string& stem)
   return out;
 }
 
-std::string compare(const NDArray& got, const NDArray& want, size_t k, double rtol, double atol) {
+}  // namespace
+
+std::string compare_output(const NDArray& got, const NDArray& want, size_t k, double rtol, double atol) {
   std::ostringstream why;
   if (got.shape() != want.shape() || got.dtype() != want.dtype()) {
     why << "output " << k << " is " << got.dtype().str() << " of " << got.numel() << " elements, expected "
@@ -45,7 +47,6 @@ std::string compare(const NDArray& got, const NDArray& want, size_t k, double rt
   return "";
 }
 
-}  // namespace
 
 const char* status_name(TestCaseResult::Status s) {
   switch (s) {
@@ -85,7 +86,7 @@ TestCaseResult run_test_case(const std::string& dir, double rtol, double atol) {
       if (got.size() != want.size())
         KILN_USER_ERROR() << "the graph has " << got.size() << " outputs, the data set " << want.size();
       for (size_t k = 0; k < got.size(); ++k)
-        if (std::string why = compare(got[k], want[k], k, rtol, atol); !why.empty()) {
+        if (std::string why = compare_output(got[k], want[k], k, rtol, atol); !why.empty()) {
           r.detail = set.filename().string() + ": " + why;
           return r;
         }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "targets/runtime/ndarray.h"
+
 namespace kiln::graph {
 
 // Where Debian's libonnx-testdata puts the node tests.
@@ -26,6 +28,11 @@ const char* status_name(TestCaseResult::Status s);
 // atol 1e-7). A model kiln refuses as not supported (an operator, opset,
 // dtype or attribute) is kUnsupported; any other error or a mismatch is
 // kFail.
+// "" when output k is `want` within |got - want| <= atol + rtol * |want|
+// (NaN where NaN is wanted, the same infinity); else what differs first.
+std::string compare_output(const NDArray& got, const NDArray& want, size_t k, double rtol = 1e-3,
+                           double atol = 1e-7);
+
 TestCaseResult run_test_case(const std::string& dir, double rtol = 1e-3, double atol = 1e-7);
 
 // The test case folders under `root`, sorted by name.

@@ -92,6 +92,11 @@ std::vector<FusedGroup> fuse_operators(const Graph& g) {
           group.inputs.push_back(id);
     groups.push_back(std::move(group));
   }
+  // In the order they run: a group runs where its last node was, after
+  // every node that writes what it reads (a residual add's other operand,
+  // computed after the convolution that starts the group, included).
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const FusedGroup& a, const FusedGroup& b) { return a.nodes.back() < b.nodes.back(); });
   return groups;
 }
 

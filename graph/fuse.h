@@ -38,6 +38,7 @@ struct FusedGroup {
   std::vector<int> outputs;   // what it produces: the used outputs of its last node
 };
 
+// The groups in an order they can run in: by their last node.
 std::vector<FusedGroup> fuse_operators(const Graph& g);
 
 // The groups as text, one per line: "%out = Conv+BatchNormalization+Relu(%x, %w, ...)".

@@ -1,6 +1,7 @@
 #include "search/evolutionary.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <unordered_map>
@@ -31,7 +32,11 @@ class EvolutionarySearch final : public SearchStrategy {
     features_.clear();  // this round's population only; the training set keeps its own
     std::vector<Candidate> population = initial_population(ctx);
     std::unordered_map<uint64_t, Scored> explored;
+    const auto start = std::chrono::steady_clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    double generation_s = 0;  // the last generation's scoring and breeding
     for (int g = 0; g < o_.generations && !population.empty(); ++g) {
+      const double generation_start = elapsed();
       std::vector<uint64_t> keys(population.size());
       for (size_t i = 0; i < population.size(); ++i) keys[i] = population[i].trace.fingerprint();
       std::vector<double> scores = score(population, keys);
@@ -41,7 +46,12 @@ class EvolutionarySearch final : public SearchStrategy {
       // batch) selects nothing: its generations would be random walks, so
       // the first batch is the fresh draws themselves.
       if (std::adjacent_find(scores.begin(), scores.end(), std::not_equal_to<>()) == scores.end()) break;
-      if (g + 1 < o_.generations) population = next_generation(ctx, population, scores, rand);
+      if (g + 1 == o_.generations) break;
+      // Past the first generation of children, none that would end past
+      // the budget starts (the last one's time is the estimate).
+      if (g >= 1 && ctx.search_budget_s > 0 && elapsed() + generation_s > ctx.search_budget_s) break;
+      population = next_generation(ctx, population, scores, rand);
+      generation_s = elapsed() - generation_start;
     }
     std::vector<Scored> ranked;
     for (auto& [key, s] : explored) ranked.push_back(std::move(s));

@@ -6,7 +6,9 @@
 //      an untrained one does): the model scores the population, parents are
 //      drawn in proportion to their scores, and each child is its parent
 //      with one decision mutated (mutate.h) or, sometimes, the parent again;
-//      nothing measured before enters;
+//      nothing measured before enters; fewer generations when the round's
+//      search budget (SearchContext::search_budget_s) runs out, never
+//      fewer than one of children;
 //   3. the batch: the best-scored candidates seen in any generation, and an
 //      ε share of fresh random draws, so the model keeps learning about the
 //      parts of the space it rates low.

@@ -35,6 +35,10 @@ struct SearchContext {
   // (register_designs.h): measured first too, after the similar ones.
   std::vector<Trace> register_designs;
   uint64_t seed = 1;
+  // Seconds a propose may spend evolving (0: no limit). A strategy with
+  // generations starts no new one it expects to finish past this, after
+  // the first; the tuner sets it each round (TuneOptions::search_share).
+  double search_budget_s = 0;
   // Draws (and mutations) that made no candidate, by failure kind: a space
   // whose draws keep failing says so instead of stalling.
   std::map<std::string, int64_t> failed_draws;

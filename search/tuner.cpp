@@ -114,6 +114,20 @@ std::vector<Trace> similar_designs(tuning::Database& db, const tuning::WorkloadE
 
 }  // namespace
 
+double time_default_program(const TuneTask& task, const TuneOptions& o, const TuneServices& services) {
+  const PrimFunc f = canonical_workload(task.func);
+  rpc::BuildResult built = services.builder.build({{f, std::nullopt, o.target}}).front();
+  if (!built.ok()) return 0;
+  const Reference ref{task.entry.key, built.artifact, check_tolerance(f)};
+  rpc::TimingConfig timing = o.timing;
+  timing.best_known_s = 0;
+  std::vector<rpc::MeasureResult> m = measure_built(services.runner, {built}, ref, timing);
+  if (m.empty() || !m[0].ok() || m[0].times_s.empty()) return 0;
+  std::vector<double> t = m[0].times_s;
+  std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
+  return t[t.size() / 2];
+}
+
 TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& services, SearchStrategy& strategy,
                 const std::function<void(const TuneProgress&)>& on_progress, const std::atomic<bool>* stop) {
   const auto t0 = Clock::now();
@@ -210,6 +224,9 @@ TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& 
     t = Clock::now();
     strategy.update(ctx, batch, secs);
     p.update_s = seconds_since(t);
+    if (o.search_share > 0)
+      ctx.search_budget_s = std::max(
+          1e-3, o.search_share / (1 - o.search_share) * (p.build_s + p.measure_s) - p.update_s);
 
     result.measured_now += static_cast<int64_t>(batch.size());
     p.trials_done += static_cast<int64_t>(batch.size());

@@ -56,6 +56,13 @@ struct TuneOptions {
   int final_top = 5;
   int final_repeat = 10;
   double final_min_repeat_ms = 100;
+  // The share of a round the search and its model aim to take at most:
+  // each propose may evolve for share / (1 - share) of the last round's
+  // build and measurement time, less that round's model update
+  // (SearchContext::search_budget_s), always at least one generation. A
+  // workload whose candidates build in a blink gets fewer generations,
+  // not a search that outweighs its measurements. 0: no limit.
+  double search_share = 0.18;
   // best_known_s is the tuner's: each batch carries the best so far.
   rpc::TimingConfig timing;
 };
@@ -101,6 +108,11 @@ struct TuneResult {
   std::optional<tuning::TuningRecord> best;
   bool stopped = false;      // stop was asked for
 };
+
+// Seconds one run of the task's default program takes (the median of the
+// runner's repeats): the untuned time a model's tuning compares with. 0
+// when it fails to build or run.
+double time_default_program(const TuneTask& task, const TuneOptions& options, const TuneServices& services);
 
 TuneResult tune(const TuneTask& task, const TuneOptions& options, const TuneServices& services,
                 SearchStrategy& strategy, const std::function<void(const TuneProgress&)>& on_progress = {},

@@ -25,13 +25,10 @@
 
 #include "core/error.h"
 #include "ops/workload.h"
-#include "costmodel/features.h"
-#include "costmodel/random_model.h"
-#include "costmodel/xgb_model.h"
-#include "search/evolutionary.h"
 #include "search/tuner.h"
 #include "tools/commands.h"
 #include "tools/duration.h"
+#include "tools/tune_session.h"
 #include "tuning_logs/sqlite_database.h"
 #include "tuning_logs/workload_entry.h"
 
@@ -59,22 +56,6 @@ struct Args {
   bool json = false;
   std::string curve;
 };
-
-std::atomic<bool> g_stop{false};
-
-extern "C" void on_interrupt(int) {
-  g_stop = true;
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends it at once
-}
-
-std::string clock_text(double s) {
-  const int64_t t = static_cast<int64_t>(s + 0.5);
-  std::ostringstream os;
-  if (t >= 3600) os << t / 3600 << "h" << std::setw(2) << std::setfill('0') << (t / 60) % 60 << "m";
-  else if (t >= 60) os << t / 60 << "m" << std::setw(2) << std::setfill('0') << t % 60 << "s";
-  else os << t << "s";
-  return os.str();
-}
 
 nlohmann::json progress_json(const search::TuneProgress& p) {
   return {{"round", p.round},         {"trials", p.trials_done},     {"errors", p.errors},
@@ -116,19 +97,6 @@ void show_progress(const search::TuneProgress& p, bool terminal) {
   std::cerr << "\n";
 }
 
-// "xgb" and "random" are fresh models; anything else is a saved model's file.
-// A fresh XGBoost model trains on the search's threads: its update runs
-// between batches, when the machine is otherwise idle, as the search does.
-std::unique_ptr<costmodel::CostModel> make_model(const std::string& which, uint64_t seed, int threads) {
-  if (which == "random") return costmodel::make_random_model(seed);
-  if (which == "xgb")
-    return costmodel::make_xgb_model({.feature_version = costmodel::kFeatureVersion,
-                                      .feature_length = costmodel::kFeatureLength,
-                                      .nthread = threads,
-                                      .seed = seed});
-  return costmodel::load_cost_model(which, costmodel::kFeatureVersion);
-}
-
 void run(const Args& a) {
   ops::Workload w = ops::parse_workload(a.workload);
   PrimFunc f = ops::build_workload(w);
@@ -155,11 +123,7 @@ void run(const Args& a) {
   o.timing.slow_factor = a.slow_factor;
   // The search runs between batches, on the machine's cores.
   const int search_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  std::unique_ptr<search::SearchStrategy> strategy =
-      a.strategy == "random"
-          ? search::make_random_search(search_threads)
-          : search::make_evolutionary_search(make_model(a.cost_model, a.seed, search_threads),
-                                                 {.threads = search_threads});
+  std::unique_ptr<search::SearchStrategy> strategy = make_strategy(a.strategy, a.cost_model, a.seed, search_threads);
 
   const bool terminal = isatty(STDERR_FILENO);
   std::ofstream curve;
@@ -170,15 +134,17 @@ void run(const Args& a) {
   std::cerr << "kiln: tuning " << w.str() << " (" << entry.key << ") for '" << o.target.str() << "': " << a.trials
             << " trials, " << a.strategy << " search"
             << (a.strategy == "random" ? "" : " with cost model " + a.cost_model) << ", into " << a.db << "\n";
-  std::signal(SIGINT, on_interrupt);
-  search::TuneResult r =
+  search::TuneResult r;
+  {
+    StopOnInterrupt interrupt;
+    r =
       search::tune({entry, f}, o, {*db, builder, *runner}, *strategy,
                    [&](const search::TuneProgress& p) {
                      show_progress(p, terminal);
                      if (curve.is_open() && p.final_measured == 0) curve << progress_json(p).dump() << std::endl;
                    },
-                   &g_stop);
-  std::signal(SIGINT, SIG_DFL);
+                   interrupt.stop());
+  }
   if (terminal && r.last.round > 0 && r.last.final_measured == 0) std::cerr << "\n";
   if (r.stopped) std::cerr << "kiln: stopped; every measured batch is in " << a.db << "\n";
 

@@ -15,5 +15,8 @@ void add_db(CLI::App& app);
 void add_tune_op(CLI::App& app);
 void add_costmodel(CLI::App& app);
 void add_graph(CLI::App& app);
+void add_compile(CLI::App& app);
+void add_run(CLI::App& app);
+void add_tune(CLI::App& app);
 
 }  // namespace kiln::cli

@@ -15,6 +15,9 @@ int main(int argc, char** argv) {
   kiln::cli::add_tune_op(app);
   kiln::cli::add_costmodel(app);
   kiln::cli::add_graph(app);
+  kiln::cli::add_compile(app);
+  kiln::cli::add_run(app);
+  kiln::cli::add_tune(app);
   auto is_command = [&](const std::string& name) {
     for (const CLI::App* sub : app.get_subcommands({}))
       if (sub->get_name() == name) return true;

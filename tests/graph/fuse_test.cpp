@@ -72,5 +72,18 @@ TEST(Fuse, DataMovementChainsTogetherAndFoldedNodesAreNoGroup) {
   EXPECT_EQ(op_pattern(Node{"n", "Softmax", {}, {}, {}}), OpPattern::kReduction);
 }
 
+TEST(Fuse, AGroupRunsWhereItsLastNodeWas) {
+  // The skip's 1x1 convolution comes after the convolution its add joins:
+  // the group Conv+Add runs after it, where the Add was.
+  ModelBuilder m;
+  m.input("x", {1, 4, 6, 6}).weights("w", {4, 4, 3, 3}).weights("wd", {4, 4, 1, 1}).output("y");
+  testing::set_ints(m.node("Conv", {"x", "w"}, {"c"}), "pads", {1, 1, 1, 1});
+  m.node("Conv", {"x", "wd"}, {"d"});
+  m.node("Add", {"c", "d"}, {"y"});
+  EXPECT_EQ(fused(m),
+            "%d = Conv(%x, %wd)\n"
+            "%y = Conv+Add(%x, %w, %d)\n");
+}
+
 }  // namespace
 }  // namespace kiln::graph

@@ -63,5 +63,44 @@ TEST(Evolutionary, ProposesTheSameOnOneThreadAndOnTwo) {
   EXPECT_EQ(all.size(), 24u);
 }
 
+// A model that scores by a made-up function of the features and counts
+// how many populations it scored: one per generation.
+class CountingModel final : public costmodel::CostModel {
+ public:
+  explicit CountingModel(int* populations) : populations_(populations) {}
+  void update(const std::vector<costmodel::ProgramFeatures>&, const std::vector<double>&) override {}
+  std::vector<double> predict(const std::vector<costmodel::ProgramFeatures>& programs) const override {
+    ++*populations_;
+    std::vector<double> out;
+    for (const costmodel::ProgramFeatures& p : programs) out.push_back(p.rows.empty() ? 0.0 : p.rows[7] + p.rows.size());
+    return out;
+  }
+  void save(const std::string&) const override {}
+  std::string kind() const override { return "counting"; }
+  int64_t num_trained() const override { return 0; }
+
+ private:
+  int* populations_;
+};
+
+int generations_run(double budget_s) {
+  int populations = 0;
+  SearchContext ctx = context_of("matmul:M=16,N=16,K=16");
+  ctx.search_budget_s = budget_s;
+  auto s = make_evolutionary_search(std::make_unique<CountingModel>(&populations),
+                                    {.population = 32, .generations = 4, .threads = 1});
+  EXPECT_EQ(s->propose(ctx, 8).size(), 8u);
+  return populations;
+}
+
+TEST(Evolutionary, ASpentBudgetStopsTheGenerationsAfterTheFirstChildren) {
+  // Before: the initial population and three generations of children, all
+  // scored. With a budget already spent: the initial population and one
+  // generation of children, never fewer.
+  EXPECT_EQ(generations_run(0), 4);
+  EXPECT_EQ(generations_run(1e-9), 2);
+  EXPECT_EQ(generations_run(3600), 4);
+}
+
 }  // namespace
 }  // namespace kiln::search

@@ -1,0 +1,263 @@
+#include "graph/compiled_model.h"
+
+#include <cstring>
+#include <map>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/json.h"
+#include "graph/memory_plan.h"
+#include "targets/codegen/llvm/build_llvm.h"
+#include "targets/lower.h"
+#include "targets/runtime/shared_library.h"
+
+namespace kiln::graph {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kLibrary = "kernels.so";
+constexpr const char* kPlan = "model.json";
+constexpr const char* kWeights = "weights.bin";
+
+std::string kernel_name(size_t task) { return "task" + std::to_string(task); }
+
+json tensor_json(const Value& v) { return {{"name", v.name}, {"dtype", v.dtype.str()}, {"shape", v.shape}}; }
+
+}  // namespace
+
+void write_compiled_model(const Graph& g, const std::vector<FusedGroup>& groups, const std::vector<Task>& tasks,
+                          const std::vector<PrimFunc>& scheduled, const Target& target, const std::string& dir,
+                          int threads) {
+  KILN_ICHECK(scheduled.size() == tasks.size()) << "a schedule per task";
+  std::filesystem::create_directories(dir);
+
+  // The kernels: each task's function, lowered, under the task's kernel name.
+  std::vector<PrimFunc> kernels;
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    PrimFunc lowered = lower(scheduled[t], target);
+    kernels.emplace_back(kernel_name(t), lowered->params, lowered->body, lowered->attrs);
+  }
+  export_shared_library(kernels, target, (std::filesystem::path(dir) / kLibrary).string(), threads);
+
+  // Where each value lives.
+  const MemoryPlan plan = plan_memory(g, groups);
+  std::map<int, json> storage;
+  for (size_t k = 0; k < g.inputs.size(); ++k) storage[g.inputs[k]] = {{"kind", "input"}, {"index", k}};
+  std::ofstream weights((std::filesystem::path(dir) / kWeights).string(), std::ios::binary);
+  int64_t weight_bytes = 0;
+  auto place = [&](int id) {
+    if (storage.count(id)) return;
+    const Value& v = g.value(id);
+    if (v.is_constant()) {
+      const int64_t bytes = static_cast<int64_t>(v.data->nbytes());
+      storage[id] = {{"kind", "weight"}, {"offset", weight_bytes}};
+      weights.write(static_cast<const char*>(v.data->data()), bytes);
+      const int64_t padded = (bytes + MemoryPlan::kAlignment - 1) / MemoryPlan::kAlignment * MemoryPlan::kAlignment;
+      for (int64_t i = bytes; i < padded; ++i) weights.put('\0');
+      weight_bytes += padded;
+      return;
+    }
+    const int64_t offset = plan.offset[static_cast<size_t>(id)];
+    if (offset != MemoryPlan::kNotPlanned) storage[id] = {{"kind", "arena"}, {"offset", offset}};
+  };
+  for (size_t k = 0; k < g.outputs.size(); ++k)
+    if (!storage.count(g.outputs[k]) && !g.value(g.outputs[k]).is_constant())
+      storage[g.outputs[k]] = {{"kind", "output"}, {"index", k}};
+  std::vector<size_t> task_of(groups.size());
+  for (size_t t = 0; t < tasks.size(); ++t)
+    for (size_t gi : tasks[t].groups) task_of[gi] = t;
+  json calls = json::array();
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const GroupFunction gf = group_function(g, groups[gi]);
+    for (int id : gf.args) place(id);
+    calls.push_back({{"kernel", kernel_name(task_of[gi])}, {"args", gf.args}});
+  }
+  for (int id : g.outputs) place(id);  // an output that is a constant
+  if (!weights) KILN_USER_ERROR() << "cannot write " << (std::filesystem::path(dir) / kWeights).string();
+
+  json values = json::object();
+  for (const auto& [id, where] : storage) {
+    json v = tensor_json(g.value(id));
+    v["storage"] = where;
+    values[std::to_string(id)] = v;
+  }
+  json doc = {{"kiln_compiled_model", kCompiledModelVersion},
+              {"target", target.str()},
+              {"kernels", tasks.size()},
+              {"inputs", g.inputs},
+              {"outputs", g.outputs},
+              {"values", values},
+              {"calls", calls},
+              {"arena_bytes", plan.arena_bytes},
+              {"weight_bytes", weight_bytes}};
+  std::ofstream out((std::filesystem::path(dir) / kPlan).string());
+  out << doc.dump(1) << "\n";
+  if (!out) KILN_USER_ERROR() << "cannot write " << (std::filesystem::path(dir) / kPlan).string();
+}
+
+// ---------------------------------------------------------------------------
+
+namespace {
+
+enum class Kind { kInput, kOutput, kWeight, kArena };
+
+struct Slot {
+  TensorInfo info;
+  Kind kind = Kind::kArena;
+  int64_t at = 0;  // the input or output index, or the byte offset
+  size_t bytes = 0;
+};
+
+struct Call {
+  size_t kernel;
+  std::vector<int> args;  // slot ids
+};
+
+}  // namespace
+
+struct CompiledModel::Impl {
+  std::string dir, target;
+  std::vector<std::unique_ptr<CompiledKernel>> kernels;
+  std::map<int, Slot> slots;
+  std::vector<int> inputs, outputs;
+  std::vector<TensorInfo> input_info, output_info;
+  std::vector<Call> calls;
+  NDArray weights, arena;
+  int64_t arena_bytes = 0;
+
+  [[noreturn]] void fail(const std::string& file, const std::string& what) const {
+    KILN_USER_ERROR() << (std::filesystem::path(dir) / file).string() << ": " << what;
+  }
+};
+
+CompiledModel::CompiledModel() : impl_(std::make_unique<Impl>()) {}
+CompiledModel::CompiledModel(CompiledModel&&) noexcept = default;
+CompiledModel& CompiledModel::operator=(CompiledModel&&) noexcept = default;
+CompiledModel::~CompiledModel() = default;
+
+CompiledModel CompiledModel::load(const std::string& dir) {
+  CompiledModel m;
+  Impl& s = *m.impl_;
+  s.dir = dir;
+  const std::string plan_path = (std::filesystem::path(dir) / kPlan).string();
+  std::ifstream in(plan_path);
+  if (!in) KILN_USER_ERROR() << "not a compiled model: cannot read " << plan_path;
+  json doc;
+  try {
+    doc = json::parse(in);
+    if (doc.at("kiln_compiled_model").get<int>() != kCompiledModelVersion)
+      s.fail(kPlan, "written by another version of kiln (format " + doc.at("kiln_compiled_model").dump() +
+                        ", this one reads " + std::to_string(kCompiledModelVersion) + "); compile it again");
+    s.target = doc.at("target").get<std::string>();
+    s.arena_bytes = doc.at("arena_bytes").get<int64_t>();
+    for (const auto& [key, v] : doc.at("values").items()) {
+      Slot slot;
+      slot.info = {v.at("name").get<std::string>(), DataType::parse(v.at("dtype").get<std::string>()),
+                   v.at("shape").get<std::vector<int64_t>>()};
+      const std::string kind = v.at("storage").at("kind").get<std::string>();
+      slot.kind = kind == "input" ? Kind::kInput : kind == "output" ? Kind::kOutput : kind == "weight" ? Kind::kWeight
+                  : kind == "arena" ? Kind::kArena : (s.fail(kPlan, "value " + key + " lives in '" + kind + "'"), Kind::kArena);
+      slot.at = v.at("storage").at(slot.kind == Kind::kInput || slot.kind == Kind::kOutput ? "index" : "offset").get<int64_t>();
+      int64_t numel = 1;
+      for (int64_t d : slot.info.shape) numel *= d;
+      slot.bytes = static_cast<size_t>(numel) * static_cast<size_t>(slot.info.dtype.bytes());
+      s.slots[std::stoi(key)] = std::move(slot);
+    }
+    auto info_of = [&](int id) {
+      auto it = s.slots.find(id);
+      if (it == s.slots.end()) s.fail(kPlan, "value " + std::to_string(id) + " is used but not described");
+      return it->second.info;
+    };
+    s.inputs = doc.at("inputs").get<std::vector<int>>();
+    s.outputs = doc.at("outputs").get<std::vector<int>>();
+    for (int id : s.inputs) s.input_info.push_back(info_of(id));
+    for (int id : s.outputs) s.output_info.push_back(info_of(id));
+    const size_t num_kernels = doc.at("kernels").get<size_t>();
+    const std::string lib = (std::filesystem::path(dir) / kLibrary).string();
+    for (size_t k = 0; k < num_kernels; ++k) s.kernels.push_back(load_shared_library(lib, kernel_name(k)));
+    for (const json& c : doc.at("calls")) {
+      const std::string name = c.at("kernel").get<std::string>();
+      size_t k = 0;
+      while (k < num_kernels && kernel_name(k) != name) ++k;
+      if (k == num_kernels) s.fail(kPlan, "a call of kernel '" + name + "', which the library does not hold");
+      Call call{k, c.at("args").get<std::vector<int>>()};
+      if (call.args.size() != s.kernels[k]->params().size())
+        s.fail(kPlan, "a call of '" + name + "' with " + std::to_string(call.args.size()) + " arguments; it takes " +
+                          std::to_string(s.kernels[k]->params().size()));
+      for (int id : call.args) info_of(id);
+      s.calls.push_back(std::move(call));
+    }
+  } catch (const json::exception& e) {
+    s.fail(kPlan, std::string("corrupt: ") + e.what());
+  }
+
+  const std::string weights_path = (std::filesystem::path(dir) / kWeights).string();
+  const auto weight_bytes = static_cast<int64_t>(doc.at("weight_bytes").get<int64_t>());
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(weights_path, ec);
+  if (ec || static_cast<int64_t>(size) != weight_bytes)
+    s.fail(kWeights, "holds " + (ec ? std::string("nothing readable") : std::to_string(size) + " bytes") + ", the plan says " +
+                         std::to_string(weight_bytes));
+  s.weights = NDArray(DataType::UInt(8), {std::max<int64_t>(weight_bytes, 1)});
+  std::ifstream w(weights_path, std::ios::binary);
+  w.read(static_cast<char*>(s.weights.data()), weight_bytes);
+  if (!w) s.fail(kWeights, "cannot be read");
+  for (const auto& [id, slot] : s.slots) {
+    const bool in_weights = slot.kind == Kind::kWeight;
+    if ((in_weights || slot.kind == Kind::kArena) &&
+        slot.at + static_cast<int64_t>(slot.bytes) > (in_weights ? weight_bytes : s.arena_bytes))
+      s.fail(kPlan, "value '" + slot.info.name + "' lies past the end of the " + (in_weights ? "weights" : "arena"));
+  }
+  s.arena = NDArray(DataType::UInt(8), {std::max<int64_t>(s.arena_bytes, 1)});
+  return m;
+}
+
+const std::vector<TensorInfo>& CompiledModel::inputs() const { return impl_->input_info; }
+const std::vector<TensorInfo>& CompiledModel::outputs() const { return impl_->output_info; }
+const std::string& CompiledModel::target() const { return impl_->target; }
+int64_t CompiledModel::arena_bytes() const { return impl_->arena_bytes; }
+size_t CompiledModel::num_calls() const { return impl_->calls.size(); }
+
+std::vector<NDArray> CompiledModel::run(const std::vector<NDArray>& inputs, ThreadPool& pool) {
+  Impl& s = *impl_;
+  if (inputs.size() != s.input_info.size())
+    KILN_USER_ERROR() << "the model takes " << s.input_info.size() << " inputs, not " << inputs.size();
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const TensorInfo& t = s.input_info[k];
+    if (inputs[k].dtype() != t.dtype || inputs[k].shape() != t.shape)
+      KILN_USER_ERROR() << "input '" << t.name << "' must be " << t.dtype.str() << " of shape "
+                        << json(t.shape).dump() << ", not " << inputs[k].dtype().str() << " of shape "
+                        << json(inputs[k].shape()).dump();
+  }
+  std::vector<NDArray> outputs;
+  for (const TensorInfo& t : s.output_info) outputs.emplace_back(t.dtype, t.shape);
+  auto pointer = [&](int id) -> void* {
+    const Slot& slot = s.slots.at(id);
+    switch (slot.kind) {
+      case Kind::kInput: return const_cast<void*>(inputs[static_cast<size_t>(slot.at)].data());
+      case Kind::kOutput: return outputs[static_cast<size_t>(slot.at)].data();
+      case Kind::kWeight: return static_cast<char*>(s.weights.data()) + slot.at;
+      case Kind::kArena: return static_cast<char*>(s.arena.data()) + slot.at;
+    }
+    return nullptr;
+  };
+  std::vector<void*> args;
+  for (const Call& c : s.calls) {
+    args.clear();
+    for (int id : c.args) args.push_back(pointer(id));
+    const int32_t status = s.kernels[c.kernel]->call(args, pool);
+    if (status != 0) KILN_USER_ERROR() << "kernel '" << s.kernels[c.kernel]->name() << "' failed with status " << status;
+  }
+  // Outputs that no call writes: a model input or a constant passed through.
+  for (size_t k = 0; k < s.outputs.size(); ++k) {
+    const Slot& slot = s.slots.at(s.outputs[k]);
+    if (slot.kind != Kind::kOutput) std::memcpy(outputs[k].data(), pointer(s.outputs[k]), slot.bytes);
+  }
+  return outputs;
+}
+
+}  // namespace kiln::graph

@@ -1,0 +1,70 @@
+// A compiled model: what `kiln compile` writes and `kiln run` loads.
+//
+//   OUT/kernels.so    one kernel per task ("task0", "task1", ...): every fused
+//                     group calls its task's kernel
+//   OUT/model.json    the model's inputs and outputs, the calls in order
+//                     (kernel, argument values), where each value lives:
+//                     the caller's input or output, the weights, or an
+//                     offset in the arena of the static memory plan
+//   OUT/weights.bin   the constants kernels read, each 64-byte aligned
+//
+// Running it needs no LLVM and no graph: the library, the plan and the
+// weights. The arena is allocated once per CompiledModel and reused by
+// every run; runs of one CompiledModel do not overlap.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/fuse.h"
+#include "graph/graph.h"
+#include "graph/tasks.h"
+#include "targets/runtime/compiled_kernel.h"
+#include "targets/runtime/ndarray.h"
+#include "targets/runtime/thread_pool.h"
+#include "targets/target.h"
+
+namespace kiln::graph {
+
+inline constexpr int kCompiledModelVersion = 1;
+
+// Writes the model into `dir` (created if missing). `scheduled[t]` is task
+// t's function as it should run (block form: tuned, or the default
+// program); each is lowered for `target` and compiled, on up to `threads`
+// threads.
+void write_compiled_model(const Graph& g, const std::vector<FusedGroup>& groups, const std::vector<Task>& tasks,
+                          const std::vector<PrimFunc>& scheduled, const Target& target, const std::string& dir,
+                          int threads);
+
+struct TensorInfo {
+  std::string name;
+  DataType dtype;
+  std::vector<int64_t> shape;
+};
+
+class CompiledModel {
+ public:
+  // Throws kiln::Error naming the file and what is wrong with it.
+  static CompiledModel load(const std::string& dir);
+  CompiledModel(CompiledModel&&) noexcept;
+  CompiledModel& operator=(CompiledModel&&) noexcept;
+  ~CompiledModel();
+
+  const std::vector<TensorInfo>& inputs() const;
+  const std::vector<TensorInfo>& outputs() const;
+  const std::string& target() const;
+  int64_t arena_bytes() const;
+  size_t num_calls() const;
+
+  // One inference. Throws kiln::Error for inputs of the wrong number, dtype
+  // or shape, and for a kernel that fails (naming it).
+  std::vector<NDArray> run(const std::vector<NDArray>& inputs, ThreadPool& pool);
+
+ private:
+  CompiledModel();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kiln::graph

@@ -1,0 +1,92 @@
+// Tuning many tasks with one budget: a model's tasks (graph/tasks.h), each
+// a workload with a weight (how many times the model runs it).
+//
+// The job goes in rounds; a round gives one task one batch (tune() asked
+// for one batch more than the task has). Which task, after each has had
+// one round:
+//  - gradient (Ansor's task scheduler): the task whose weighted latency is
+//    expected to drop most per trial. Per task i, with g its best time, w
+//    its weight and t its trials,
+//        grad = w · (α · (g − g_before) / trials_since + (1 − α) · (−g / t))
+//    the first term how fast it improved over its last round, the second
+//    the drop if doubling its trials halved its time; the most negative
+//    wins. A task with no valid measurement yet comes first.
+//  - round-robin: each in turn.
+// A task stops getting rounds at its trial cap or when its space holds
+// nothing new. Each task keeps its search strategy (and so its cost model)
+// across its rounds. The job ends when the trials or the time are spent, or
+// when asked to stop; every batch is in the database by then, and a rerun
+// resumes from it (a task's trials count what the database holds).
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "search/strategy.h"
+#include "search/tuner.h"
+
+namespace kiln::search {
+
+struct SchedulerTask {
+  TuneTask task;
+  int64_t weight = 1;
+  std::string name;  // for progress lines: "Conv+Relu"
+};
+
+struct TaskSchedulerOptions {
+  enum class Policy { kGradient, kRoundRobin };
+  Policy policy = Policy::kGradient;
+  int64_t trials = 0;            // this run's trials across tasks (0: until the caps or the time)
+  int64_t trials_per_task = 0;   // a task's cap, earlier runs included (0: none)
+  double time_budget_s = 0;      // 0: none
+  double alpha = 0.2;            // Ansor's weight of the observed improvement
+  // Per round: target, batch size, seed, timing, final measurement (run
+  // once per task at the end, not after each round).
+  TuneOptions tune;
+};
+
+struct TaskState {
+  int64_t trials = 0;       // earlier runs included
+  double best_secs = 0;     // 0: no valid measurement yet
+  double untuned_secs = 0;  // the default program, timed at the start; 0: it failed
+  int rounds = 0;           // this run's
+  bool done = false;        // at its cap, or its space holds nothing new
+  // For the gradient: the best and the trials before its last round.
+  double best_before = 0;
+  int64_t trials_before = 0;
+};
+
+struct SchedulerProgress {
+  int round = 0;
+  size_t task = 0;  // the task this round tuned
+  const std::vector<TaskState>* tasks = nullptr;
+  int64_t trials_now = 0;  // this run's, all tasks
+  int tasks_tuned = 0;     // with a valid measurement
+  // Σ weight · time: the best of each task (its untuned time where it has
+  // none), and every task untuned.
+  double latency_s = 0, untuned_latency_s = 0;
+  double elapsed_s = 0, eta_s = 0;
+};
+
+struct SchedulerResult {
+  std::vector<TaskState> tasks;
+  SchedulerProgress last;
+  bool stopped = false;
+};
+
+using StrategyFactory = std::function<std::unique_ptr<SearchStrategy>(size_t task)>;
+
+SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSchedulerOptions& options,
+                           const TuneServices& services, const StrategyFactory& make_strategy,
+                           const std::function<void(const SchedulerProgress&)>& on_progress = {},
+                           const std::atomic<bool>* stop = nullptr);
+
+// The task a policy picks next among those not done (tasks.size() when all
+// are): exposed for tests.
+size_t pick_task(const std::vector<TaskState>& tasks, const std::vector<SchedulerTask>& defs,
+                 TaskSchedulerOptions::Policy policy, double alpha, size_t last);
+
+}  // namespace kiln::search

@@ -1,0 +1,146 @@
+// Compiled models: the kernels of every task in one library, run with the
+// static memory plan, against the reference executor; and a damaged
+// folder refused with the file and what is wrong.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+#include "graph/compiled_model.h"
+#include "graph/fuse.h"
+#include "graph/onnx_import.h"
+#include "graph/reference.h"
+#include "graph/tasks.h"
+#include "model_builder.h"
+#include "search/sample.h"
+#include "search/space.h"
+#include "tir/analysis/workload_key.h"
+
+namespace kiln::graph {
+namespace {
+
+using testing::ModelBuilder;
+using testing::set_int;
+using testing::set_ints;
+
+// A small residual network: two alike Conv+Relu groups (one task of
+// weight 2), a skip add whose other operand (a 1x1 convolution, as a
+// downsampling skip) comes after the convolution it adds to, a pool, a
+// flatten and a dense layer.
+std::string residual_model() {
+  ModelBuilder m;
+  m.input("x", {1, 4, 6, 6}).weights("w1", {4, 4, 3, 3}).weights("w2", {4, 4, 3, 3}).weights("w3", {4, 4, 3, 3});
+  m.weights("wd", {4, 4, 1, 1}).weights("fc", {5, 36}).weights("fc_b", {5}).output("y");
+  set_ints(m.node("Conv", {"x", "w1"}, {"c1"}), "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c1"}, {"a"});
+  set_ints(m.node("Conv", {"a", "w2"}, {"c2"}), "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c2"}, {"b"});
+  set_ints(m.node("Conv", {"b", "w3"}, {"c3"}), "pads", {1, 1, 1, 1});
+  m.node("Conv", {"a", "wd"}, {"d"});
+  m.node("Add", {"c3", "d"}, {"s"});
+  onnx::NodeProto& pool = m.node("MaxPool", {"s"}, {"p"});
+  set_ints(pool, "kernel_shape", {2, 2});
+  set_ints(pool, "strides", {2, 2});
+  m.node("Flatten", {"p"}, {"f"});
+  set_int(m.node("Gemm", {"f", "fc", "fc_b"}, {"y"}), "transB", 1);
+  return m.bytes();
+}
+
+class CompiledModelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = (std::filesystem::temp_directory_path() / ("kiln_model_" + std::to_string(getpid()))).string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string dir_;
+};
+
+double max_rel_error(const NDArray& got, const NDArray& want) {
+  double worst = 0;
+  for (int64_t i = 0; i < want.numel(); ++i)
+    worst = std::max(worst, std::abs(got.get(i) - want.get(i)) / (1e-4 + std::abs(want.get(i))));
+  return worst;
+}
+
+TEST_F(CompiledModelTest, RunsLikeTheReferenceUntunedAndScheduled) {
+  const Graph g = import_onnx_bytes(residual_model());
+  const std::vector<FusedGroup> groups = fuse_operators(g);
+  const std::vector<Task> tasks = extract_tasks(g, groups);
+  ASSERT_LT(tasks.size(), groups.size());  // the two alike convolutions share a kernel
+  const Target target = Target::parse("llvm -num-cores=2");
+  NDArray x(DataType::Float32(), {1, 4, 6, 6});
+  x.fill_random(3);
+  std::vector<NDArray> in;
+  in.push_back(x.copy());
+  const NDArray want = std::move(run_reference(g, in)[0]);
+
+  // Untuned: every task's default program. Then each task scheduled by a
+  // draw from its design space, as a tuned record would schedule it (in
+  // the canonical form the database keeps).
+  for (bool scheduled : {false, true}) {
+    SCOPED_TRACE(scheduled ? "scheduled" : "default programs");
+    std::vector<PrimFunc> funcs;
+    for (const Task& t : tasks) {
+      if (!scheduled) {
+        funcs.push_back(t.func);
+        continue;
+      }
+      const PrimFunc f = canonical_workload(t.func);
+      const std::vector<Trace> space = search::design_space(f, search::SpaceParams::for_target(target));
+      std::optional<search::Candidate> c;
+      for (uint64_t seed = 1; !c && seed < 20; ++seed) c = search::sample_candidate(f, space[seed % space.size()], seed);
+      ASSERT_TRUE(c) << t.name;
+      funcs.push_back(c->func);
+    }
+    write_compiled_model(g, groups, tasks, funcs, target, dir_, 2);
+    CompiledModel model = CompiledModel::load(dir_);
+    EXPECT_EQ(model.num_calls(), groups.size());
+    ASSERT_EQ(model.inputs().size(), 1u);
+    EXPECT_EQ(model.inputs()[0].shape, (std::vector<int64_t>{1, 4, 6, 6}));
+    ThreadPool pool(2);
+    for (int run = 0; run < 2; ++run) {  // the arena is reused
+      std::vector<NDArray> out = model.run(in, pool);
+      ASSERT_EQ(out.size(), 1u);
+      EXPECT_LT(max_rel_error(out[0], want), 1e-4) << "run " << run;
+    }
+    EXPECT_GT(model.arena_bytes(), 0);
+  }
+}
+
+TEST_F(CompiledModelTest, BadInputsAndDamagedFoldersAreRefusedByName) {
+  const Graph g = import_onnx_bytes(residual_model());
+  const std::vector<FusedGroup> groups = fuse_operators(g);
+  const std::vector<Task> tasks = extract_tasks(g, groups);
+  std::vector<PrimFunc> funcs;
+  for (const Task& t : tasks) funcs.push_back(t.func);
+  write_compiled_model(g, groups, tasks, funcs, Target::parse("llvm -num-cores=2"), dir_, 1);
+  auto error_of = [](auto&& f) -> std::string {
+    try {
+      f();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  {
+    CompiledModel model = CompiledModel::load(dir_);
+    ThreadPool pool(1);
+    std::vector<NDArray> wrong;
+    wrong.emplace_back(DataType::Float32(), std::vector<int64_t>{1, 4, 6, 7});
+    EXPECT_NE(error_of([&] { model.run(wrong, pool); }).find("input 'x' must be float32 of shape [1,4,6,6]"),
+              std::string::npos);
+  }
+  // A truncated weights file.
+  std::filesystem::resize_file(std::filesystem::path(dir_) / "weights.bin", 100);
+  EXPECT_NE(error_of([&] { CompiledModel::load(dir_); }).find("weights.bin: holds 100 bytes"), std::string::npos);
+  // A plan that is not JSON.
+  std::ofstream(std::filesystem::path(dir_) / "model.json") << "{ not json";
+  EXPECT_NE(error_of([&] { CompiledModel::load(dir_); }).find("model.json: corrupt"), std::string::npos);
+  EXPECT_NE(error_of([&] { CompiledModel::load(dir_ + "/nowhere"); }).find("not a compiled model"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln::graph

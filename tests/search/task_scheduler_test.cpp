@@ -1,0 +1,100 @@
+// The task scheduler: which task gets the next batch, and a short job over
+// two real tasks that shares its trials, stops at its caps and resumes.
+#include <gtest/gtest.h>
+
+#include "ops/workload.h"
+#include "search/task_scheduler.h"
+#include "support/scratch.h"
+#include "tuning_logs/sqlite_database.h"
+#include "tuning_logs/workload_entry.h"
+
+namespace kiln::search {
+namespace {
+
+using Policy = TaskSchedulerOptions::Policy;
+
+SchedulerTask task_of(const std::string& workload, int64_t weight) {
+  ops::Workload w = ops::parse_workload(workload);
+  PrimFunc f = ops::build_workload(w);
+  return {{tuning::workload_entry(f, w.op, w.str(), ops::workload_flops(w)), f}, weight, w.op};
+}
+
+TaskState state(int64_t trials, double best, int64_t trials_before, double best_before) {
+  TaskState s;
+  s.trials = trials;
+  s.best_secs = best;
+  s.trials_before = trials_before;
+  s.best_before = best_before;
+  s.rounds = 1;
+  return s;
+}
+
+TEST(PickTask, EveryTaskOnceThenWhereTheWeightedLatencyDropsMost) {
+  std::vector<SchedulerTask> defs = {task_of("matmul:M=8,N=8,K=8", 1), task_of("matmul:M=8,N=8,K=16", 3)};
+  std::vector<TaskState> s(2);
+  s[0].rounds = 1;
+  EXPECT_EQ(pick_task(s, defs, Policy::kGradient, 0.2, 0), 1u) << "task 1 has had no round";
+  // Both tuned alike, 64 trials each, 1 ms: the weight decides.
+  s = {state(64, 1e-3, 0, 0), state(64, 1e-3, 0, 0)};
+  EXPECT_EQ(pick_task(s, defs, Policy::kGradient, 0.2, 0), 1u);
+  // Task 0 still improving fast (2 ms -> 1 ms over its last 64 trials),
+  // task 1 flat at 0.1 ms: task 0's expected drop, weighted, is larger.
+  s = {state(128, 1e-3, 64, 2e-3), state(128, 1e-4, 64, 1e-4)};
+  EXPECT_EQ(pick_task(s, defs, Policy::kGradient, 0.2, 1), 0u);
+  // A task without a valid measurement comes first; a done one never.
+  s[1].best_secs = 0;
+  EXPECT_EQ(pick_task(s, defs, Policy::kGradient, 0.2, 1), 1u);
+  s[1].done = true;
+  EXPECT_EQ(pick_task(s, defs, Policy::kGradient, 0.2, 1), 0u);
+  s[0].done = true;
+  EXPECT_EQ(pick_task(s, defs, Policy::kGradient, 0.2, 1), 2u) << "all done: none";
+  // Round-robin: the next in turn.
+  s = {state(64, 1e-3, 0, 0), state(64, 1e-4, 0, 0)};
+  EXPECT_EQ(pick_task(s, defs, Policy::kRoundRobin, 0.2, 0), 1u);
+  EXPECT_EQ(pick_task(s, defs, Policy::kRoundRobin, 0.2, 1), 0u);
+}
+
+TEST(TuneTasks, SharesTheTrialsStopsAtTheCapsAndResumes) {
+  const std::vector<SchedulerTask> tasks = {task_of("matmul:M=32,N=32,K=32", 2), task_of("dense:M=4,N=32,K=32", 1)};
+  auto db = tuning::open_sqlite_database(testing::scratch_path("scheduler.db"));
+  rpc::Builder builder({.workers = 2});
+  auto runner = rpc::connect_runner("local");
+  TaskSchedulerOptions o;
+  o.trials_per_task = 8;
+  o.tune.target = Target::parse("llvm -num-cores=2");
+  o.tune.batch_size = 4;
+  o.tune.timing.repeat = 2;
+  o.tune.final_top = 0;
+  o.tune.register_designs = 2;
+  auto strategies = [](size_t) { return make_random_search(); };
+  std::vector<size_t> order;
+  SchedulerResult r = tune_tasks(tasks, o, {*db, builder, *runner}, strategies,
+                                 [&](const SchedulerProgress& p) { order.push_back(p.task); });
+  // Two batches of 4 per task, the first round of each before any second.
+  ASSERT_EQ(order.size(), 4u);
+  EXPECT_EQ(order[0], 0u);
+  EXPECT_EQ(order[1], 1u);
+  for (const TaskState& s : r.tasks) {
+    EXPECT_EQ(s.trials, 8);
+    EXPECT_TRUE(s.done);
+    EXPECT_GT(s.best_secs, 0);
+    EXPECT_GT(s.untuned_secs, 0);
+  }
+  EXPECT_EQ(r.last.trials_now, 16);
+  EXPECT_EQ(r.last.tasks_tuned, 2);
+  // The estimate: each task's best, times its weight (these tiny tasks'
+  // default programs may well be faster: no threads to start).
+  EXPECT_DOUBLE_EQ(r.last.latency_s, 2 * r.tasks[0].best_secs + r.tasks[1].best_secs);
+  EXPECT_DOUBLE_EQ(r.last.untuned_latency_s, 2 * r.tasks[0].untuned_secs + r.tasks[1].untuned_secs);
+  EXPECT_EQ(db->records_of(tasks[0].task.entry.key, o.tune.target.str()).size(), 8u);
+
+  // A rerun with a higher cap resumes: 8 more trials each, no more.
+  o.trials_per_task = 12;
+  o.trials = 6;  // this run's budget across tasks
+  SchedulerResult again = tune_tasks(tasks, o, {*db, builder, *runner}, strategies);
+  EXPECT_EQ(again.last.trials_now, 6);
+  EXPECT_EQ(again.tasks[0].trials + again.tasks[1].trials, 22);
+}
+
+}  // namespace
+}  // namespace kiln::search

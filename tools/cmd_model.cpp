@@ -1,0 +1,162 @@
+// kiln compile MODEL.onnx -o OUT [--db FILE] [--target T] [--input-shapes S]
+// kiln run OUT|MODEL.onnx [--db FILE] [--inputs DIR] [--outputs DIR] [--repeat R] [--check] [--json]
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "graph/compiled_model.h"
+#include "graph/conformance.h"
+#include "graph/onnx_import.h"
+#include "graph/reference.h"
+#include "targets/runtime/timing.h"
+#include "tools/commands.h"
+#include "tools/model_session.h"
+
+namespace kiln::cli {
+namespace {
+
+struct ModelArgs {
+  std::string model;  // .onnx, or (run) a compiled folder
+  std::string out;
+  std::string db;
+  std::string target = "llvm";
+  std::string input_shapes;
+  std::string inputs, outputs;
+  int repeat = 10;
+  int threads = 0;
+  uint64_t seed = 1;
+  bool check = false;
+  bool json = false;
+};
+
+void add_model_options(CLI::App* cmd, ModelArgs& a) {
+  cmd->add_option("--db", a.db, "apply the best schedules this tuning database holds for the model's tasks");
+  cmd->add_option("--target", a.target, "target string, e.g. 'llvm -mcpu=znver4 -num-cores=2'");
+  cmd->add_option("--input-shapes", a.input_shapes,
+                  "shapes of inputs with dynamic dimensions: \"name:[1,3,224,224] other:[1,128]\"");
+}
+
+// Compiles `a.model` into `dir`; what it printed goes to `log`.
+void compile_into(const ModelArgs& a, const std::string& dir, std::ostream& log) {
+  const Target target = Target::parse(a.target);
+  const ModelProgram m = prepare_model(a.model, a.input_shapes);
+  const std::vector<PrimFunc> scheduled = schedule_tasks(m, a.db, target);
+  const auto t0 = std::chrono::steady_clock::now();
+  graph::write_compiled_model(m.graph, m.groups, m.tasks, scheduled, target, dir, target.num_cores());
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  log << "compiled " << a.model << ": " << m.groups.size() << " fused groups, " << m.tasks.size() << " kernels, in "
+      << secs << " s, into " << dir << "\n";
+}
+
+std::vector<NDArray> read_inputs(const graph::CompiledModel& model, const ModelArgs& a) {
+  std::vector<NDArray> in;
+  for (size_t k = 0; k < model.inputs().size(); ++k) {
+    const graph::TensorInfo& t = model.inputs()[k];
+    if (!a.inputs.empty()) {
+      in.push_back(graph::read_tensor_file((std::filesystem::path(a.inputs) / ("input_" + std::to_string(k) + ".pb")).string()));
+      continue;
+    }
+    in.emplace_back(t.dtype, t.shape);
+    in.back().fill_random(a.seed + k);
+  }
+  return in;
+}
+
+void run_model(const ModelArgs& a) {
+  std::string dir = a.model;
+  struct TempDir {
+    std::string path;
+    ~TempDir() {
+      if (!path.empty()) std::filesystem::remove_all(path);
+    }
+  } temp;
+  if (std::filesystem::is_regular_file(a.model)) {
+    temp.path = (std::filesystem::temp_directory_path() / ("kiln-run-" + std::to_string(getpid()))).string();
+    dir = temp.path;
+    compile_into(a, dir, a.json ? std::cerr : std::cout);
+  }
+  graph::CompiledModel model = graph::CompiledModel::load(dir);
+  const Target target = Target::parse(model.target());
+  ThreadPool pool(a.threads > 0 ? a.threads : target.num_cores());
+  std::vector<NDArray> in = read_inputs(model, a);
+  std::vector<NDArray> out = model.run(in, pool);  // warm-up, and the outputs
+  std::vector<double> ms;
+  for (int r = 0; r < a.repeat; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    model.run(in, pool);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  if (!a.outputs.empty()) {
+    std::filesystem::create_directories(a.outputs);
+    for (size_t k = 0; k < out.size(); ++k) {
+      const std::string path = (std::filesystem::path(a.outputs) / ("output_" + std::to_string(k) + ".pb")).string();
+      std::ofstream f(path, std::ios::binary);
+      f << graph::tensor_to_bytes(out[k], model.outputs()[k].name);
+      if (!f) KILN_USER_ERROR() << "cannot write " << path;
+    }
+  }
+  // With --check: the reference executor on the same inputs
+  // (graph/reference.h), compared as ONNX's node tests compare.
+  std::string mismatch;
+  if (a.check) {
+    const ModelProgram m = prepare_model(a.model, a.input_shapes);
+    std::vector<NDArray> want = graph::run_reference(m.graph, in);
+    for (size_t k = 0; k < out.size() && mismatch.empty(); ++k) mismatch = graph::compare_output(out[k], want[k], k);
+  }
+  const double med = median(ms), best = ms.empty() ? 0 : *std::min_element(ms.begin(), ms.end());
+  std::ostream& text = a.json ? std::cerr : std::cout;
+  text << dir << ": " << model.num_calls() << " kernel calls, arena " << model.arena_bytes() << " bytes, "
+       << "latency median " << med << " ms, best " << best << " ms over " << a.repeat << " runs on "
+       << pool.num_threads() << " threads\n";
+  if (a.check)
+    text << "check against the reference executor (|got - want| <= 1e-7 + 1e-3 |want|): "
+         << (mismatch.empty() ? "ok" : mismatch) << "\n";
+  if (a.json)
+    std::cout << nlohmann::json{{"model", a.model}, {"median_ms", med}, {"best_ms", best}, {"repeat", a.repeat},
+                                {"threads", pool.num_threads()}, {"arena_bytes", model.arena_bytes()},
+                                {"calls", model.num_calls()}, {"target", model.target()},
+                                {"check", a.check ? nlohmann::json(mismatch.empty() ? "ok" : mismatch)
+                                                  : nlohmann::json(nullptr)}}
+                     .dump()
+              << "\n";
+  if (!mismatch.empty()) KILN_USER_ERROR() << "the compiled model's outputs differ from the reference: " << mismatch;
+}
+
+}  // namespace
+
+void add_compile(CLI::App& app) {
+  auto a = std::make_shared<ModelArgs>();
+  CLI::App* cmd = app.add_subcommand("compile", "compile an ONNX model, with its tuned schedules, into a folder kiln run loads");
+  cmd->add_option("model", a->model, "the .onnx file")->required();
+  cmd->add_option("-o,--out", a->out, "the folder to write (kernels.so, model.json, weights.bin)")->required();
+  add_model_options(cmd, *a);
+  cmd->callback([a] { compile_into(*a, a->out, std::cout); });
+}
+
+void add_run(CLI::App& app) {
+  auto a = std::make_shared<ModelArgs>();
+  CLI::App* cmd = app.add_subcommand("run", "run a compiled model (or compile an ONNX model and run it) and time it");
+  cmd->add_option("model", a->model, "a folder kiln compile wrote, or an .onnx file")->required();
+  add_model_options(cmd, *a);
+  cmd->add_option("--inputs", a->inputs, "read input_0.pb, input_1.pb, ... (ONNX TensorProto) from this folder; default: random");
+  cmd->add_option("--outputs", a->outputs, "write output_0.pb, ... (ONNX TensorProto) into this folder");
+  cmd->add_option("--repeat", a->repeat, "timed runs, after one warm-up")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--threads", a->threads, "threads (default: the target's cores)");
+  cmd->add_option("--seed", a->seed, "seed of the random inputs");
+  cmd->add_flag("--check", a->check, "with an .onnx model: compare the outputs with the reference executor");
+  cmd->add_flag("--json", a->json, "print one JSON object as the last line of stdout");
+  cmd->callback([a] {
+    if (a->check && !std::filesystem::is_regular_file(a->model))
+      KILN_USER_ERROR() << "kiln run --check needs the .onnx model, not a compiled folder";
+    run_model(*a);
+  });
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,159 @@
+// kiln tune MODEL.onnx --db FILE [--trials N] [--trials-per-task M] [--time-budget D] [--target T]
+//                      [--policy gradient|round-robin] [--input-shapes S] [--seed S] [--json]
+//
+// Tunes a model: its fused groups become tasks (identical ones one task
+// with a weight), and the task scheduler (search/task_scheduler.h) shares
+// the trials among them, a batch at a time, where the model's latency is
+// expected to drop most. One line per round: tasks tuned, trials, the
+// model's estimated latency now against untuned, elapsed, ETA. Ctrl-C
+// finishes the batch in flight, keeps it, and stops; a rerun on the same
+// database resumes (--trials counts the trials the model's tasks already
+// have there). `kiln compile MODEL.onnx --db FILE -o OUT` then builds it.
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "core/error.h"
+#include "search/task_scheduler.h"
+#include "tools/commands.h"
+#include "tools/duration.h"
+#include "tools/model_session.h"
+#include "tools/tune_session.h"
+#include "tuning_logs/sqlite_database.h"
+#include "tuning_logs/workload_entry.h"
+
+namespace kiln::cli {
+namespace {
+
+struct Args {
+  std::string model;
+  std::string db;
+  std::string target = "llvm";
+  std::string input_shapes;
+  int64_t trials = 0;
+  int64_t trials_per_task = 200;
+  std::string time_budget;
+  std::string policy = "gradient";
+  std::string strategy = "evolutionary";
+  std::string cost_model = "xgb";
+  uint64_t seed = 1;
+  int threads = 0;
+  int batch_size = 64;
+  int final_top = 5;
+  bool json = false;
+};
+
+void run(const Args& a) {
+  const Target target = Target::parse(a.target);
+  const ModelProgram m = prepare_model(a.model, a.input_shapes);
+  auto db = tuning::open_sqlite_database(a.db);
+
+  std::vector<search::SchedulerTask> tasks;
+  int64_t earlier = 0;
+  for (const graph::Task& t : m.tasks) {
+    tasks.push_back({{tuning::workload_entry(t.func, t.name, t.signature, t.flops), t.func}, t.weight(), t.name});
+    earlier += static_cast<int64_t>(db->records_of(tasks.back().task.entry.key, target.str()).size());
+  }
+  search::TaskSchedulerOptions o;
+  o.policy = a.policy == "round-robin" ? search::TaskSchedulerOptions::Policy::kRoundRobin
+                                       : search::TaskSchedulerOptions::Policy::kGradient;
+  o.trials = a.trials > 0 ? std::max<int64_t>(0, a.trials - earlier) : 0;
+  o.trials_per_task = a.trials_per_task;
+  o.time_budget_s = a.time_budget.empty() ? 0 : parse_duration(a.time_budget);
+  if (a.trials <= 0 && a.trials_per_task <= 0 && o.time_budget_s <= 0)
+    KILN_USER_ERROR() << "kiln tune: give --trials, --trials-per-task or --time-budget";
+  o.tune.target = target;
+  o.tune.batch_size = a.batch_size;
+  o.tune.seed = a.seed;
+  o.tune.final_top = a.final_top;
+  o.tune.timing.threads = a.threads;
+
+  rpc::Builder builder({.workers = std::max(1, target.num_cores())});
+  std::unique_ptr<rpc::Runner> runner = rpc::connect_runner("local", "");
+  const int search_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  std::cerr << "kiln: tuning " << a.model << " for '" << target.str() << "': " << m.groups.size()
+            << " fused groups, " << m.tasks.size() << " tasks";
+  if (a.trials > 0) std::cerr << ", " << a.trials << " trials in all (" << earlier << " in the database)";
+  if (a.trials_per_task > 0) std::cerr << ", at most " << a.trials_per_task << " per task";
+  std::cerr << ", " << a.policy << " task scheduling, into " << a.db << "\n";
+  std::cerr << "kiln: timing each task's default program for the untuned estimate\n";
+
+  search::SchedulerResult r;
+  {
+    StopOnInterrupt interrupt;
+    r = search::tune_tasks(
+        tasks, o, {*db, builder, *runner},
+        [&](size_t) { return make_strategy(a.strategy, a.cost_model, a.seed, search_threads); },
+        [&](const search::SchedulerProgress& p) {
+          const search::TaskState& s = (*p.tasks)[p.task];
+          std::cerr << std::fixed << std::setprecision(2) << "round " << p.round << ": task " << p.task << " ("
+                    << tasks[p.task].name << ", x" << tasks[p.task].weight << ") " << s.trials << " trials; "
+                    << p.tasks_tuned << "/" << tasks.size() << " tasks tuned, " << p.trials_now
+                    << " trials this run; model " << p.latency_s * 1e3 << " ms, untuned "
+                    << p.untuned_latency_s * 1e3 << " ms; elapsed " << clock_text(p.elapsed_s) << ", ETA "
+                    << clock_text(p.eta_s) << "\n";
+        },
+        interrupt.stop());
+  }
+  if (r.stopped) std::cerr << "kiln: stopped; every measured batch is in " << a.db << "\n";
+
+  nlohmann::json per_task = nlohmann::json::array();
+  std::cout << std::fixed;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const search::TaskState& s = r.tasks[i];
+    std::cout << "task " << i << "  x" << tasks[i].weight << "  " << std::setprecision(3) << s.untuned_secs * 1e3
+              << " ms untuned -> " << (s.best_secs > 0 ? s.best_secs : s.untuned_secs) * 1e3 << " ms, "
+              << s.trials << " trials  " << m.tasks[i].signature << "\n";
+    per_task.push_back({{"name", tasks[i].name}, {"weight", tasks[i].weight}, {"key", m.tasks[i].key},
+                        {"signature", m.tasks[i].signature}, {"trials", s.trials},
+                        {"untuned_ms", s.untuned_secs * 1e3}, {"best_ms", s.best_secs * 1e3}});
+  }
+  std::cout << a.model << ": estimated latency " << std::setprecision(3) << r.last.latency_s * 1e3
+            << " ms (untuned " << r.last.untuned_latency_s * 1e3 << " ms) after " << r.last.trials_now
+            << " trials this run in " << clock_text(r.last.elapsed_s) << "\n"
+            << "compile: kiln compile " << a.model << " --db " << a.db << " --target '" << target.str()
+            << "' -o OUT\n";
+  if (a.json)
+    std::cout << nlohmann::json{{"model", a.model},
+                                {"target", target.str()},
+                                {"tasks", per_task},
+                                {"latency_ms", r.last.latency_s * 1e3},
+                                {"untuned_latency_ms", r.last.untuned_latency_s * 1e3},
+                                {"trials_now", r.last.trials_now},
+                                {"elapsed_s", r.last.elapsed_s},
+                                {"stopped", r.stopped}}
+                     .dump()
+              << "\n";
+}
+
+}  // namespace
+
+void add_tune(CLI::App& app) {
+  auto a = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("tune", "tune an ONNX model's tasks into a tuning database, one budget for all");
+  cmd->add_option("model", a->model, "the .onnx file")->required();
+  cmd->add_option("--db", a->db, "the tuning database (created if missing)")->required();
+  cmd->add_option("--trials", a->trials, "trials the model's tasks should have in all, earlier runs included");
+  cmd->add_option("--trials-per-task", a->trials_per_task, "at most this many trials per task, earlier runs included (0: no cap)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--time-budget", a->time_budget, "stop after this long: 90s, 10m, 1h");
+  cmd->add_option("--target", a->target, "target string, e.g. 'llvm -mcpu=znver4 -num-cores=2'");
+  cmd->add_option("--input-shapes", a->input_shapes,
+                  "shapes of inputs with dynamic dimensions: \"name:[1,3,224,224] other:[1,128]\"");
+  cmd->add_option("--policy", a->policy, "which task gets the next batch: gradient (Ansor's) or round-robin")
+      ->check(CLI::IsMember({"gradient", "round-robin"}));
+  cmd->add_option("--strategy", a->strategy, "evolutionary (guided by the cost model) or random")
+      ->check(CLI::IsMember({"evolutionary", "random"}));
+  cmd->add_option("--cost-model", a->cost_model, "xgb, random, or a model file (kiln costmodel train)");
+  cmd->add_option("--seed", a->seed, "seed of the search");
+  cmd->add_option("--threads", a->threads, "threads per measured run (default: the device's cores)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--batch-size", a->batch_size, "candidates per round")->check(CLI::PositiveNumber);
+  cmd->add_option("--final-top", a->final_top, "per task, time the best this many again at length at the end (0: none)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--json", a->json, "print one JSON object as the last line of stdout");
+  cmd->callback([a] { run(*a); });
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,56 @@
+#include "tools/model_session.h"
+
+#include <iostream>
+
+#include "core/error.h"
+#include "graph/onnx_import.h"
+#include "tir/analysis/workload_key.h"
+#include "tir/schedule/schedule.h"
+#include "tuning_logs/best.h"
+#include "tuning_logs/sqlite_database.h"
+
+namespace kiln {
+
+ModelProgram prepare_model(const std::string& path, const std::string& input_shapes) {
+  graph::ImportOptions options;
+  options.input_shapes = graph::parse_input_shapes(input_shapes);
+  ModelProgram m;
+  m.graph = graph::import_onnx_file(path, options);
+  m.groups = graph::fuse_operators(m.graph);
+  m.tasks = graph::extract_tasks(m.graph, m.groups);
+  return m;
+}
+
+std::vector<PrimFunc> schedule_tasks(const ModelProgram& m, const std::string& db_path, const Target& target) {
+  std::vector<PrimFunc> out;
+  std::unique_ptr<tuning::Database> db;
+  if (!db_path.empty()) db = tuning::open_sqlite_database(db_path, tuning::OpenMode::kExisting);
+  std::vector<std::string> untuned;
+  for (size_t t = 0; t < m.tasks.size(); ++t) {
+    const graph::Task& task = m.tasks[t];
+    std::optional<tuning::TuningRecord> best;
+    if (db) best = tuning::best_record(*db, task.func, target.str());
+    if (!best) {
+      out.push_back(task.func);
+      untuned.push_back("task " + std::to_string(t) + " (" + task.name + ")");
+      continue;
+    }
+    // A stored trace names the blocks of the canonical form (workload_key.h).
+    try {
+      out.push_back(apply_trace(Trace::parse(best->trace_json), canonical_workload(task.func)).func());
+    } catch (const Error& e) {
+      KILN_USER_ERROR() << db_path << ": record " << best->id << ", the best for task " << t << " (" << task.name
+                        << ", workload " << task.key << "), holds a trace that does not apply: " << e.what();
+    }
+  }
+  if (!untuned.empty()) {
+    std::cerr << "kiln: warning: " << untuned.size() << " of " << m.tasks.size() << " tasks have no tuned record"
+              << (db_path.empty() ? "" : " in " + db_path) << " for '" << target.str()
+              << "' and run their default program:";
+    for (const std::string& u : untuned) std::cerr << " " << u << (&u == &untuned.back() ? "" : ",");
+    std::cerr << "\n";
+  }
+  return out;
+}
+
+}  // namespace kiln

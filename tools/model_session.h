@@ -1,0 +1,37 @@
+// One model from .onnx file to scheduled tasks: the path shared by `kiln
+// compile`, `kiln run` and `kiln tune`.
+//
+//   model.onnx --graph::import_onnx_file--> Graph (shapes inferred, constants folded)
+//     --graph::fuse_operators--> fused groups
+//     --graph::extract_tasks--> tasks (one per distinct group, with weights)
+//     --schedule_tasks--> each task's function, as the tuning database's
+//        best record schedules it, or the default program
+//     --graph::write_compiled_model--> OUT/ (kernels.so, model.json, weights.bin)
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "graph/fuse.h"
+#include "graph/graph.h"
+#include "graph/tasks.h"
+#include "targets/target.h"
+
+namespace kiln {
+
+struct ModelProgram {
+  graph::Graph graph;
+  std::vector<graph::FusedGroup> groups;
+  std::vector<graph::Task> tasks;
+};
+
+// Imports, fuses and extracts the tasks. `input_shapes` as the flag takes
+// it ("name:[1,3,224,224] other:[1,128]"; empty: the model's own shapes).
+ModelProgram prepare_model(const std::string& path, const std::string& input_shapes);
+
+// Task t's function as the best record of `db_path` (none: no database)
+// for its workload and `target` schedules it, or its default program. A
+// warning on stderr names the tasks left untuned.
+std::vector<PrimFunc> schedule_tasks(const ModelProgram& m, const std::string& db_path, const Target& target);
+
+}  // namespace kiln
