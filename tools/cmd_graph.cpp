@@ -1,4 +1,4 @@
-// kiln graph MODEL.onnx [--input-shapes "name:[1,3,224,224]"] [--fused | --tasks] | kiln graph --ops
+// kiln graph MODEL.onnx [--input-shapes "name:[1,3,224,224]"] [--after-pass P | --fused | --tasks] | kiln graph --ops
 // kiln graph --test-data DIR [--markdown FILE]
 #include <filesystem>
 #include <fstream>
@@ -10,6 +10,7 @@
 #include "graph/fuse.h"
 #include "graph/onnx_import.h"
 #include "graph/op_table.h"
+#include "graph/passes.h"
 #include "graph/tasks.h"
 #include "tools/commands.h"
 
@@ -69,6 +70,7 @@ void add_graph(CLI::App& app) {
     std::string markdown;
     bool fused = false;
     bool tasks = false;
+    std::string after_pass;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("graph", "print an ONNX model as kiln's graph IR, every shape inferred");
@@ -77,6 +79,9 @@ void add_graph(CLI::App& app) {
                   "shapes of inputs with dynamic dimensions: \"name:[1,3,224,224] other:[1,128]\"");
   cmd->add_flag("--ops", args->ops, "list the ONNX operators kiln compiles");
   cmd->add_flag("--fused", args->fused, "print the groups operator fusion makes (one compiled function each)");
+  cmd->add_option("--after-pass", args->after_pass,
+                  "print the graph after this pass and those before it (fold_batch_norm, eliminate_dead_code); "
+                  "--fused and --tasks always see every pass");
   cmd->add_flag("--tasks", args->tasks,
                 "print the tuning tasks: one per distinct fused group, with its weight (how many groups it stands "
                 "for), FLOPs and workload key");
@@ -97,7 +102,12 @@ void add_graph(CLI::App& app) {
     if (args->model.empty()) KILN_USER_ERROR() << "kiln graph: give a model file (or --ops)";
     graph::ImportOptions options;
     options.input_shapes = graph::parse_input_shapes(args->input_shapes);
-    const graph::Graph g = graph::import_onnx_file(args->model, options);
+    const graph::Graph imported = graph::import_onnx_file(args->model, options);
+    if (!args->after_pass.empty()) {
+      std::cout << graph::run_passes(imported, args->after_pass).str();
+      return;
+    }
+    const graph::Graph g = args->fused || args->tasks ? graph::run_passes(imported) : imported;
     if (args->tasks) {
       const std::vector<graph::Task> tasks = graph::extract_tasks(g, graph::fuse_operators(g));
       std::cout << graph::tasks_str(tasks);

@@ -107,7 +107,7 @@ void run_model(const ModelArgs& a) {
   std::string mismatch;
   if (a.check) {
     const ModelProgram m = prepare_model(a.model, a.input_shapes);
-    std::vector<NDArray> want = graph::run_reference(m.graph, in);
+    std::vector<NDArray> want = graph::run_reference(m.imported, in);
     for (size_t k = 0; k < out.size() && mismatch.empty(); ++k) mismatch = graph::compare_output(out[k], want[k], k);
   }
   const double med = median(ms), best = ms.empty() ? 0 : *std::min_element(ms.begin(), ms.end());

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "graph/onnx_import.h"
+#include "graph/passes.h"
 #include "tir/analysis/workload_key.h"
 #include "tir/schedule/schedule.h"
 #include "tuning_logs/best.h"
@@ -15,7 +16,8 @@ ModelProgram prepare_model(const std::string& path, const std::string& input_sha
   graph::ImportOptions options;
   options.input_shapes = graph::parse_input_shapes(input_shapes);
   ModelProgram m;
-  m.graph = graph::import_onnx_file(path, options);
+  m.imported = graph::import_onnx_file(path, options);
+  m.graph = graph::run_passes(m.imported);
   m.groups = graph::fuse_operators(m.graph);
   m.tasks = graph::extract_tasks(m.graph, m.groups);
   return m;

@@ -2,6 +2,7 @@
 // compile`, `kiln run` and `kiln tune`.
 //
 //   model.onnx --graph::import_onnx_file--> Graph (shapes inferred, constants folded)
+//     --graph::run_passes--> Graph (batch norms folded, dead nodes dropped)
 //     --graph::fuse_operators--> fused groups
 //     --graph::extract_tasks--> tasks (one per distinct group, with weights)
 //     --schedule_tasks--> each task's function, as the tuning database's
@@ -20,7 +21,8 @@
 namespace kiln {
 
 struct ModelProgram {
-  graph::Graph graph;
+  graph::Graph imported;  // as read: what the reference executor checks against
+  graph::Graph graph;     // after the graph passes
   std::vector<graph::FusedGroup> groups;
   std::vector<graph::Task> tasks;
 };

@@ -1,0 +1,38 @@
+// Graph passes that run before fusion: what `kiln compile`, `kiln run` and
+// `kiln tune` apply to every model, in this order, and what `kiln graph
+// --after-pass P` shows.
+//
+// fold_batch_norm: an inference BatchNormalization after a Conv (or a Gemm)
+// whose output nothing else reads becomes part of its weights, per output
+// channel c with f = scale[c] / sqrt(var[c] + epsilon):
+//
+//   %c = Conv(%x, %w, %b)                    %y = Conv(%x, %w', %b')
+//   %y = BatchNormalization(%c, %s, %B,  ->    w'[c, ...] = w[c, ...] * f
+//                           %mean, %var)       b'[c] = (b[c] - mean[c]) * f + B[c]
+//
+// so the tuned kernel does no per-element normalization at all. It folds
+// only what is constant (weights and the four vectors), in float32.
+//
+// eliminate_dead_code: drops the nodes none of whose outputs reaches a
+// graph output (what a fold leaves behind, or a model's unused branches),
+// and those folded at import, whose outputs are constants that hold their
+// data already.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace kiln::graph {
+
+Graph fold_batch_norm(const Graph& g);
+Graph eliminate_dead_code(const Graph& g);
+
+// The passes in order, by name.
+const std::vector<std::string>& pass_names();
+// `g` after the passes up to and including `last` (all of them when empty).
+// Throws kiln::Error for a name that is not a pass, listing them.
+Graph run_passes(const Graph& g, const std::string& last = "");
+
+}  // namespace kiln::graph

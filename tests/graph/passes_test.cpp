@@ -1,0 +1,125 @@
+// Graph passes: batch normalization folded into the weights before it,
+// dead nodes dropped, each written as the graph before and after and
+// checked to compute the same outputs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/error.h"
+#include "graph/onnx_import.h"
+#include "graph/passes.h"
+#include "graph/reference.h"
+#include "model_builder.h"
+
+namespace kiln::graph {
+namespace {
+
+using testing::ModelBuilder;
+using testing::set_int;
+using testing::set_ints;
+
+std::vector<std::string> ops_of(const Graph& g) {
+  std::vector<std::string> out;
+  for (const Node& n : g.nodes) out.push_back(n.op);
+  return out;
+}
+
+// The graph's outputs on a seeded random input, before and after `pass`.
+void expect_same_outputs(const Graph& before, const Graph& after) {
+  std::vector<NDArray> in;
+  for (int id : before.inputs) {
+    in.emplace_back(before.value(id).dtype, before.value(id).shape);
+    in.back().fill_random(11);
+  }
+  std::vector<NDArray> in2;
+  for (const NDArray& a : in) in2.push_back(a.copy());
+  const std::vector<NDArray> want = run_reference(before, in), got = run_reference(after, in2);
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t k = 0; k < want.size(); ++k)
+    for (int64_t i = 0; i < want[k].numel(); ++i)
+      ASSERT_NEAR(got[k].get(i), want[k].get(i), 1e-5 + 1e-4 * std::abs(want[k].get(i))) << k << ":" << i;
+}
+
+// Scale, bias, mean and a positive variance for `c` channels.
+void bn_params(ModelBuilder& m, int64_t c) {
+  m.weights("s", {c}).weights("B", {c}).weights("mean", {c});
+  m.weights("var_raw", {c});
+}
+
+TEST(FoldBatchNorm, IntoTheConvolutionBeforeIt) {
+  // Before: Conv -> BatchNormalization -> Relu. After: Conv -> Relu, the
+  // normalization in the convolution's weights and a new bias.
+  ModelBuilder m;
+  m.input("x", {1, 3, 5, 5}).weights("w", {4, 3, 3, 3}).weights("b", {4}).output("y");
+  bn_params(m, 4);
+  m.node("Mul", {"var_raw", "var_raw"}, {"var"});  // folded at import: a constant, not negative
+  set_ints(m.node("Conv", {"x", "w", "b"}, {"c"}), "pads", {1, 1, 1, 1});
+  m.node("BatchNormalization", {"c", "s", "B", "mean", "var"}, {"n"});
+  m.node("Relu", {"n"}, {"y"});
+  const Graph g = import_onnx_bytes(m.bytes());
+  const Graph folded = run_passes(g);
+  EXPECT_EQ(ops_of(folded), (std::vector<std::string>{"Conv", "Relu"}));
+  EXPECT_EQ(folded.nodes[0].outputs[0], g.value_id("n"));
+  expect_same_outputs(g, folded);
+}
+
+TEST(FoldBatchNorm, IntoAGemmAndNotWhereTheValueIsReadTwice) {
+  // The Gemm's normalized output is folded; the Conv's output is also
+  // read by the Add, so normalizing it in the weights would change the
+  // Add: it stays.
+  ModelBuilder m;
+  m.input("x", {2, 6}).weights("fc", {4, 6}).weights("fc_b", {4}).output("y");
+  bn_params(m, 4);
+  m.node("Mul", {"var_raw", "var_raw"}, {"var"});
+  set_int(m.node("Gemm", {"x", "fc", "fc_b"}, {"h"}), "transB", 1);
+  m.node("BatchNormalization", {"h", "s", "B", "mean", "var"}, {"y"});
+  const Graph g = import_onnx_bytes(m.bytes());
+  const Graph folded = run_passes(g);
+  EXPECT_EQ(ops_of(folded), (std::vector<std::string>{"Gemm"}));
+  expect_same_outputs(g, folded);
+
+  ModelBuilder m2;
+  m2.input("x", {1, 4, 5, 5}).weights("w", {4, 4, 3, 3}).output("y");
+  bn_params(m2, 4);
+  m2.node("Mul", {"var_raw", "var_raw"}, {"var"});
+  set_ints(m2.node("Conv", {"x", "w"}, {"c"}), "pads", {1, 1, 1, 1});
+  m2.node("BatchNormalization", {"c", "s", "B", "mean", "var"}, {"n"});
+  m2.node("Add", {"n", "c"}, {"y"});
+  const Graph g2 = import_onnx_bytes(m2.bytes());
+  EXPECT_EQ(ops_of(run_passes(g2)), (std::vector<std::string>{"Conv", "BatchNormalization", "Add"}));
+}
+
+TEST(EliminateDeadCode, DropsWhatReachesNoOutput) {
+  // Before: y = Relu(x) + c, c folded at import, and a Sigmoid nobody
+  // reads. After: the Relu and the Add.
+  ModelBuilder m;
+  m.input("x", {2, 3}).weights("w", {2, 3}).output("y");
+  m.node("Sigmoid", {"x"}, {"unused"});
+  m.node("Mul", {"w", "w"}, {"c"});
+  m.node("Relu", {"x"}, {"r"});
+  m.node("Add", {"r", "c"}, {"y"});
+  const Graph g = import_onnx_bytes(m.bytes());
+  EXPECT_EQ(ops_of(run_passes(g, "fold_batch_norm")), (std::vector<std::string>{"Sigmoid", "Mul", "Relu", "Add"}));
+  const Graph after = run_passes(g);
+  EXPECT_EQ(ops_of(after), (std::vector<std::string>{"Relu", "Add"}));
+  expect_same_outputs(g, after);
+}
+
+TEST(RunPasses, AnUnknownPassIsNamedWithTheList) {
+  ModelBuilder m;
+  m.input("x", {2}).output("y");
+  m.node("Relu", {"x"}, {"y"});
+  const Graph g = import_onnx_bytes(m.bytes());
+  try {
+    run_passes(g, "fuse_everything");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no graph pass called 'fuse_everything'; the passes are fold_batch_norm, "
+                                         "eliminate_dead_code"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace kiln::graph
