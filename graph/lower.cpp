@@ -273,21 +273,81 @@ te::Tensor conv(const Graph& g, const Node& n, const Tensors& in) {
       y.shape(), [&](Var b, Var k, Var p, Var q) { return y(b, k, p, q) + bias(k); }, "bias_add");
 }
 
+// A pooling window ops/pool.h does not take: asymmetric pads, the extra
+// window of ceil_mode, dilation, strides that differ by axis, padding
+// counted in the average (count_include_pad). One pad stage wide enough
+// for every window, the reduction over the dilated window, and for the
+// average each window's count as ONNX counts it: the input positions it
+// covers, or with count_include_pad those and the explicit pads (never
+// what ceil_mode's last window hangs past them).
+te::Tensor window_pool(const Graph& g, const Node& n, const te::Tensor& x, const Shape& kernel, const Shape& strides,
+                       const Shape& dilations, const Shape& pads) {
+  const Value& in = required_input(g, n, 0);
+  const Shape out = g.value(n.outputs[0]).shape;
+  Shape lo(2), hi(2);
+  for (size_t a = 0; a < 2; ++a) {
+    const int64_t needed = (out[2 + a] - 1) * strides[a] + dilations[a] * (kernel[a] - 1) + 1;
+    lo[a] = pads[a];
+    hi[a] = std::max(pads[a + 2], needed - in.shape[2 + a] - pads[a]);
+  }
+  const bool is_max = n.op == "MaxPool";
+  te::Tensor padded = ops::pad(x, {0, 0, lo[0], lo[1]}, {0, 0, hi[0], hi[1]},
+                               is_max ? min_value(x.dtype()) : make_zero(x.dtype()));
+  auto at = [&](const Var& o, const Var& r, size_t a) {
+    return o * ops::i32(strides[a]) + r * ops::i32(dilations[a]);
+  };
+  IterVar rr = te::reduce_axis(Range(ops::i32(0), ops::i32(kernel[0])), "r");
+  IterVar rs = te::reduce_axis(Range(ops::i32(0), ops::i32(kernel[1])), "s");
+  const std::vector<Expr> shape = i32s(out);
+  if (is_max)
+    return te::compute(
+        shape,
+        [&](Var b, Var c, Var p, Var q) {
+          return te::max_reduce(padded(b, c, at(p, rr.var(), 0), at(q, rs.var(), 1)), {rr, rs});
+        },
+        "pool_max");
+  te::Tensor total = te::compute(
+      shape,
+      [&](Var b, Var c, Var p, Var q) { return te::sum(padded(b, c, at(p, rr.var(), 0), at(q, rs.var(), 1)), {rr, rs}); },
+      "pool_sum");
+  // Per axis: how many of a window's positions count.
+  const bool include_pad = n.attr_int("count_include_pad", 0) != 0;
+  auto count = [&](size_t a) {
+    IterVar r = te::reduce_axis(Range(ops::i32(0), ops::i32(kernel[a])), a == 0 ? "cr" : "cs");
+    const int64_t first = include_pad ? 0 : lo[a], end = lo[a] + in.shape[2 + a] + (include_pad ? pads[a + 2] : 0);
+    return te::compute(
+        {ops::i32(out[2 + a])},
+        [&](Var o) {
+          Expr t = at(o, r.var(), a);
+          return te::sum(cast(x.dtype(), logical_and(ge(t, ops::i32(first)), lt(t, ops::i32(end)))), {r});
+        },
+        a == 0 ? "pool_rows" : "pool_cols");
+  };
+  te::Tensor rows = count(0), cols = count(1);
+  return te::compute(
+      shape, [&](Var b, Var c, Var p, Var q) { return total(b, c, p, q) / (rows(p) * cols(q)); }, "pool_avg");
+}
+
 te::Tensor pool(const Graph& g, const Node& n, const te::Tensor& x) {
   const Value& in = required_input(g, n, 0);
   const Shape kernel = n.attr_ints("kernel_shape", {});
   const Shape strides = n.attr_ints("strides", {1, 1}), dilations = n.attr_ints("dilations", {1, 1});
   const Shape pads = window_pads(n, Shape(in.shape.begin() + 2, in.shape.end()), kernel, strides, dilations);
-  if (strides[0] != strides[1]) not_yet(n, "a stride that differs between height and width");
-  if (dilations != Shape{1, 1}) not_yet(n, "a dilated pooling window");
-  if (!(pads[0] == pads[1] && pads[1] == pads[2] && pads[2] == pads[3])) not_yet(n, "asymmetric pooling pads");
-  if (n.op == "AveragePool" && n.attr_int("count_include_pad", 0) != 0 && pads[0] != 0)
-    not_yet(n, "count_include_pad with padding");
+  // The common window (the workloads of ops/pool.h, whose keys tune-op
+  // shares): square strides, no dilation, one pad all round, no window
+  // past the pads, the average over the input alone.
   ops::Pool2dConfig cfg{kernel[0], kernel[1], strides[0], pads[0]};
-  te::Tensor y = n.op == "MaxPool" ? ops::max_pool2d(x, cfg) : ops::avg_pool2d(x, cfg);
-  if (g.value(n.outputs[0]).shape != Shape{in.shape[0], in.shape[1], *as_const_int(y.shape()[2]), *as_const_int(y.shape()[3])})
-    not_yet(n, "ceil_mode adding a window");
-  return y;
+  const bool common = strides[0] == strides[1] && dilations == Shape{1, 1} &&
+                      pads[0] == pads[1] && pads[1] == pads[2] && pads[2] == pads[3] &&
+                      !(n.op == "AveragePool" && n.attr_int("count_include_pad", 0) != 0 && pads[0] != 0) &&
+                      pads[0] < std::min(kernel[0], kernel[1]);
+  if (common) {
+    te::Tensor y = n.op == "MaxPool" ? ops::max_pool2d(x, cfg) : ops::avg_pool2d(x, cfg);
+    if (g.value(n.outputs[0]).shape ==
+        Shape{in.shape[0], in.shape[1], *as_const_int(y.shape()[2]), *as_const_int(y.shape()[3])})
+      return y;
+  }
+  return window_pool(g, n, x, kernel, strides, dilations, pads);
 }
 
 te::Tensor pad(const Graph& g, const Node& n, const te::Tensor& x) {
