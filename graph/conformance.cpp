@@ -57,7 +57,7 @@ const char* status_name(TestCaseResult::Status s) {
   return "?";
 }
 
-TestCaseResult run_test_case(const std::string& dir, double rtol, double atol) {
+TestCaseResult run_test_case(const std::string& dir, double rtol, double atol, const GraphExecutor& run) {
   TestCaseResult r;
   r.name = fs::path(dir).filename().string();
   try {
@@ -82,7 +82,7 @@ TestCaseResult run_test_case(const std::string& dir, double rtol, double atol) {
         for (size_t i = 0; i < names.size(); ++i)
           if (names[i] == g.value(id).name) inputs.push_back(std::move(data[i]));
       const std::vector<NDArray> want = read_numbered(set, "output");
-      const std::vector<NDArray> got = run_reference(g, inputs);
+      const std::vector<NDArray> got = run ? run(g, inputs) : run_reference(g, inputs);
       if (got.size() != want.size())
         KILN_USER_ERROR() << "the graph has " << got.size() << " outputs, the data set " << want.size();
       for (size_t k = 0; k < got.size(); ++k)

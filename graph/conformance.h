@@ -4,9 +4,11 @@
 // `kiln graph --test-data` runs, and what docs/onnx_conformance.md lists.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "graph/graph.h"
 #include "targets/runtime/ndarray.h"
 
 namespace kiln::graph {
@@ -23,17 +25,22 @@ struct TestCaseResult {
 
 const char* status_name(TestCaseResult::Status s);
 
-// Imports the model, runs every data set and compares each output with
-// |got - want| <= atol + rtol * |want| (ONNX's backend tests use rtol 1e-3,
-// atol 1e-7). A model kiln refuses as not supported (an operator, opset,
-// dtype or attribute) is kUnsupported; any other error or a mismatch is
-// kFail.
 // "" when output k is `want` within |got - want| <= atol + rtol * |want|
 // (NaN where NaN is wanted, the same infinity); else what differs first.
 std::string compare_output(const NDArray& got, const NDArray& want, size_t k, double rtol = 1e-3,
                            double atol = 1e-7);
 
-TestCaseResult run_test_case(const std::string& dir, double rtol = 1e-3, double atol = 1e-7);
+// What runs a graph on its inputs: the reference executor, or a compiled one.
+using GraphExecutor = std::function<std::vector<NDArray>(const Graph&, const std::vector<NDArray>&)>;
+
+// Imports the model, runs every data set (on `run`, the reference executor
+// when empty) and compares each output with
+// |got - want| <= atol + rtol * |want| (ONNX's backend tests use rtol 1e-3,
+// atol 1e-7). A model kiln refuses as not supported (an operator, opset,
+// dtype or attribute) is kUnsupported; any other error or a mismatch is
+// kFail.
+TestCaseResult run_test_case(const std::string& dir, double rtol = 1e-3, double atol = 1e-7,
+                             const GraphExecutor& run = {});
 
 // The test case folders under `root`, sorted by name.
 std::vector<std::string> test_case_dirs(const std::string& root);

@@ -350,15 +350,44 @@ te::Tensor pool(const Graph& g, const Node& n, const te::Tensor& x) {
   return window_pool(g, n, x, kernel, strides, dilations, pads);
 }
 
+// Pad: constant (ops/pad.h), or "edge" (the nearest element) and "reflect"
+// (mirrored about the first and last element, which are not repeated):
+// each output index maps to an input index, per axis.
 te::Tensor pad(const Graph& g, const Node& n, const te::Tensor& x) {
   const PadSpec spec = pad_spec(g, n);
-  if (spec.mode != "constant") not_yet(n, "pad mode '" + spec.mode + "'");
   const size_t rank = spec.pads.size() / 2;
   Shape before(spec.pads.begin(), spec.pads.begin() + static_cast<int64_t>(rank));
   Shape after(spec.pads.begin() + static_cast<int64_t>(rank), spec.pads.end());
   for (size_t d = 0; d < rank; ++d)
     if (before[d] < 0 || after[d] < 0) not_yet(n, "negative pads");
-  return ops::pad(x, before, after, make_const(x.dtype(), spec.value));
+  if (spec.mode == "constant") return ops::pad(x, before, after, make_const(x.dtype(), spec.value));
+  if (spec.mode != "edge" && spec.mode != "reflect") not_yet(n, "pad mode '" + spec.mode + "'");
+  const Shape in = required_input(g, n, 0).shape;
+  const bool reflect = spec.mode == "reflect";
+  for (size_t d = 0; d < rank; ++d)
+    if (reflect && (before[d] >= in[d] || after[d] >= in[d]) && (before[d] > 0 || after[d] > 0))
+      KILN_USER_ERROR() << n.describe() << ": reflect padding of " << before[d] << " and " << after[d]
+                        << " along axis " << d << " of extent " << in[d] << " (each must be smaller)";
+  return te::compute(
+      i32s(g.value(n.outputs[0]).shape),
+      [&](const std::vector<Var>& idx) {
+        std::vector<Expr> src;
+        for (size_t d = 0; d < rank; ++d) {
+          Expr i = before[d] == 0 ? Expr(idx[d]) : idx[d] - i32(before[d]);
+          const Expr last = i32(in[d] - 1);
+          if (reflect) {
+            // -i before the start, 2 (n - 1) - i past the end.
+            if (before[d] > 0) i = select(lt(i, i32(0)), i32(0) - i, i);
+            if (after[d] > 0) i = select(lt(last, i), last + last - i, i);
+          } else {
+            if (before[d] > 0) i = max(i, i32(0));
+            if (after[d] > 0) i = min(i, last);
+          }
+          src.push_back(i);
+        }
+        return x(src);
+      },
+      spec.mode + "_pad");
 }
 
 }  // namespace

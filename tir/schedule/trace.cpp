@@ -70,13 +70,14 @@ void Trace::apply(Schedule& sch) const {
       }
     }
     std::vector<RV> outputs;
-    const std::string where = "trace instruction " + std::to_string(i) + ": (" + std::string(inst.kind->name) + ") ";
+    // Written only when an instruction fails: replay is the search's hot loop.
+    auto where = [&] { return "trace instruction " + std::to_string(i) + ": (" + std::string(inst.kind->name) + ") "; };
     try {
       outputs = inst.kind->apply(sch, inputs, inst.attrs, inst.decision);
     } catch (const ScheduleError& e) {
-      throw TraceError(i, e.kind(), where + e.what());
+      throw TraceError(i, e.kind(), where() + e.what());
     } catch (const Error& e) {
-      throw TraceError(i, "Error", where + e.what());
+      throw TraceError(i, "Error", where() + e.what());
     }
     if (outputs.size() != inst.outputs.size())
       bad(i, std::string("(") + std::string(inst.kind->name) + ") made " + std::to_string(outputs.size()) +
