@@ -67,14 +67,14 @@ void write_compiled_model(const Graph& g, const std::vector<FusedGroup>& groups,
   for (size_t k = 0; k < g.outputs.size(); ++k)
     if (!storage.count(g.outputs[k]) && !g.value(g.outputs[k]).is_constant())
       storage[g.outputs[k]] = {{"kind", "output"}, {"index", k}};
-  std::vector<size_t> task_of(groups.size());
+  // The calls in the groups' order: each group's task, and its arguments.
+  std::vector<std::pair<size_t, const std::vector<int>*>> call_of(groups.size());
   for (size_t t = 0; t < tasks.size(); ++t)
-    for (size_t gi : tasks[t].groups) task_of[gi] = t;
+    for (size_t k = 0; k < tasks[t].groups.size(); ++k) call_of[tasks[t].groups[k]] = {t, &tasks[t].args[k]};
   json calls = json::array();
-  for (size_t gi = 0; gi < groups.size(); ++gi) {
-    const GroupFunction gf = group_function(g, groups[gi]);
-    for (int id : gf.args) place(id);
-    calls.push_back({{"kernel", kernel_name(task_of[gi])}, {"args", gf.args}});
+  for (const auto& [t, args] : call_of) {
+    for (int id : *args) place(id);
+    calls.push_back({{"kernel", kernel_name(t)}, {"args", *args}});
   }
   for (int id : g.outputs) place(id);  // an output that is a constant
   if (!weights) KILN_USER_ERROR() << "cannot write " << (std::filesystem::path(dir) / kWeights).string();
@@ -114,7 +114,7 @@ struct Slot {
 
 struct Call {
   size_t kernel;
-  std::vector<int> args;  // slot ids
+  std::vector<const Slot*> args;  // resolved at load: a run looks nothing up
 };
 
 }  // namespace
@@ -158,24 +158,28 @@ CompiledModel CompiledModel::load(const std::string& dir) {
       Slot slot;
       slot.info = {v.at("name").get<std::string>(), DataType::parse(v.at("dtype").get<std::string>()),
                    v.at("shape").get<std::vector<int64_t>>()};
+      static const std::map<std::string, Kind> kinds = {
+          {"input", Kind::kInput}, {"output", Kind::kOutput}, {"weight", Kind::kWeight}, {"arena", Kind::kArena}};
       const std::string kind = v.at("storage").at("kind").get<std::string>();
-      slot.kind = kind == "input" ? Kind::kInput : kind == "output" ? Kind::kOutput : kind == "weight" ? Kind::kWeight
-                  : kind == "arena" ? Kind::kArena : (s.fail(kPlan, "value " + key + " lives in '" + kind + "'"), Kind::kArena);
-      slot.at = v.at("storage").at(slot.kind == Kind::kInput || slot.kind == Kind::kOutput ? "index" : "offset").get<int64_t>();
+      auto known = kinds.find(kind);
+      if (known == kinds.end()) s.fail(kPlan, "value " + key + " lives in '" + kind + "'");
+      slot.kind = known->second;
+      const bool indexed = slot.kind == Kind::kInput || slot.kind == Kind::kOutput;
+      slot.at = v.at("storage").at(indexed ? "index" : "offset").get<int64_t>();
       int64_t numel = 1;
       for (int64_t d : slot.info.shape) numel *= d;
       slot.bytes = static_cast<size_t>(numel) * static_cast<size_t>(slot.info.dtype.bytes());
       s.slots[std::stoi(key)] = std::move(slot);
     }
-    auto info_of = [&](int id) {
+    auto slot_of = [&](int id) -> const Slot& {
       auto it = s.slots.find(id);
       if (it == s.slots.end()) s.fail(kPlan, "value " + std::to_string(id) + " is used but not described");
-      return it->second.info;
+      return it->second;
     };
     s.inputs = doc.at("inputs").get<std::vector<int>>();
     s.outputs = doc.at("outputs").get<std::vector<int>>();
-    for (int id : s.inputs) s.input_info.push_back(info_of(id));
-    for (int id : s.outputs) s.output_info.push_back(info_of(id));
+    for (int id : s.inputs) s.input_info.push_back(slot_of(id).info);
+    for (int id : s.outputs) s.output_info.push_back(slot_of(id).info);
     const size_t num_kernels = doc.at("kernels").get<size_t>();
     const std::string lib = (std::filesystem::path(dir) / kLibrary).string();
     for (size_t k = 0; k < num_kernels; ++k) s.kernels.push_back(load_shared_library(lib, kernel_name(k)));
@@ -184,11 +188,12 @@ CompiledModel CompiledModel::load(const std::string& dir) {
       size_t k = 0;
       while (k < num_kernels && kernel_name(k) != name) ++k;
       if (k == num_kernels) s.fail(kPlan, "a call of kernel '" + name + "', which the library does not hold");
-      Call call{k, c.at("args").get<std::vector<int>>()};
-      if (call.args.size() != s.kernels[k]->params().size())
-        s.fail(kPlan, "a call of '" + name + "' with " + std::to_string(call.args.size()) + " arguments; it takes " +
+      const std::vector<int> ids = c.at("args").get<std::vector<int>>();
+      if (ids.size() != s.kernels[k]->params().size())
+        s.fail(kPlan, "a call of '" + name + "' with " + std::to_string(ids.size()) + " arguments; it takes " +
                           std::to_string(s.kernels[k]->params().size()));
-      for (int id : call.args) info_of(id);
+      Call call{k, {}};
+      for (int id : ids) call.args.push_back(&slot_of(id));
       s.calls.push_back(std::move(call));
     }
   } catch (const json::exception& e) {
@@ -235,8 +240,7 @@ std::vector<NDArray> CompiledModel::run(const std::vector<NDArray>& inputs, Thre
   }
   std::vector<NDArray> outputs;
   for (const TensorInfo& t : s.output_info) outputs.emplace_back(t.dtype, t.shape);
-  auto pointer = [&](int id) -> void* {
-    const Slot& slot = s.slots.at(id);
+  auto pointer = [&](const Slot& slot) -> void* {
     switch (slot.kind) {
       case Kind::kInput: return const_cast<void*>(inputs[static_cast<size_t>(slot.at)].data());
       case Kind::kOutput: return outputs[static_cast<size_t>(slot.at)].data();
@@ -248,14 +252,14 @@ std::vector<NDArray> CompiledModel::run(const std::vector<NDArray>& inputs, Thre
   std::vector<void*> args;
   for (const Call& c : s.calls) {
     args.clear();
-    for (int id : c.args) args.push_back(pointer(id));
+    for (const Slot* slot : c.args) args.push_back(pointer(*slot));
     const int32_t status = s.kernels[c.kernel]->call(args, pool);
     if (status != 0) KILN_USER_ERROR() << "kernel '" << s.kernels[c.kernel]->name() << "' failed with status " << status;
   }
   // Outputs that no call writes: a model input or a constant passed through.
   for (size_t k = 0; k < s.outputs.size(); ++k) {
     const Slot& slot = s.slots.at(s.outputs[k]);
-    if (slot.kind != Kind::kOutput) std::memcpy(outputs[k].data(), pointer(s.outputs[k]), slot.bytes);
+    if (slot.kind != Kind::kOutput) std::memcpy(outputs[k].data(), pointer(slot), slot.bytes);
   }
   return outputs;
 }

@@ -62,6 +62,7 @@ std::vector<Task> extract_tasks(const Graph& g, const std::vector<FusedGroup>& g
     auto it = by_key.find(key);
     if (it != by_key.end()) {
       tasks[it->second].groups.push_back(gi);
+      tasks[it->second].args.push_back(std::move(gf.args));
       continue;
     }
     Task t;
@@ -79,6 +80,7 @@ std::vector<Task> extract_tasks(const Graph& g, const std::vector<FusedGroup>& g
     t.signature = sig.str();
     t.func = std::move(gf.func);
     t.groups.push_back(gi);
+    t.args.push_back(std::move(gf.args));
     by_key.emplace(std::move(key), tasks.size());
     tasks.push_back(std::move(t));
   }

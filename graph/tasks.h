@@ -44,6 +44,8 @@ struct Task {
   std::string signature;     // "Conv+Relu(float32[1, 64, 56, 56], float32[64, 64, 3, 3]) -> float32[1, 64, 56, 56]"
   double flops = 0;          // of one run (tir/analysis/flops.h)
   std::vector<size_t> groups;  // indices of the groups it stands for; its weight is their count
+  // Per group of `groups`: the values its call binds (GroupFunction::args).
+  std::vector<std::vector<int>> args;
   int64_t weight() const { return static_cast<int64_t>(groups.size()); }
 };
 

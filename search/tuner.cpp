@@ -11,6 +11,7 @@
 #include "search/space.h"
 #include "search/transfer.h"
 #include "targets/runtime/check.h"
+#include "targets/runtime/timing.h"
 #include "tir/analysis/workload_key.h"
 
 namespace kiln::search {
@@ -123,9 +124,7 @@ double time_default_program(const TuneTask& task, const TuneOptions& o, const Tu
   timing.best_known_s = 0;
   std::vector<rpc::MeasureResult> m = measure_built(services.runner, {built}, ref, timing);
   if (m.empty() || !m[0].ok() || m[0].times_s.empty()) return 0;
-  std::vector<double> t = m[0].times_s;
-  std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
-  return t[t.size() / 2];
+  return median(m[0].times_s);
 }
 
 TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& services, SearchStrategy& strategy,

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -43,16 +44,18 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
                   "shapes of inputs with dynamic dimensions: \"name:[1,3,224,224] other:[1,128]\"");
 }
 
-// Compiles `a.model` into `dir`; what it printed goes to `log`.
-void compile_into(const ModelArgs& a, const std::string& dir, std::ostream& log) {
+// Compiles `a.model` into `dir`; what it printed goes to `log`. Returns
+// the model as imported and prepared, for a caller that checks the result.
+ModelProgram compile_into(const ModelArgs& a, const std::string& dir, std::ostream& log) {
   const Target target = Target::parse(a.target);
-  const ModelProgram m = prepare_model(a.model, a.input_shapes);
+  ModelProgram m = prepare_model(a.model, a.input_shapes);
   const std::vector<PrimFunc> scheduled = schedule_tasks(m, a.db, target);
   const auto t0 = std::chrono::steady_clock::now();
   graph::write_compiled_model(m.graph, m.groups, m.tasks, scheduled, target, dir, target.num_cores());
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   log << "compiled " << a.model << ": " << m.groups.size() << " fused groups, " << m.tasks.size() << " kernels, in "
       << secs << " s, into " << dir << "\n";
+  return m;
 }
 
 std::vector<NDArray> read_inputs(const graph::CompiledModel& model, const ModelArgs& a) {
@@ -77,10 +80,11 @@ void run_model(const ModelArgs& a) {
       if (!path.empty()) std::filesystem::remove_all(path);
     }
   } temp;
+  std::optional<ModelProgram> program;  // when compiled from an .onnx file here
   if (std::filesystem::is_regular_file(a.model)) {
     temp.path = (std::filesystem::temp_directory_path() / ("kiln-run-" + std::to_string(getpid()))).string();
     dir = temp.path;
-    compile_into(a, dir, a.json ? std::cerr : std::cout);
+    program = compile_into(a, dir, a.json ? std::cerr : std::cout);
   }
   graph::CompiledModel model = graph::CompiledModel::load(dir);
   const Target target = Target::parse(model.target());
@@ -106,8 +110,7 @@ void run_model(const ModelArgs& a) {
   // (graph/reference.h), compared as ONNX's node tests compare.
   std::string mismatch;
   if (a.check) {
-    const ModelProgram m = prepare_model(a.model, a.input_shapes);
-    std::vector<NDArray> want = graph::run_reference(m.imported, in);
+    std::vector<NDArray> want = graph::run_reference(program->imported, in);
     for (size_t k = 0; k < out.size() && mismatch.empty(); ++k) mismatch = graph::compare_output(out[k], want[k], k);
   }
   const double med = median(ms), best = ms.empty() ? 0 : *std::min_element(ms.begin(), ms.end());
