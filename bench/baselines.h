@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace kiln::bench {
@@ -30,6 +31,13 @@ std::vector<double> onednn_conv2d_nchw(const float* in, const float* weight, flo
 // to say how far a blocked layout would go. Only the convolution is timed.
 std::vector<double> onednn_conv2d_blocked(const float* in, const float* weight, float* out, const ConvShape& s,
                                           int threads, int repeat);
+
+// The convolution on kiln's blocked tensors as they are (ops/blocked.h with
+// cb = kb = block, 8 or 16: oneDNN's nChw8c/OIhw8i8o or nChw16c/OIhw16i16o),
+// so that kiln's conv2d_nchwc is held against oneDNN on the same layout.
+// `impl` gets the implementation oneDNN chose (e.g. "jit:avx512_core").
+std::vector<double> onednn_conv2d_nchwc(const float* in, const float* weight, float* out, const ConvShape& s,
+                                        int64_t block, int threads, int repeat, std::string* impl);
 
 // Which OpenBLAS kernel runs (OPENBLAS_CORETYPE decides; see bench/run).
 const char* openblas_core_name();

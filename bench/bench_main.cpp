@@ -9,7 +9,8 @@
 // the trace files named after each '@' schedule, and with --db the best record the
 // tuning database holds for the workload and target (`kiln tune-op`); then each
 // baseline that computes the same thing (matmul: OpenBLAS sgemm, oneDNN
-// matmul; conv2d_nchw: oneDNN direct convolution on plain NCHW). Each
+// matmul; conv2d_nchw: oneDNN direct convolution on plain NCHW and blocked;
+// conv2d_nchwc: oneDNN on the same blocked tensors). Each
 // baseline's output is compared with kiln's, so a ratio is never between two
 // different computations. kiln's programs and the baselines are timed in
 // turn, `--rounds` times (`--repeat` runs each per round), and each reports
@@ -72,6 +73,14 @@ std::vector<Measured> run_baselines(const ops::Workload& w, std::vector<NDArray>
     check("onednn_conv2d_blocked_direct",
           onednn_conv2d_blocked(args[0].data_as<float>(), args[1].data_as<float>(), zeroed(), s, threads,
                                 repeat));
+  } else if (w.op == "conv2d_nchwc" && w.dtype == DataType::Float32() && w.params.at("dilation") == 1 &&
+             w.params.at("cb") == w.params.at("kb") && (w.params.at("cb") == 8 || w.params.at("cb") == 16)) {
+    ConvShape s{w.params.at("N"), w.params.at("C"), w.params.at("H"), w.params.at("W"),      w.params.at("K"),
+                w.params.at("R"), w.params.at("S"), w.params.at("stride"), w.params.at("pad")};
+    std::string impl;
+    std::vector<double> times = onednn_conv2d_nchwc(args[0].data_as<float>(), args[1].data_as<float>(), zeroed(), s,
+                                                    w.params.at("cb"), threads, repeat, &impl);
+    check("onednn_conv2d_nchwc (" + impl + ")", std::move(times));
   }
   return out;
 }

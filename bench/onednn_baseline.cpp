@@ -101,4 +101,20 @@ std::vector<double> onednn_conv2d_blocked(const float* in, const float* weight, 
   return times;
 }
 
+std::vector<double> onednn_conv2d_nchwc(const float* in, const float* weight, float* out, const ConvShape& s,
+                                        int64_t block, int threads, int repeat, std::string* impl) {
+  omp_set_num_threads(threads);
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  const bool b16 = block == 16;
+  ConvDescs d{{{s.N, s.C, s.H, s.W}, dt::f32, b16 ? tag::nChw16c : tag::nChw8c},
+              {{s.K, s.C, s.R, s.S}, dt::f32, b16 ? tag::OIhw16i16o : tag::OIhw8i8o},
+              {{s.N, s.K, s.P(), s.Q()}, dt::f32, b16 ? tag::nChw16c : tag::nChw8c}};
+  dnnl::convolution_forward::primitive_desc pd = conv_primitive(s, d, eng);
+  if (impl) *impl = pd.impl_info_str();
+  dnnl::convolution_forward prim(pd);
+  dnnl::memory src(d.src, eng, const_cast<float*>(in)), w(d.weights, eng, const_cast<float*>(weight)),
+      dst(d.dst, eng, out);
+  return time_primitive(eng, prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}}, repeat);
+}
+
 }  // namespace kiln::bench

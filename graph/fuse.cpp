@@ -4,6 +4,8 @@
 #include <set>
 #include <sstream>
 
+#include "graph/layout.h"
+
 namespace kiln::graph {
 namespace {
 
@@ -30,11 +32,12 @@ int single_output(const Node& n) {
 }  // namespace
 
 OpPattern op_pattern(const Node& n) {
-  static const std::set<std::string> anchors = {"Conv", "Gemm", "MatMul"};
+  static const std::set<std::string> anchors = {"Conv", "Gemm", "MatMul", kConvNCHWc, kDepthwiseConvNCHWc};
   static const std::set<std::string> reductions = {"MaxPool", "AveragePool", "GlobalAveragePool", "Softmax",
-                                                   "LayerNormalization", "ReduceMean"};
+                                                   "LayerNormalization", "ReduceMean", kMaxPoolNCHWc};
   static const std::set<std::string> injective = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose",
-                                                  "Concat",  "Slice",   "Pad",     "Gather"};
+                                                  "Concat",  "Slice",   "Pad",     "Gather",
+                                                  kToNCHWc,  kFromNCHWc};
   if (anchors.count(n.op)) return OpPattern::kAnchor;
   if (reductions.count(n.op)) return OpPattern::kReduction;
   if (injective.count(n.op)) return OpPattern::kInjective;

@@ -6,8 +6,10 @@
 
 #include "core/error.h"
 #include "graph/data_rules.h"
+#include "graph/layout.h"
 #include "graph/shape_util.h"
 #include "graph/unsupported.h"
+#include "ops/blocked.h"
 #include "ops/broadcast.h"
 #include "ops/common.h"
 #include "ops/conv2d.h"
@@ -273,6 +275,36 @@ te::Tensor conv(const Graph& g, const Node& n, const Tensors& in) {
       y.shape(), [&](Var b, Var k, Var p, Var q) { return y(b, k, p, q) + bias(k); }, "bias_add");
 }
 
+// The blocked convolutions of graph/layout.h: data [N, C/cb, H, W, cb],
+// weights as ops/blocked.h has them, the bias [K/kb, kb].
+te::Tensor conv_nchwc(const Graph& g, const Node& n, const Tensors& in) {
+  const Value& x = required_input(g, n, 0);
+  const Shape spatial{x.shape.at(2), x.shape.at(3)};
+  const Shape kernel = n.attr_ints("kernel_shape", {});
+  const Shape strides = n.attr_ints("strides", {1, 1}), dilations = n.attr_ints("dilations", {1, 1});
+  const Shape pads = window_pads(n, spatial, kernel, strides, dilations);
+  ops::Conv2dConfig cfg;
+  cfg.stride = strides.at(0);
+  cfg.dilation = dilations.at(0);
+  te::Tensor data = in[0];
+  if (pads[0] == pads[1] && pads[1] == pads[2] && pads[2] == pads[3])
+    cfg.pad = pads[0];
+  else
+    data = ops::pad(in[0], {0, 0, pads[0], pads[1], 0}, {0, 0, pads[2], pads[3], 0}, make_zero(x.dtype));
+  te::Tensor y = n.op == kConvNCHWc ? ops::conv2d_nchwc(data, in[1], cfg) : ops::depthwise_conv2d_nchwc(data, in[1], cfg);
+  if (!g.input(n, 2)) return y;
+  const te::Tensor& bias = in[2];
+  return te::compute(
+      y.shape(), [&](Var b, Var k, Var p, Var q, Var c) { return y(b, k, p, q, c) + bias(k, c); }, "bias_add");
+}
+
+// graph/layout.h's blocked MaxPool: its window is one ops/pool.h takes.
+te::Tensor max_pool_nchwc(const Node& n, const te::Tensor& x) {
+  const Shape kernel = n.attr_ints("kernel_shape", {});
+  return ops::max_pool2d_nchwc(x, {kernel.at(0), kernel.at(1), n.attr_ints("strides", {1, 1}).at(0),
+                                   n.attr_ints("pads", {0, 0, 0, 0}).at(0)});
+}
+
 // A pooling window ops/pool.h does not take: asymmetric pads, the extra
 // window of ceil_mode, dilation, strides that differ by axis, padding
 // counted in the average (count_include_pad). One pad stage wide enough
@@ -466,6 +498,14 @@ std::vector<te::Tensor> lower_node(const Graph& g, const Node& n, const std::vec
     y = matmul(g, n, in);
   else if (op == "Conv")
     y = conv(g, n, in);
+  else if (op == kConvNCHWc || op == kDepthwiseConvNCHWc)
+    y = conv_nchwc(g, n, in);
+  else if (op == kMaxPoolNCHWc)
+    y = max_pool_nchwc(n, in.at(0));
+  else if (op == kToNCHWc)
+    y = ops::to_nchwc(in.at(0), n.attr_int("block", 1));
+  else if (op == kFromNCHWc)
+    y = ops::from_nchwc(in.at(0));
   else if (op == "MaxPool" || op == "AveragePool")
     y = pool(g, n, in.at(0));
   else

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/error.h"
+#include "graph/layout.h"
 
 namespace kiln::graph {
 namespace {
@@ -165,11 +166,11 @@ Graph eliminate_dead_code(const Graph& in) {
 }
 
 const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> names = {"fold_batch_norm", "eliminate_dead_code"};
+  static const std::vector<std::string> names = {"fold_batch_norm", "eliminate_dead_code", "convert_layout"};
   return names;
 }
 
-Graph run_passes(const Graph& g, const std::string& last) {
+Graph run_passes(const Graph& g, const std::string& last, const PassOptions& options) {
   if (!last.empty() && std::find(pass_names().begin(), pass_names().end(), last) == pass_names().end()) {
     std::string list;
     for (const std::string& p : pass_names()) list += (list.empty() ? "" : ", ") + p;
@@ -177,7 +178,9 @@ Graph run_passes(const Graph& g, const std::string& last) {
   }
   Graph out = fold_batch_norm(g);
   if (last == "fold_batch_norm") return out;
-  return eliminate_dead_code(out);
+  out = eliminate_dead_code(out);
+  if (last == "eliminate_dead_code") return out;
+  return convert_layout(out, options.lanes);
 }
 
 }  // namespace kiln::graph

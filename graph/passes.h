@@ -17,8 +17,12 @@
 // graph output (what a fold leaves behind, or a model's unused branches),
 // and those folded at import, whose outputs are constants that hold their
 // data already.
+//
+// convert_layout (graph/layout.h): convolutions in blocked channels, for a
+// target whose vectors hold `lanes` float32 values; off when lanes is 0.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -29,10 +33,16 @@ namespace kiln::graph {
 Graph fold_batch_norm(const Graph& g);
 Graph eliminate_dead_code(const Graph& g);
 
+struct PassOptions {
+  // float32 lanes of the target's vectors, the widest channel block of
+  // convert_layout; 0 keeps every convolution in NCHW.
+  int64_t lanes = 0;
+};
+
 // The passes in order, by name.
 const std::vector<std::string>& pass_names();
 // `g` after the passes up to and including `last` (all of them when empty).
 // Throws kiln::Error for a name that is not a pass, listing them.
-Graph run_passes(const Graph& g, const std::string& last = "");
+Graph run_passes(const Graph& g, const std::string& last = "", const PassOptions& options = {});
 
 }  // namespace kiln::graph

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "ops/blocked.h"
 #include "ops/common.h"
 #include "ops/conv2d.h"
 #include "ops/depthwise_conv2d.h"
@@ -172,6 +173,63 @@ std::vector<OpSpec> make_table() {
       conv_flops,
       [](const Workload& w) {
         check_groups(w);
+        window_out(w, param(w, "dilation"));
+      }});
+
+  auto blocked_params = [](bool with_k) {
+    std::vector<ParamSpec> p = window_params(with_k);
+    p.push_back(opt("dilation", "spacing of kernel taps", 1));
+    if (with_k) {
+      p.push_back(req("cb", "input channels per block; divides C"));
+      p.push_back(req("kb", "output channels per block; divides K"));
+    } else {
+      p.push_back(req("b", "channels per block; divides C"));
+    }
+    return p;
+  };
+  auto check_blocks = [](const Workload& w, const std::string& block, const std::string& channels) {
+    if (param(w, channels) % param(w, block) != 0)
+      KILN_USER_ERROR() << w.op << ": " << block << "=" << param(w, block) << " must divide " << channels << "="
+                        << param(w, channels);
+  };
+  t.push_back(OpSpec{
+      "conv2d_nchwc", "2-D convolution, channels in blocks (NCHW[x]c, ops/blocked.h)",
+      "data[N,C/cb,H,W,cb], kernel[K/kb,C/cb,R,S,cb,kb] -> out[N,K/kb,P,Q,kb]", "2·N·K·P·Q·C·R·S",
+      blocked_params(true), DTypeRule::kNumeric,
+      [](const Workload& w) {
+        const int64_t cb = param(w, "cb"), kb = param(w, "kb");
+        Tensor data = input(w, "data", {param(w, "N"), param(w, "C") / cb, param(w, "H"), param(w, "W"), cb});
+        Tensor kernel = input(w, "kernel", {param(w, "K") / kb, param(w, "C") / cb, param(w, "R"), param(w, "S"), cb, kb});
+        Conv2dConfig cfg{param(w, "stride"), param(w, "pad"), param(w, "dilation"), 1};
+        return te::create_prim_func({data, kernel, conv2d_nchwc(data, kernel, cfg)}, w.op);
+      },
+      [](const Workload& w) {
+        OutHW o = window_out(w, param(w, "dilation"));
+        return 2 * product({param(w, "N"), param(w, "K"), o.P, o.Q, param(w, "C"), param(w, "R"), param(w, "S")});
+      },
+      [check_blocks](const Workload& w) {
+        check_blocks(w, "cb", "C");
+        check_blocks(w, "kb", "K");
+        window_out(w, param(w, "dilation"));
+      }});
+
+  t.push_back(OpSpec{
+      "depthwise_conv2d_nchwc", "depthwise 2-D convolution, channels in blocks (NCHW[x]c, ops/blocked.h)",
+      "data[N,C/b,H,W,b], kernel[C/b,R,S,b] -> out[N,C/b,P,Q,b]", "2·N·C·P·Q·R·S", blocked_params(false),
+      DTypeRule::kNumeric,
+      [](const Workload& w) {
+        const int64_t b = param(w, "b");
+        Tensor data = input(w, "data", {param(w, "N"), param(w, "C") / b, param(w, "H"), param(w, "W"), b});
+        Tensor kernel = input(w, "kernel", {param(w, "C") / b, param(w, "R"), param(w, "S"), b});
+        Conv2dConfig cfg{param(w, "stride"), param(w, "pad"), param(w, "dilation"), 1};
+        return te::create_prim_func({data, kernel, depthwise_conv2d_nchwc(data, kernel, cfg)}, w.op);
+      },
+      [](const Workload& w) {
+        OutHW o = window_out(w, param(w, "dilation"));
+        return 2 * product({param(w, "N"), param(w, "C"), o.P, o.Q, param(w, "R"), param(w, "S")});
+      },
+      [check_blocks](const Workload& w) {
+        check_blocks(w, "b", "C");
         window_out(w, param(w, "dilation"));
       }});
 

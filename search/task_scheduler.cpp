@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <optional>
 
 namespace kiln::search {
 namespace {
@@ -13,14 +14,6 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 // A task's time in the model estimate: its best, or untuned until it has one.
 double task_secs(const TaskState& s) { return s.best_secs > 0 ? s.best_secs : s.untuned_secs; }
-
-// The database's view of a task: its trials and its best.
-void read_state(const SchedulerTask& t, const TuneOptions& o, tuning::Database& db, TaskState& s) {
-  const std::string target = o.target.str();
-  s.trials = static_cast<int64_t>(db.records_of(t.task.entry.key, target).size());
-  std::vector<tuning::TuningRecord> best = db.top_k(t.task.entry.key, target, 1);
-  s.best_secs = best.empty() ? 0 : best[0].rank_secs();
-}
 
 }  // namespace
 
@@ -77,10 +70,18 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
   auto capped = [&](const TaskState& s) {
     return options.trials_per_task > 0 && s.trials >= options.trials_per_task;
   };
+  // One job per task, for the whole run: its design space, its measured
+  // traces and its default program are set up once. Each task draws with
+  // seeds of its own.
+  std::vector<std::unique_ptr<TuneJob>> jobs(n);
   for (size_t i = 0; i < n; ++i) {
-    services.db.add_workload(tasks[i].task.entry);
-    read_state(tasks[i], options.tune, services.db, st[i]);
-    st[i].untuned_secs = time_default_program(tasks[i].task, options.tune, services);
+    TuneOptions o = options.tune;
+    o.seed = options.tune.seed + 7919 * static_cast<uint64_t>(i);
+    jobs[i] = std::make_unique<TuneJob>(tasks[i].task, o, services);
+    st[i].trials = jobs[i]->progress().trials_done;  // what the database holds already
+    const std::optional<tuning::TuningRecord> best = jobs[i]->best();
+    st[i].best_secs = best && best->ok() ? best->rank_secs() : 0;
+    st[i].untuned_secs = jobs[i]->time_default_program();
     st[i].done = capped(st[i]);
   }
   estimate();
@@ -96,28 +97,21 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
     TaskState& s = st[i];
     if (!strategies[i]) strategies[i] = make_strategy(i);
 
-    TuneOptions o = options.tune;
     int64_t more = batch;
     if (options.trials > 0) more = std::min(more, options.trials - p.trials_now);
     if (options.trials_per_task > 0) more = std::min(more, options.trials_per_task - s.trials);
-    o.trials = s.trials + more;
-    o.final_top = 0;  // once per task, at the end
-    o.time_budget_s = 0;
-    // Carried-over and register designs lead a task's first round only;
-    // each round draws with seeds of its own.
-    if (s.rounds > 0) o.similar_workloads = o.register_designs = 0;
-    o.seed = options.tune.seed + 7919 * static_cast<uint64_t>(i) + 104729 * static_cast<uint64_t>(s.rounds);
-    TuneResult r = tune(tasks[i].task, o, services, *strategies[i], {}, stop);
+    const int64_t measured = jobs[i]->round(*strategies[i], static_cast<int>(more));
 
     s.best_before = s.best_secs;
     s.trials_before = s.trials;
-    s.trials = r.last.trials_done;
-    if (r.best && r.best->ok()) s.best_secs = r.best->rank_secs();
+    s.trials = jobs[i]->progress().trials_done;
+    const std::optional<tuning::TuningRecord> best = jobs[i]->best();
+    if (best && best->ok()) s.best_secs = best->rank_secs();
     ++s.rounds;
-    s.done = r.measured_now == 0 || capped(s);
+    s.done = measured == 0 || capped(s);
     p.round += 1;
     p.task = i;
-    p.trials_now += r.measured_now;
+    p.trials_now += measured;
     estimate();
     p.elapsed_s = seconds_since(t0);
     const double rate = static_cast<double>(p.trials_now) / std::max(p.elapsed_s, 1e-9);
@@ -137,11 +131,9 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
   if (!result.stopped && options.tune.final_top > 0) {
     for (size_t i = 0; i < n && !asked_to_stop(); ++i) {
       if (st[i].rounds == 0) continue;
-      TuneOptions o = options.tune;
-      o.trials = st[i].trials;  // no new batch
-      o.similar_workloads = o.register_designs = 0;
-      TuneResult r = tune(tasks[i].task, o, services, *strategies[i], {}, stop);
-      if (r.best && r.best->ok()) st[i].best_secs = r.best->rank_secs();
+      jobs[i]->final_measurement();
+      const std::optional<tuning::TuningRecord> best = jobs[i]->best();
+      if (best && best->ok()) st[i].best_secs = best->rank_secs();
     }
     estimate();
   }

@@ -1,9 +1,10 @@
 // Tuning many tasks with one budget: a model's tasks (graph/tasks.h), each
 // a workload with a weight (how many times the model runs it).
 //
-// The job goes in rounds; a round gives one task one batch (tune() asked
-// for one batch more than the task has). Which task, after each has had
-// one round:
+// The job goes in rounds; a round gives one task one batch: one round of
+// the task's TuneJob (tuner.h), which each task keeps for the whole run, so
+// that its design space, its measured traces and its default program are
+// set up once. Which task, after each has had one round:
 //  - gradient (Ansor's task scheduler): the task whose weighted latency is
 //    expected to drop most per trial. Per task i, with g its best time, w
 //    its weight and t its trials,
@@ -43,8 +44,8 @@ struct TaskSchedulerOptions {
   int64_t trials_per_task = 0;   // a task's cap, earlier runs included (0: none)
   double time_budget_s = 0;      // 0: none
   double alpha = 0.2;            // Ansor's weight of the observed improvement
-  // Per round: target, batch size, seed, timing, final measurement (run
-  // once per task at the end, not after each round).
+  // Per task: target, batch size, seed (task i draws from seed + 7919·i),
+  // timing, final measurement (once per task at the end, not per round).
   TuneOptions tune;
 };
 

@@ -36,12 +36,7 @@ tuning::TuningRecord record_for(const tuning::WorkloadEntry& entry, const std::s
   return r;
 }
 
-// What the tune loop measures against: the default program, built once.
-struct Reference {
-  std::string id;  // the workload key
-  Artifact artifact;
-  double tolerance = 0;
-};
+using Reference = TuneJob::Reference;
 
 // Measures the candidates that built (built[i] for trace i), checked
 // against the reference; results by index into `built`.
@@ -58,7 +53,7 @@ std::vector<rpc::MeasureResult> measure_built(rpc::Runner& runner, const std::ve
 // The final measurement: the shortlist, the `top` records fastest by
 // their first measurement, built again and those without a final
 // measurement timed at length in one batch. Returns how many were timed.
-int64_t final_measurement(const PrimFunc& f, const tuning::WorkloadEntry& entry, const TuneOptions& o,
+int64_t measure_shortlist(const PrimFunc& f, const tuning::WorkloadEntry& entry, const TuneOptions& o,
                           const TuneServices& s, const Reference& ref) {
   std::vector<tuning::TuningRecord> valid;
   for (tuning::TuningRecord& r : s.db.records_of(entry.key, o.target.str()))
@@ -115,138 +110,157 @@ std::vector<Trace> similar_designs(tuning::Database& db, const tuning::WorkloadE
 
 }  // namespace
 
-double time_default_program(const TuneTask& task, const TuneOptions& o, const TuneServices& services) {
-  const PrimFunc f = canonical_workload(task.func);
-  rpc::BuildResult built = services.builder.build({{f, std::nullopt, o.target}}).front();
-  if (!built.ok()) return 0;
-  const Reference ref{task.entry.key, built.artifact, check_tolerance(f)};
-  rpc::TimingConfig timing = o.timing;
+TuneJob::TuneJob(const TuneTask& task, const TuneOptions& options, const TuneServices& services)
+    : entry_(task.entry),
+      o_(options),
+      s_(services),
+      target_(options.target.str()),
+      start_(Clock::now()),
+      ctx_{.func = canonical_workload(task.func), .seed = options.seed} {
+  // Traces are written against the canonical form (blocks b0, b1, ...), the
+  // form the database stores, so that a record applies to every function
+  // with its workload key, whatever its blocks are called.
+  const PrimFunc& f = ctx_.func;
+  ctx_.sketches = design_space(f, SpaceParams::for_target(o_.target));
+  tuning::Database& db = s_.db;
+  db.add_workload(entry_);
+  p_.trials_total = o_.trials;
+  for (const tuning::TuningRecord& r : db.records_of(entry_.key, target_)) {
+    try {
+      Trace t = Trace::parse(r.trace_json);
+      ctx_.measured.insert(t.fingerprint());
+      if (r.ok()) ctx_.earlier.emplace_back(std::move(t), r.median_secs());
+    } catch (const Error&) {
+      // Unreadable: it counts as a trial, and no candidate the search makes is it.
+    }
+    ++p_.trials_done;
+    p_.errors += !r.ok();
+  }
+  for (const auto& [trace, secs] : ctx_.earlier) note_best(secs);
+  if (o_.similar_workloads > 0 && entry_.flops > 0) ctx_.similar = similar_designs(db, entry_, f, target_, o_);
+  p_.carried_over = static_cast<int64_t>(ctx_.similar.size());
+  if (o_.register_designs > 0)
+    ctx_.register_designs = register_designs(f, ctx_.sketches, o_.seed, static_cast<size_t>(o_.register_designs));
+  p_.register_designs = static_cast<int64_t>(ctx_.register_designs.size());
+  std::stable_sort(ctx_.earlier.begin(), ctx_.earlier.end(),
+                   [](const auto& a, const auto& b) { return a.second < b.second; });
+
+  device_ = s_.runner.info();
+  default_build_ = s_.builder.build({{f, std::nullopt, o_.target}}).front();
+  if (!default_build_.ok())
+    KILN_USER_ERROR() << entry_.shape << ": the default program does not build ("
+                      << error_kind_name(default_build_.error) << "): " << default_build_.message;
+  reference_ = Reference{entry_.key, default_build_.artifact, check_tolerance(f)};
+}
+
+void TuneJob::note_best(double secs) {
+  if (secs > 0 && (best_secs_ == 0 || secs < best_secs_)) best_secs_ = secs;
+  p_.best_gflops = best_secs_ > 0 ? entry_.flops / best_secs_ / 1e9 : 0;
+}
+
+double TuneJob::time_default_program() {
+  rpc::TimingConfig timing = o_.timing;
   timing.best_known_s = 0;
-  std::vector<rpc::MeasureResult> m = measure_built(services.runner, {built}, ref, timing);
+  std::vector<rpc::MeasureResult> m = measure_built(s_.runner, {default_build_}, reference_, timing);
   if (m.empty() || !m[0].ok() || m[0].times_s.empty()) return 0;
   return median(m[0].times_s);
+}
+
+int64_t TuneJob::round(SearchStrategy& strategy, int n) {
+  TuneProgress& p = p_;
+  ++p.round;
+  auto t = Clock::now();
+  std::vector<Candidate> batch = strategy.propose(ctx_, n);
+  p.propose_s = seconds_since(t);
+  if (batch.empty()) return 0;  // the space holds nothing new
+
+  t = Clock::now();
+  std::vector<rpc::BuildInput> inputs;
+  for (const Candidate& c : batch) inputs.push_back({ctx_.func, c.trace, o_.target});
+  std::vector<rpc::BuildResult> built = s_.builder.build(inputs);
+  p.build_s = seconds_since(t);
+
+  t = Clock::now();
+  rpc::TimingConfig timing = o_.timing;
+  timing.best_known_s = best_secs_;
+  std::vector<rpc::MeasureResult> measured = measure_built(s_.runner, built, reference_, timing);
+  p.measure_s = seconds_since(t);
+
+  std::vector<tuning::TuningRecord> records;
+  std::vector<std::optional<double>> secs(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    tuning::TuningRecord r = record_for(entry_, target_, device_, batch[i]);
+    r.build_ms = built[i].build_ms;
+    r.error_kind = error_kind_name(built[i].error);
+    r.error_message = built[i].message;
+    records.push_back(std::move(r));
+  }
+  for (const rpc::MeasureResult& m : measured) {
+    tuning::TuningRecord& r = records[m.id];
+    r.error_kind = error_kind_name(m.error);
+    r.error_message = m.message;
+    r.run_secs = m.times_s;
+    if (r.ok()) secs[m.id] = r.median_secs();
+    p.screened += m.screened;
+  }
+  s_.db.add_records(records);
+  for (const Candidate& c : batch) ctx_.measured.insert(c.trace.fingerprint());
+
+  t = Clock::now();
+  strategy.update(ctx_, batch, secs);
+  p.update_s = seconds_since(t);
+  if (o_.search_share > 0)
+    ctx_.search_budget_s =
+        std::max(1e-3, o_.search_share / (1 - o_.search_share) * (p.build_s + p.measure_s) - p.update_s);
+
+  p.trials_done += static_cast<int64_t>(batch.size());
+  for (const tuning::TuningRecord& r : records) p.errors += !r.ok();
+  for (const std::optional<double>& sec : secs) note_best(sec.value_or(0));
+  p.failed_draws = ctx_.failed_draws;
+  p.elapsed_s = seconds_since(start_);
+  return static_cast<int64_t>(batch.size());
+}
+
+int64_t TuneJob::final_measurement() {
+  if (o_.final_top <= 0) return 0;
+  p_.final_measured = measure_shortlist(ctx_.func, entry_, o_, s_, reference_);
+  std::optional<tuning::TuningRecord> b = best();
+  if (p_.final_measured > 0 && b) p_.best_gflops = entry_.flops / b->rank_secs() / 1e9;  // the best as timed again
+  p_.elapsed_s = seconds_since(start_);
+  return p_.final_measured;
+}
+
+std::optional<tuning::TuningRecord> TuneJob::best() const {
+  std::vector<tuning::TuningRecord> top = s_.db.top_k(entry_.key, target_, 1);
+  if (top.empty()) return std::nullopt;
+  return top[0];
 }
 
 TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& services, SearchStrategy& strategy,
                 const std::function<void(const TuneProgress&)>& on_progress, const std::atomic<bool>* stop) {
   const auto t0 = Clock::now();
-  const tuning::WorkloadEntry& entry = task.entry;
-  // Traces are written against the canonical form (blocks b0, b1, ...), the
-  // form the database stores, so that a record applies to every function
-  // with its workload key, whatever its blocks are called.
-  const PrimFunc f = canonical_workload(task.func);
-  tuning::Database& db = services.db;
-  rpc::Builder& builder = services.builder;
-  rpc::Runner& runner = services.runner;
-  const std::string target = o.target.str();
-  db.add_workload(entry);
-
-  SearchContext ctx{.func = f, .sketches = design_space(f, SpaceParams::for_target(o.target)), .seed = o.seed};
+  TuneJob job(task, o, services);
   TuneResult result;
-  TuneProgress& p = result.last;
-  p.trials_total = o.trials;
-  for (const tuning::TuningRecord& r : db.records_of(entry.key, target)) {
-    try {
-      Trace t = Trace::parse(r.trace_json);
-      ctx.measured.insert(t.fingerprint());
-      if (r.ok()) ctx.earlier.emplace_back(std::move(t), r.median_secs());
-    } catch (const Error&) {
-      // Unreadable: it counts as a trial, and no candidate the search makes is it.
-    }
-    ++p.trials_done;
-    p.errors += !r.ok();
-  }
-  // The best so far while tuning is the best first measurement: what each
-  // new candidate's own measurement compares with (screening among them).
-  double best_secs = 0;
-  auto note_best = [&](double secs) {
-    if (secs > 0 && (best_secs == 0 || secs < best_secs)) best_secs = secs;
-    p.best_gflops = best_secs > 0 ? entry.flops / best_secs / 1e9 : 0;
-  };
-  for (const auto& [trace, secs] : ctx.earlier) note_best(secs);
-  if (o.similar_workloads > 0 && entry.flops > 0) ctx.similar = similar_designs(db, entry, f, target, o);
-  p.carried_over = static_cast<int64_t>(ctx.similar.size());
-  if (o.register_designs > 0)
-    ctx.register_designs = register_designs(f, ctx.sketches, o.seed, static_cast<size_t>(o.register_designs));
-  p.register_designs = static_cast<int64_t>(ctx.register_designs.size());
-  std::stable_sort(ctx.earlier.begin(), ctx.earlier.end(),
-                   [](const auto& a, const auto& b) { return a.second < b.second; });
-
-  const rpc::DeviceInfo device = runner.info();
-  rpc::BuildResult default_build = builder.build({{f, std::nullopt, o.target}}).front();
-  if (!default_build.ok())
-    KILN_USER_ERROR() << entry.shape << ": the default program does not build ("
-                      << error_kind_name(default_build.error) << "): " << default_build.message;
-  const Reference reference{entry.key, default_build.artifact, check_tolerance(f)};
-
-  while (p.trials_done < o.trials && !asked_to_stop(stop)) {
+  while (job.progress().trials_done < o.trials && !asked_to_stop(stop)) {
     if (o.time_budget_s > 0 && seconds_since(t0) >= o.time_budget_s) break;
-    ++p.round;
-    auto t = Clock::now();
-    const int n = static_cast<int>(std::min<int64_t>(o.batch_size, o.trials - p.trials_done));
-    std::vector<Candidate> batch = strategy.propose(ctx, n);
-    p.propose_s = seconds_since(t);
-    if (batch.empty()) break;  // the space holds nothing new
-
-    t = Clock::now();
-    std::vector<rpc::BuildInput> inputs;
-    for (const Candidate& c : batch) inputs.push_back({f, c.trace, o.target});
-    std::vector<rpc::BuildResult> built = builder.build(inputs);
-    p.build_s = seconds_since(t);
-
-    t = Clock::now();
-    rpc::TimingConfig timing = o.timing;
-    timing.best_known_s = best_secs;
-    std::vector<rpc::MeasureResult> measured = measure_built(runner, built, reference, timing);
-    p.measure_s = seconds_since(t);
-
-    std::vector<tuning::TuningRecord> records;
-    std::vector<std::optional<double>> secs(batch.size());
-    for (size_t i = 0; i < batch.size(); ++i) {
-      tuning::TuningRecord r = record_for(entry, target, device, batch[i]);
-      r.build_ms = built[i].build_ms;
-      r.error_kind = error_kind_name(built[i].error);
-      r.error_message = built[i].message;
-      records.push_back(std::move(r));
-    }
-    for (const rpc::MeasureResult& m : measured) {
-      tuning::TuningRecord& r = records[m.id];
-      r.error_kind = error_kind_name(m.error);
-      r.error_message = m.message;
-      r.run_secs = m.times_s;
-      if (r.ok()) secs[m.id] = r.median_secs();
-      p.screened += m.screened;
-    }
-    db.add_records(records);
-    for (const Candidate& c : batch) ctx.measured.insert(c.trace.fingerprint());
-
-    t = Clock::now();
-    strategy.update(ctx, batch, secs);
-    p.update_s = seconds_since(t);
-    if (o.search_share > 0)
-      ctx.search_budget_s = std::max(
-          1e-3, o.search_share / (1 - o.search_share) * (p.build_s + p.measure_s) - p.update_s);
-
-    result.measured_now += static_cast<int64_t>(batch.size());
-    p.trials_done += static_cast<int64_t>(batch.size());
-    for (const tuning::TuningRecord& r : records) p.errors += !r.ok();
-    for (const std::optional<double>& s : secs) note_best(s.value_or(0));
-    p.failed_draws = ctx.failed_draws;
-    p.elapsed_s = seconds_since(t0);
-    const double rate = result.measured_now / std::max(p.elapsed_s, 1e-9);
-    p.eta_s = std::max<double>(0, o.trials - p.trials_done) / rate;
+    const int n = static_cast<int>(std::min<int64_t>(o.batch_size, o.trials - job.progress().trials_done));
+    const int64_t measured = job.round(strategy, n);
+    if (measured == 0) break;
+    result.measured_now += measured;
+    TuneProgress& p = job.progress();
+    const double rate = static_cast<double>(result.measured_now) / std::max(p.elapsed_s, 1e-9);
+    p.eta_s = static_cast<double>(std::max<int64_t>(0, o.trials - p.trials_done)) / rate;
     if (o.time_budget_s > 0) p.eta_s = std::min(p.eta_s, std::max(0.0, o.time_budget_s - p.elapsed_s));
     if (on_progress) on_progress(p);
   }
   result.stopped = asked_to_stop(stop);
-  if (!result.stopped && o.final_top > 0) p.final_measured = final_measurement(f, entry, o, services, reference);
-  std::vector<tuning::TuningRecord> best = db.top_k(entry.key, target, 1);
-  if (!best.empty()) result.best = best[0];
-  p.elapsed_s = seconds_since(t0);
-  if (p.final_measured > 0) {  // the last report: the best as timed again
-    if (result.best) p.best_gflops = entry.flops / result.best->rank_secs() / 1e9;
-    if (on_progress) on_progress(p);
+  if (!result.stopped && job.final_measurement() > 0 && on_progress) {
+    job.progress().eta_s = 0;
+    on_progress(job.progress());  // the last report: the best as timed again
   }
+  result.best = job.best();
+  result.last = job.progress();
+  result.last.elapsed_s = seconds_since(t0);
   return result;
 }
 

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -109,11 +110,68 @@ struct TuneResult {
   bool stopped = false;      // stop was asked for
 };
 
-// Seconds one run of the task's default program takes (the median of the
-// runner's repeats): the untuned time a model's tuning compares with. 0
-// when it fails to build or run.
-double time_default_program(const TuneTask& task, const TuneOptions& options, const TuneServices& services);
+// One workload's tuning, a round at a time. tune() runs one to its
+// budget; the task scheduler (task_scheduler.h) keeps one per task and
+// gives it a round when the task's turn comes. What every round needs (the
+// canonical function and its design space, the traces measured, the
+// default program built once as the reference outputs are checked
+// against) is set up once, when the job starts, not once per round.
+class TuneJob {
+ public:
+  // What candidates are checked against: the default program.
+  struct Reference {
+    std::string id;  // the workload key
+    Artifact artifact;
+    double tolerance = 0;
+  };
 
+  // Reads what the database holds for the workload and target, makes the
+  // design space, the designs carried over and the register designs, and
+  // builds the default program. Throws kiln::Error when that does not build.
+  TuneJob(const TuneTask& task, const TuneOptions& options, const TuneServices& services);
+
+  // Proposes, builds, measures and stores one batch of at most n
+  // candidates, and trains the strategy on it. Returns how many were
+  // measured: 0 when the space holds nothing new.
+  int64_t round(SearchStrategy& strategy, int n);
+
+  // Seconds one run of the default program takes (the median of the
+  // runner's repeats): the untuned time a model's tuning compares with. 0
+  // when it fails to run.
+  double time_default_program();
+
+  // The final measurement (TuneOptions::final_top): the shortlist timed
+  // again at length. Returns how many records were.
+  int64_t final_measurement();
+
+  // The record the database ranks first, if any.
+  std::optional<tuning::TuningRecord> best() const;
+
+  // Where the job stands (eta_s is the caller's: it knows the budget).
+  const TuneProgress& progress() const { return p_; }
+  TuneProgress& progress() { return p_; }
+
+ private:
+  void note_best(double secs);
+
+  tuning::WorkloadEntry entry_;
+  TuneOptions o_;
+  TuneServices s_;
+  std::string target_;
+  std::chrono::steady_clock::time_point start_;
+  SearchContext ctx_;
+  rpc::DeviceInfo device_;
+  rpc::BuildResult default_build_;
+  Reference reference_;
+  TuneProgress p_;
+  // The best first measurement while tuning: what each new candidate's
+  // own measurement compares with (screening among them).
+  double best_secs_ = 0;
+};
+
+// Runs a TuneJob until the workload has options.trials trials (earlier runs
+// included), the time budget is spent or `stop` is set, then (unless
+// stopped) its final measurement.
 TuneResult tune(const TuneTask& task, const TuneOptions& options, const TuneServices& services,
                 SearchStrategy& strategy, const std::function<void(const TuneProgress&)>& on_progress = {},
                 const std::atomic<bool>* stop = nullptr);

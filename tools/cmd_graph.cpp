@@ -13,6 +13,7 @@
 #include "graph/passes.h"
 #include "graph/tasks.h"
 #include "tools/commands.h"
+#include "tools/model_session.h"
 
 namespace kiln::cli {
 namespace {
@@ -71,6 +72,8 @@ void add_graph(CLI::App& app) {
     bool fused = false;
     bool tasks = false;
     std::string after_pass;
+    std::string target = "llvm";
+    std::string layout = "nchwc";
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("graph", "print an ONNX model as kiln's graph IR, every shape inferred");
@@ -80,8 +83,11 @@ void add_graph(CLI::App& app) {
   cmd->add_flag("--ops", args->ops, "list the ONNX operators kiln compiles");
   cmd->add_flag("--fused", args->fused, "print the groups operator fusion makes (one compiled function each)");
   cmd->add_option("--after-pass", args->after_pass,
-                  "print the graph after this pass and those before it (fold_batch_norm, eliminate_dead_code); "
+                  "print the graph after this pass and those before it (fold_batch_norm, eliminate_dead_code, "
+                  "convert_layout); "
                   "--fused and --tasks always see every pass");
+  cmd->add_option("--target", args->target, "the target the passes prepare for (convert_layout's block)");
+  cmd->add_option("--layout", args->layout, kLayoutHelp);
   cmd->add_flag("--tasks", args->tasks,
                 "print the tuning tasks: one per distinct fused group, with its weight (how many groups it stands "
                 "for), FLOPs and workload key");
@@ -103,11 +109,12 @@ void add_graph(CLI::App& app) {
     graph::ImportOptions options;
     options.input_shapes = graph::parse_input_shapes(args->input_shapes);
     const graph::Graph imported = graph::import_onnx_file(args->model, options);
+    const graph::PassOptions passes = pass_options(args->layout, Target::parse(args->target));
     if (!args->after_pass.empty()) {
-      std::cout << graph::run_passes(imported, args->after_pass).str();
+      std::cout << graph::run_passes(imported, args->after_pass, passes).str();
       return;
     }
-    const graph::Graph g = args->fused || args->tasks ? graph::run_passes(imported) : imported;
+    const graph::Graph g = args->fused || args->tasks ? graph::run_passes(imported, "", passes) : imported;
     if (args->tasks) {
       const std::vector<graph::Task> tasks = graph::extract_tasks(g, graph::fuse_operators(g));
       std::cout << graph::tasks_str(tasks);

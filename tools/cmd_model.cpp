@@ -29,6 +29,7 @@ struct ModelArgs {
   std::string db;
   std::string target = "llvm";
   std::string input_shapes;
+  std::string layout = "nchwc";
   std::string inputs, outputs;
   int repeat = 10;
   int threads = 0;
@@ -42,13 +43,14 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
   cmd->add_option("--target", a.target, "target string, e.g. 'llvm -mcpu=znver4 -num-cores=2'");
   cmd->add_option("--input-shapes", a.input_shapes,
                   "shapes of inputs with dynamic dimensions: \"name:[1,3,224,224] other:[1,128]\"");
+  cmd->add_option("--layout", a.layout, kLayoutHelp);
 }
 
 // Compiles `a.model` into `dir`; what it printed goes to `log`. Returns
 // the model as imported and prepared, for a caller that checks the result.
 ModelProgram compile_into(const ModelArgs& a, const std::string& dir, std::ostream& log) {
   const Target target = Target::parse(a.target);
-  ModelProgram m = prepare_model(a.model, a.input_shapes);
+  ModelProgram m = prepare_model(a.model, a.input_shapes, pass_options(a.layout, target));
   const std::vector<PrimFunc> scheduled = schedule_tasks(m, a.db, target);
   const auto t0 = std::chrono::steady_clock::now();
   graph::write_compiled_model(m.graph, m.groups, m.tasks, scheduled, target, dir, target.num_cores());

@@ -31,6 +31,7 @@ struct Args {
   std::string db;
   std::string target = "llvm";
   std::string input_shapes;
+  std::string layout = "nchwc";
   int64_t trials = 0;
   int64_t trials_per_task = 200;
   std::string time_budget;
@@ -46,7 +47,7 @@ struct Args {
 
 void run(const Args& a) {
   const Target target = Target::parse(a.target);
-  const ModelProgram m = prepare_model(a.model, a.input_shapes);
+  const ModelProgram m = prepare_model(a.model, a.input_shapes, pass_options(a.layout, target));
   auto db = tuning::open_sqlite_database(a.db);
 
   std::vector<search::SchedulerTask> tasks;
@@ -141,6 +142,7 @@ void add_tune(CLI::App& app) {
   cmd->add_option("--target", a->target, "target string, e.g. 'llvm -mcpu=znver4 -num-cores=2'");
   cmd->add_option("--input-shapes", a->input_shapes,
                   "shapes of inputs with dynamic dimensions: \"name:[1,3,224,224] other:[1,128]\"");
+  cmd->add_option("--layout", a->layout, kLayoutHelp);
   cmd->add_option("--policy", a->policy, "which task gets the next batch: gradient (Ansor's) or round-robin")
       ->check(CLI::IsMember({"gradient", "round-robin"}));
   cmd->add_option("--strategy", a->strategy, "evolutionary (guided by the cost model) or random")

@@ -12,12 +12,22 @@
 
 namespace kiln {
 
-ModelProgram prepare_model(const std::string& path, const std::string& input_shapes) {
+graph::PassOptions pass_options(const std::string& layout, const Target& target) {
+  graph::PassOptions o;
+  if (layout == "nchwc")
+    o.lanes = target.vector_lanes(DataType::Float32());
+  else if (layout != "nchw")
+    KILN_USER_ERROR() << "--layout takes nchwc or nchw, not '" << layout << "'";
+  return o;
+}
+
+ModelProgram prepare_model(const std::string& path, const std::string& input_shapes,
+                           const graph::PassOptions& passes) {
   graph::ImportOptions options;
   options.input_shapes = graph::parse_input_shapes(input_shapes);
   ModelProgram m;
   m.imported = graph::import_onnx_file(path, options);
-  m.graph = graph::run_passes(m.imported);
+  m.graph = graph::run_passes(m.imported, "", passes);
   m.groups = graph::fuse_operators(m.graph);
   m.tasks = graph::extract_tasks(m.graph, m.groups);
   return m;

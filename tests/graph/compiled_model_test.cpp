@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "graph/compiled_model.h"
 #include "graph/fuse.h"
+#include "graph/layout.h"
 #include "graph/onnx_import.h"
 #include "graph/reference.h"
 #include "graph/tasks.h"
@@ -66,22 +67,27 @@ double max_rel_error(const NDArray& got, const NDArray& want) {
 }
 
 TEST_F(CompiledModelTest, RunsLikeTheReferenceUntunedAndScheduled) {
-  const Graph g = import_onnx_bytes(residual_model());
-  const std::vector<FusedGroup> groups = fuse_operators(g);
-  const std::vector<Task> tasks = extract_tasks(g, groups);
-  ASSERT_LT(tasks.size(), groups.size());  // the two alike convolutions share a kernel
+  const Graph imported = import_onnx_bytes(residual_model());
   const Target target = Target::parse("llvm -num-cores=2");
   NDArray x(DataType::Float32(), {1, 4, 6, 6});
   x.fill_random(3);
   std::vector<NDArray> in;
   in.push_back(x.copy());
-  const NDArray want = std::move(run_reference(g, in)[0]);
+  const NDArray want = std::move(run_reference(imported, in)[0]);
 
-  // Untuned: every task's default program. Then each task scheduled by a
-  // draw from its design space, as a tuned record would schedule it (in
-  // the canonical form the database keeps).
-  for (bool scheduled : {false, true}) {
-    SCOPED_TRACE(scheduled ? "scheduled" : "default programs");
+  // In NCHW, and with the convolutions blocked (4 channels a block, the
+  // pool reading the plain value back). Untuned: every task's default
+  // program. Then each task scheduled by a draw from its design space, as
+  // a tuned record would schedule it (in the canonical form the database
+  // keeps).
+  for (int variant = 0; variant < 4; ++variant) {
+    const int64_t lanes = variant < 2 ? 0 : 4;
+    const bool scheduled = variant % 2 == 1;
+    SCOPED_TRACE(std::string(lanes ? "blocked, " : "nchw, ") + (scheduled ? "scheduled" : "default programs"));
+    const Graph g = convert_layout(imported, lanes);
+    const std::vector<FusedGroup> groups = fuse_operators(g);
+    const std::vector<Task> tasks = extract_tasks(g, groups);
+    ASSERT_LT(tasks.size(), groups.size());  // the two alike convolutions share a kernel
     std::vector<PrimFunc> funcs;
     for (const Task& t : tasks) {
       if (!scheduled) {

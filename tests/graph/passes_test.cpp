@@ -10,11 +10,13 @@
 #include "graph/passes.h"
 #include "graph/reference.h"
 #include "model_builder.h"
+#include "same_outputs.h"
 
 namespace kiln::graph {
 namespace {
 
 using testing::ModelBuilder;
+using testing::expect_same_outputs;
 using testing::set_int;
 using testing::set_ints;
 
@@ -22,22 +24,6 @@ std::vector<std::string> ops_of(const Graph& g) {
   std::vector<std::string> out;
   for (const Node& n : g.nodes) out.push_back(n.op);
   return out;
-}
-
-// The graph's outputs on a seeded random input, before and after `pass`.
-void expect_same_outputs(const Graph& before, const Graph& after) {
-  std::vector<NDArray> in;
-  for (int id : before.inputs) {
-    in.emplace_back(before.value(id).dtype, before.value(id).shape);
-    in.back().fill_random(11);
-  }
-  std::vector<NDArray> in2;
-  for (const NDArray& a : in) in2.push_back(a.copy());
-  const std::vector<NDArray> want = run_reference(before, in), got = run_reference(after, in2);
-  ASSERT_EQ(want.size(), got.size());
-  for (size_t k = 0; k < want.size(); ++k)
-    for (int64_t i = 0; i < want[k].numel(); ++i)
-      ASSERT_NEAR(got[k].get(i), want[k].get(i), 1e-5 + 1e-4 * std::abs(want[k].get(i))) << k << ":" << i;
 }
 
 // Scale, bias, mean and a positive variance for `c` channels.

@@ -26,6 +26,8 @@ const std::vector<std::string> kExamples = {
     "conv2d_nhwc:N=1,C=3,H=9,W=7,K=2,R=3,S=3,stride=1,pad=2,dilation=2",
     "conv2d_nchw:N=1,C=3,H=6,W=6,K=2,R=1,S=1,stride=1,pad=0",
     "depthwise_conv2d_nchw:N=1,C=8,H=9,W=9,R=3,S=3,stride=1,pad=1",
+    "conv2d_nchwc:N=1,C=4,H=7,W=7,K=8,R=3,S=3,stride=2,pad=1,cb=2,kb=4",
+    "depthwise_conv2d_nchwc:N=1,C=8,H=9,W=9,R=3,S=3,stride=1,pad=1,b=4",
     "max_pool2d:N=1,C=2,H=6,W=6,R=3,S=3,stride=2,pad=1",
     "avg_pool2d:N=1,C=2,H=6,W=6,R=3,S=3,stride=1,pad=1",
     "avg_pool2d:N=1,C=2,H=6,W=6,R=2,S=2,stride=2,pad=0",

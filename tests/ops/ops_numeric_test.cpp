@@ -138,6 +138,44 @@ std::vector<double> ref_depthwise(const Workload& w, const In& in) {
   return out;
 }
 
+// The blocked layouts of ops/blocked.h, indexed by plain channel numbers.
+std::vector<double> ref_conv_nchwc(const Workload& w, const In& in) {
+  ConvDims d = conv_dims(w, true);
+  const int64_t cb = param(w, "cb"), kb = param(w, "kb");
+  std::vector<double> out(d.N * d.K * d.P * d.Q);
+  for (int64_t n = 0; n < d.N; ++n)
+    for (int64_t k = 0; k < d.K; ++k)
+      for (int64_t p = 0; p < d.P; ++p)
+        for (int64_t q = 0; q < d.Q; ++q) {
+          double acc = 0;
+          for (int64_t c = 0; c < d.C; ++c)
+            for_window(d, p, q, [&](int64_t r, int64_t s, int64_t h, int64_t x) {
+              acc += in[0][at({n, c / cb, h, x, c % cb}, {d.N, d.C / cb, d.H, d.W, cb})] *
+                     in[1][at({k / kb, c / cb, r, s, c % cb, k % kb}, {d.K / kb, d.C / cb, d.R, d.S, cb, kb})];
+            });
+          out[at({n, k / kb, p, q, k % kb}, {d.N, d.K / kb, d.P, d.Q, kb})] = acc;
+        }
+  return out;
+}
+
+std::vector<double> ref_depthwise_nchwc(const Workload& w, const In& in) {
+  ConvDims d = conv_dims(w, false);
+  const int64_t b = param(w, "b");
+  std::vector<double> out(d.N * d.C * d.P * d.Q);
+  for (int64_t n = 0; n < d.N; ++n)
+    for (int64_t c = 0; c < d.C; ++c)
+      for (int64_t p = 0; p < d.P; ++p)
+        for (int64_t q = 0; q < d.Q; ++q) {
+          double acc = 0;
+          for_window(d, p, q, [&](int64_t r, int64_t s, int64_t h, int64_t x) {
+            acc += in[0][at({n, c / b, h, x, c % b}, {d.N, d.C / b, d.H, d.W, b})] *
+                   in[1][at({c / b, r, s, c % b}, {d.C / b, d.R, d.S, b})];
+          });
+          out[at({n, c / b, p, q, c % b}, {d.N, d.C / b, d.P, d.Q, b})] = acc;
+        }
+  return out;
+}
+
 std::vector<double> ref_pool(const Workload& w, const In& in, bool is_max) {
   ConvDims d = conv_dims(w, false);
   std::vector<double> out(d.N * d.C * d.P * d.Q);
@@ -243,6 +281,20 @@ TEST(OpsNumeric, DepthwiseConv2d) {
   for (const char* s : {"N=1,C=3,H=6,W=6,R=3,S=3,stride=1,pad=1", "N=2,C=5,H=7,W=3,R=3,S=1,stride=2,pad=0",
                         "N=1,C=1,H=1,W=1,R=1,S=1,stride=1,pad=0", "N=1,C=2,H=5,W=5,R=3,S=3,stride=2,pad=2"})
     check(std::string("depthwise_conv2d_nchw:") + s, ref_depthwise);
+}
+
+TEST(OpsNumeric, Conv2dNchwc) {
+  for (const char* s : {"N=1,C=8,H=6,W=6,K=8,R=3,S=3,stride=1,pad=1,cb=4,kb=8",
+                        "N=2,C=6,H=7,W=5,K=4,R=3,S=2,stride=2,pad=1,cb=3,kb=2",
+                        "N=1,C=3,H=11,W=7,K=4,R=3,S=3,stride=3,pad=2,dilation=2,cb=1,kb=4",
+                        "N=1,C=1,H=1,W=1,K=1,R=1,S=1,stride=1,pad=0,cb=1,kb=1"})
+    check(std::string("conv2d_nchwc:") + s, ref_conv_nchwc);
+}
+
+TEST(OpsNumeric, DepthwiseConv2dNchwc) {
+  for (const char* s : {"N=1,C=8,H=6,W=6,R=3,S=3,stride=1,pad=1,b=4", "N=2,C=6,H=7,W=3,R=3,S=1,stride=2,pad=0,b=2",
+                        "N=1,C=4,H=5,W=5,R=3,S=3,stride=2,pad=2,dilation=2,b=4"})
+    check(std::string("depthwise_conv2d_nchwc:") + s, ref_depthwise_nchwc);
 }
 
 const char* kPoolShapes[] = {"N=1,C=2,H=6,W=6,R=2,S=2,stride=2,pad=0", "N=2,C=3,H=7,W=5,R=3,S=3,stride=2,pad=1",

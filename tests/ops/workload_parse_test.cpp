@@ -57,6 +57,8 @@ TEST(WorkloadParse, EveryOpRoundTripsThroughItsCanonicalString) {
       "conv2d_nchw:N=1,C=4,H=7,W=7,K=8,R=3,S=3,stride=2,pad=1,groups=2,dilation=1",
       "conv2d_nhwc:N=1,C=4,H=7,W=7,K=8,R=3,S=3,stride=1,pad=0,dtype=float16",
       "depthwise_conv2d_nchw:N=1,C=8,H=9,W=9,R=3,S=3,stride=1,pad=1",
+      "conv2d_nchwc:N=1,C=4,H=7,W=7,K=8,R=3,S=3,stride=1,pad=1,cb=4,kb=8",
+      "depthwise_conv2d_nchwc:N=1,C=8,H=9,W=9,R=3,S=3,stride=2,pad=1,b=8",
       "max_pool2d:N=1,C=2,H=6,W=6,R=2,S=2,stride=2,pad=0,dtype=int32",
       "avg_pool2d:N=1,C=2,H=6,W=6,R=3,S=3,stride=1,pad=1,dtype=float64",
       "softmax:M=3,N=5",
@@ -189,6 +191,15 @@ TEST(WorkloadErrors, GroupsMustDivideChannels) {
   EXPECT_PARSE_ERROR("conv2d_nchw:N=1,C=6,H=8,W=8,K=4,R=3,S=3,stride=1,pad=1,groups=4",
                      "conv2d_nchw: groups=4 must divide both C=6 and K=4");
   EXPECT_PARSE_ERROR("conv2d_nhwc:N=1,C=6,H=8,W=8,K=4,R=3,S=3,stride=1,pad=1,groups=3", "groups=3 must divide");
+}
+
+TEST(WorkloadErrors, BlocksMustDivideChannels) {
+  EXPECT_PARSE_ERROR("conv2d_nchwc:N=1,C=6,H=8,W=8,K=8,R=3,S=3,stride=1,pad=1,cb=4,kb=8",
+                     "conv2d_nchwc: cb=4 must divide C=6");
+  EXPECT_PARSE_ERROR("conv2d_nchwc:N=1,C=8,H=8,W=8,K=12,R=3,S=3,stride=1,pad=1,cb=4,kb=8",
+                     "conv2d_nchwc: kb=8 must divide K=12");
+  EXPECT_PARSE_ERROR("depthwise_conv2d_nchwc:N=1,C=12,H=8,W=8,R=3,S=3,stride=1,pad=1,b=8",
+                     "depthwise_conv2d_nchwc: b=8 must divide C=12");
 }
 
 TEST(WorkloadErrors, HandBuiltWorkloadsAreCheckedToo) {

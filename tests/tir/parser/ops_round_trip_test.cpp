@@ -30,6 +30,8 @@ const char* const kWorkloads[] = {
     "max_pool2d:N=1,C=2,H=6,W=6,R=2,S=2,stride=2,pad=0,dtype=int32",
     "avg_pool2d:N=1,C=1,H=5,W=3,R=3,S=3,stride=2,pad=1",
     "avg_pool2d:N=1,C=2,H=6,W=6,R=3,S=3,stride=1,pad=1,dtype=float64",
+    "conv2d_nchwc:N=1,C=4,H=7,W=7,K=8,R=3,S=3,stride=1,pad=1,cb=4,kb=8",
+    "depthwise_conv2d_nchwc:N=1,C=8,H=9,W=9,R=3,S=3,stride=2,pad=1,b=4",
     "softmax:M=16,N=64",
     "layer_norm:M=3,N=17",
     "add:M=16,N=32",

@@ -1,0 +1,271 @@
+#include "graph/layout.h"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace kiln::graph {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+// x[N, C, H, W] -> [N, C / b, H, W, b], the data of a constant.
+NDArray block_activation(const NDArray& x, int64_t b) {
+  const Shape& s = x.shape();
+  const int64_t N = s[0], C = s[1], HW = s[2] * s[3];
+  NDArray out(x.dtype(), {N, C / b, s[2], s[3], b});
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t i = 0; i < HW; ++i)
+        out.set(((n * (C / b) + c / b) * HW + i) * b + c % b, x.get((n * C + c) * HW + i));
+  return out;
+}
+
+// w[K, C, R, S] -> [K / kb, C / cb, R, S, cb, kb].
+NDArray block_weight(const NDArray& w, int64_t cb, int64_t kb) {
+  const Shape& s = w.shape();
+  const int64_t K = s[0], C = s[1], RS = s[2] * s[3];
+  NDArray out(w.dtype(), {K / kb, C / cb, s[2], s[3], cb, kb});
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t t = 0; t < RS; ++t)
+        out.set((((k / kb) * (C / cb) + c / cb) * RS + t) * cb * kb + (c % cb) * kb + k % kb,
+                w.get((k * C + c) * RS + t));
+  return out;
+}
+
+// w[C, 1, R, S] -> [C / b, R, S, b].
+NDArray block_depthwise_weight(const NDArray& w, int64_t b) {
+  const Shape& s = w.shape();
+  const int64_t C = s[0], RS = s[2] * s[3];
+  NDArray out(w.dtype(), {C / b, s[2], s[3], b});
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t t = 0; t < RS; ++t) out.set(((c / b) * RS + t) * b + c % b, w.get(c * RS + t));
+  return out;
+}
+
+bool is_const_f32(const Graph& g, int id) {
+  return id != Node::kNone && g.value(id).is_constant() && g.value(id).dtype == DataType::Float32();
+}
+
+// The operators of one output element from the same element of each
+// input, which therefore run in any layout.
+bool is_layout_agnostic_unary(const Node& n) {
+  static const std::set<std::string> ops = {"Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Identity", "Clip"};
+  return ops.count(n.op) || (n.op == "Dropout" && n.outputs.size() == 1);
+}
+bool is_layout_agnostic_binary(const Node& n) {
+  return n.op == "Add" || n.op == "Sub" || n.op == "Mul" || n.op == "Div";
+}
+
+class Converter {
+ public:
+  Converter(const Graph& in, int64_t lanes) : in_(in), lanes_(lanes) {
+    g_.values = in.values;
+    g_.inputs = in.inputs;
+    g_.outputs = in.outputs;
+    g_.opset = in.opset;
+    blocked_.assign(in.values.size(), Node::kNone);
+    plain_.assign(in.values.size(), true);
+    native_.assign(in.values.size(), false);
+  }
+
+  Graph run() {
+    for (const Node& n : in_.nodes) {
+      if (!convert_conv(n) && !convert_pool(n) && !convert_elementwise(n)) keep(n);
+    }
+    for (int id : g_.outputs) plain(id);
+    return std::move(g_);
+  }
+
+ private:
+  int64_t block_of(int id) const { return channel_block(g_.value(id).shape.at(1), lanes_); }
+
+  bool is_4d(int id) const { return id != Node::kNone && g_.value(id).shape.size() == 4; }
+  // Whether `id` was computed blocked (by a converted node), not transformed
+  // from its plain form: what keeps the operators after it blocked.
+  bool is_native(int id) const { return id != Node::kNone && native_[static_cast<size_t>(id)]; }
+  bool has_blocked(int id) const { return id != Node::kNone && blocked_[static_cast<size_t>(id)] != Node::kNone; }
+
+  int add_value(Value v) {
+    blocked_.push_back(Node::kNone);
+    plain_.push_back(true);
+    native_.push_back(false);
+    return g_.add_value(std::move(v));
+  }
+
+  int add_constant(const std::string& name, NDArray data) {
+    Value v;
+    v.name = name;
+    v.dtype = data.dtype();
+    v.shape = data.shape();
+    v.data = std::make_shared<const NDArray>(std::move(data));
+    return add_value(std::move(v));
+  }
+
+  // A new value for the blocked form of plain value `id`.
+  int blocked_value(int id) {
+    const Value& v = g_.value(id);
+    const int64_t b = block_of(id);
+    Value out;
+    out.name = v.name + "_nchw" + std::to_string(b) + "c";
+    out.dtype = v.dtype;
+    out.shape = {v.shape[0], v.shape[1] / b, v.shape[2], v.shape[3], b};
+    return add_value(std::move(out));
+  }
+
+  // The blocked form of value `id`: already there, rearranged (a
+  // constant), or computed by a ToNCHWc written now.
+  int blocked(int id) {
+    if (has_blocked(id)) return blocked_[static_cast<size_t>(id)];
+    const std::string name = g_.value(id).name;
+    const int64_t b = block_of(id);
+    int out;
+    if (g_.value(id).is_constant()) {
+      out = add_constant(name + "_nchw" + std::to_string(b) + "c", block_activation(*g_.value(id).data, b));
+    } else {
+      out = blocked_value(id);
+      Node n;
+      n.name = name + "_to_nchwc";
+      n.op = kToNCHWc;
+      n.inputs = {id};
+      n.outputs = {out};
+      n.attrs["block"] = b;
+      g_.nodes.push_back(std::move(n));
+    }
+    blocked_[static_cast<size_t>(id)] = out;
+    return out;
+  }
+
+  // Value `id` in its plain layout, a FromNCHWc written now where only its
+  // blocked form exists. The plain value keeps its id, so readers and graph
+  // outputs need no renaming.
+  int plain(int id) {
+    if (id == Node::kNone || plain_[static_cast<size_t>(id)]) return id;
+    Node n;
+    n.name = g_.value(id).name + "_from_nchwc";
+    n.op = kFromNCHWc;
+    n.inputs = {blocked_[static_cast<size_t>(id)]};
+    n.outputs = {id};
+    g_.nodes.push_back(std::move(n));
+    plain_[static_cast<size_t>(id)] = true;
+    return id;
+  }
+
+  // `n` as it was, reading the plain form of every input.
+  void keep(const Node& n) {
+    Node out = n;
+    for (int& id : out.inputs) id = plain(id);
+    g_.nodes.push_back(std::move(out));
+  }
+
+  // `n` writing the blocked form of its one output `out` from `inputs`.
+  void emit_blocked(const Node& n, const std::string& op, std::vector<int> inputs) {
+    const int out = n.outputs.at(0);
+    const int b = blocked_value(out);
+    Node m = n;
+    m.op = op;
+    m.inputs = std::move(inputs);
+    m.outputs = {b};
+    g_.nodes.push_back(std::move(m));
+    blocked_[static_cast<size_t>(out)] = b;
+    plain_[static_cast<size_t>(out)] = false;
+    native_[static_cast<size_t>(out)] = true;
+  }
+
+  // A MaxPool whose window ops/pool.h takes, of a value computed blocked.
+  bool convert_pool(const Node& n) {
+    if (n.op != "MaxPool" || n.outputs.size() != 1 || !is_native(n.inputs.at(0)) || !is_4d(n.outputs[0]))
+      return false;
+    const Shape kernel = n.attr_ints("kernel_shape", {});
+    const Shape strides = n.attr_ints("strides", {1, 1}), dilations = n.attr_ints("dilations", {1, 1});
+    const Shape pads = n.attr_ints("pads", {0, 0, 0, 0});
+    if (kernel.size() != 2 || strides.size() != 2 || strides[0] != strides[1] || dilations != Shape{1, 1} ||
+        pads.size() != 4 || pads[0] != pads[1] || pads[1] != pads[2] || pads[2] != pads[3] ||
+        pads[0] >= std::min(kernel[0], kernel[1]) || n.attr_int("ceil_mode", 0) != 0 ||
+        n.attr_string("auto_pad", "NOTSET") != "NOTSET")
+      return false;
+    const Shape& in = g_.value(n.inputs[0]).shape;
+    const Shape& out = g_.value(n.outputs[0]).shape;
+    for (size_t a = 0; a < 2; ++a)
+      if (out[2 + a] != (in[2 + a] + 2 * pads[0] - kernel[a]) / strides[0] + 1) return false;
+    emit_blocked(n, kMaxPoolNCHWc, {blocked(n.inputs[0])});
+    return true;
+  }
+
+  bool convert_conv(const Node& n) {
+    if (n.op != "Conv" || n.outputs.size() != 1 || n.inputs.size() < 2) return false;
+    const int x = n.inputs[0], w = n.inputs[1], bias = n.inputs.size() > 2 ? n.inputs[2] : Node::kNone;
+    if (!is_4d(x) || !is_4d(n.outputs[0]) || g_.value(x).dtype != DataType::Float32() || !is_const_f32(g_, w) ||
+        g_.value(w).shape.size() != 4 || (bias != Node::kNone && !is_const_f32(g_, bias)))
+      return false;
+    const Shape strides = n.attr_ints("strides", {1, 1}), dilations = n.attr_ints("dilations", {1, 1});
+    if (strides.size() != 2 || dilations.size() != 2 || strides[0] != strides[1] || dilations[0] != dilations[1])
+      return false;
+    const Value wv = g_.value(w);  // a copy: adding values below moves them
+    const int64_t C = g_.value(x).shape[1], K = wv.shape[0], group = n.attr_int("group", 1);
+    const bool depthwise = group > 1 && group == C && K == C && wv.shape[1] == 1;
+    if (group != 1 && !depthwise) return false;
+    const int64_t cb = block_of(x), kb = channel_block(K, lanes_);
+    Node conv = n;
+    conv.attrs["kernel_shape"] = Shape{wv.shape[2], wv.shape[3]};
+    const int wb = add_constant(wv.name + "_nchwc", depthwise ? block_depthwise_weight(*wv.data, cb)
+                                                              : block_weight(*wv.data, cb, kb));
+    std::vector<int> inputs{blocked(x), wb};
+    if (bias != Node::kNone) {
+      const Value bv = g_.value(bias);
+      NDArray b(bv.dtype, {K / kb, kb});  // [K] is [K / kb, kb] in the same order
+      for (int64_t i = 0; i < K; ++i) b.set(i, bv.data->get(i));
+      inputs.push_back(add_constant(bv.name + "_nchwc", std::move(b)));
+    }
+    emit_blocked(conv, depthwise ? kDepthwiseConvNCHWc : kConvNCHWc, std::move(inputs));
+    return true;
+  }
+
+  // An elementwise node whose (non-parameter) input was computed blocked
+  // stays blocked; a binary one when either operand was, and both have its
+  // output's shape (a broadcast would need the operand's own blocked form).
+  // One whose inputs are plain stays plain, even where a blocked form
+  // exists for a convolution's sake.
+  bool convert_elementwise(const Node& n) {
+    if (n.outputs.size() != 1 || !is_4d(n.outputs[0])) return false;
+    if (is_layout_agnostic_unary(n)) {
+      if (!is_native(n.inputs.at(0))) return false;
+      std::vector<int> inputs = n.inputs;
+      inputs[0] = blocked(inputs[0]);
+      emit_blocked(n, n.op, std::move(inputs));
+      return true;
+    }
+    if (!is_layout_agnostic_binary(n) || n.inputs.size() != 2) return false;
+    const Shape& shape = g_.value(n.outputs[0]).shape;
+    for (int id : n.inputs)
+      if (id == Node::kNone || g_.value(id).shape != shape) return false;
+    if (!is_native(n.inputs[0]) && !is_native(n.inputs[1])) return false;
+    emit_blocked(n, n.op, {blocked(n.inputs[0]), blocked(n.inputs[1])});
+    return true;
+  }
+
+  const Graph& in_;
+  const int64_t lanes_;
+  Graph g_;
+  std::vector<int> blocked_;  // per value: its blocked form's id, or kNone
+  std::vector<bool> plain_;   // per value: whether its plain form is computed
+  std::vector<bool> native_;  // per value: computed blocked (is_native)
+};
+
+}  // namespace
+
+int64_t channel_block(int64_t channels, int64_t lanes) {
+  int64_t b = 1;
+  while (b * 2 <= lanes && channels % (b * 2) == 0) b *= 2;
+  return b;
+}
+
+Graph convert_layout(const Graph& g, int64_t lanes) {
+  if (lanes < 2) return g;
+  return Converter(g, lanes).run();
+}
+
+}  // namespace kiln::graph

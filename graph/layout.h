@@ -1,0 +1,53 @@
+// convert_layout: a model's convolutions in blocked channels (NCHW[x]c,
+// ops/blocked.h), transforms only where the layout changes.
+//
+//   %c = Conv(%x, %w, %b)                %x_b = kiln.ToNCHWc(%x)             {block=8}
+//   %r = Relu(%c)              ->        %c_b = kiln.ConvNCHWc(%x_b, %w', %b')
+//   %y = Conv(%r, %w2)                   %r_b = Relu(%c_b)
+//   %o = Flatten(%y)                     %y_b = kiln.ConvNCHWc(%r_b, %w2')
+//                                        %y   = kiln.FromNCHWc(%y_b)
+//                                        %o   = Flatten(%y)
+//
+// Weights and biases are constants, so they are rearranged here, once, and
+// never at run time. Between convolutions the values stay blocked through
+// the operators that do not care about the layout (elementwise ones of one
+// shape: Relu, Clip, a residual Add, ...); any other reader, and every graph
+// output, gets the plain value back from a FromNCHWc written where it is
+// first needed. A value's block is the largest power of two up to the
+// target's vector lanes that divides its channels, so the producer and
+// every consumer of a value agree on it without asking each other (three
+// input channels: a block of 1, which is NCHW's own order).
+//
+// What is converted: float32 Conv with a constant weight (and bias), one
+// group or depthwise (one filter per channel), the same stride and
+// dilation on both axes. Other convolutions keep NCHW. A MaxPool of a
+// blocked value with a common window (ops/pool.h's: one stride, one pad
+// all round, no dilation or ceil_mode) stays blocked too: a ResNet's pool
+// between its first convolution and the next.
+#pragma once
+
+#include <cstdint>
+
+#include "graph/graph.h"
+
+namespace kiln::graph {
+
+// The internal operators the pass writes (not ONNX's; the importer never
+// takes them). Attributes: ToNCHWc {block}; the blocked convolutions keep
+// the Conv's own (pads, strides, dilations, auto_pad) plus kernel_shape;
+// MaxPoolNCHWc the MaxPool's.
+inline constexpr const char* kToNCHWc = "kiln.ToNCHWc";
+inline constexpr const char* kFromNCHWc = "kiln.FromNCHWc";
+inline constexpr const char* kConvNCHWc = "kiln.ConvNCHWc";
+inline constexpr const char* kDepthwiseConvNCHWc = "kiln.DepthwiseConvNCHWc";
+inline constexpr const char* kMaxPoolNCHWc = "kiln.MaxPoolNCHWc";
+
+// The block of a value with `channels` channels for a target of `lanes`
+// float32 lanes.
+int64_t channel_block(int64_t channels, int64_t lanes);
+
+// `g` with its convolutions blocked for `lanes` lanes; `g` itself when
+// lanes < 2 (the pass is off).
+Graph convert_layout(const Graph& g, int64_t lanes);
+
+}  // namespace kiln::graph

@@ -1,0 +1,107 @@
+#include "ops/blocked.h"
+
+#include "ops/common.h"
+#include "ops/pad.h"
+#include "ops/window.h"
+
+namespace kiln::ops {
+
+te::Tensor to_nchwc(const te::Tensor& x, int64_t block) {
+  const std::string op = "to_nchwc";
+  require_rank(op, x, 4);
+  const int64_t N = const_extent(op, x, 0), C = const_extent(op, x, 1);
+  const int64_t H = const_extent(op, x, 2), W = const_extent(op, x, 3);
+  if (block < 1 || C % block != 0)
+    KILN_USER_ERROR() << op << ": block " << block << " must divide the " << C << " channels of " << x.name();
+  return te::compute(
+      {i32(N), i32(C / block), i32(H), i32(W), i32(block)},
+      [&](Var n, Var co, Var h, Var w, Var ci) { return x(n, co * i32(block) + ci, h, w); }, op);
+}
+
+te::Tensor from_nchwc(const te::Tensor& x) {
+  const std::string op = "from_nchwc";
+  require_rank(op, x, 5);
+  const int64_t N = const_extent(op, x, 0), CO = const_extent(op, x, 1);
+  const int64_t H = const_extent(op, x, 2), W = const_extent(op, x, 3), B = const_extent(op, x, 4);
+  return te::compute(
+      {i32(N), i32(CO * B), i32(H), i32(W)},
+      [&](Var n, Var c, Var h, Var w) { return x(n, floordiv(c, i32(B)), h, w, floormod(c, i32(B))); }, op);
+}
+
+te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg) {
+  const std::string op = "conv2d_nchwc";
+  require_rank(op, data, 5);
+  require_rank(op, kernel, 6);
+  require_same_dtype(op, data, kernel);
+  if (cfg.groups != 1) KILN_USER_ERROR() << op << ": groups " << cfg.groups << " is not taken (only 1)";
+  require_same_extent(op, data, 1, kernel, 1);
+  require_same_extent(op, data, 4, kernel, 4);
+  const int64_t N = const_extent(op, data, 0), CO = const_extent(op, data, 1);
+  const int64_t H = const_extent(op, data, 2), W = const_extent(op, data, 3), CB = const_extent(op, data, 4);
+  const int64_t KO = const_extent(op, kernel, 0), KB = const_extent(op, kernel, 5);
+  const Window wh{const_extent(op, kernel, 2), cfg.stride, cfg.pad, cfg.dilation};
+  const Window ww{const_extent(op, kernel, 3), cfg.stride, cfg.pad, cfg.dilation};
+  const int64_t P = window_output_extent(op, "height", H, wh), Q = window_output_extent(op, "width", W, ww);
+  te::Tensor padded =
+      pad(data, {0, 0, cfg.pad, cfg.pad, 0}, {0, 0, cfg.pad, cfg.pad, 0}, make_zero(data.dtype()));
+  IterVar rco = te::reduce_axis(Range(i32(0), i32(CO)), "rco");
+  IterVar rr = te::reduce_axis(Range(i32(0), i32(wh.kernel)), "r");
+  IterVar rs = te::reduce_axis(Range(i32(0), i32(ww.kernel)), "s");
+  IterVar rci = te::reduce_axis(Range(i32(0), i32(CB)), "rci");
+  return te::compute(
+      {i32(N), i32(KO), i32(P), i32(Q), i32(KB)},
+      [&](Var n, Var ko, Var p, Var q, Var ki) {
+        Expr h = window_index(p, rr.var(), wh);
+        Expr w = window_index(q, rs.var(), ww);
+        return te::sum(padded(n, rco, h, w, rci) * kernel(ko, rco, rr, rs, rci, ki), {rco, rr, rs, rci});
+      },
+      op);
+}
+
+te::Tensor depthwise_conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg) {
+  const std::string op = "depthwise_conv2d_nchwc";
+  require_rank(op, data, 5);
+  require_rank(op, kernel, 4);
+  require_same_dtype(op, data, kernel);
+  require_same_extent(op, data, 1, kernel, 0);
+  require_same_extent(op, data, 4, kernel, 3);
+  const int64_t N = const_extent(op, data, 0), CO = const_extent(op, data, 1);
+  const int64_t H = const_extent(op, data, 2), W = const_extent(op, data, 3), B = const_extent(op, data, 4);
+  const Window wh{const_extent(op, kernel, 1), cfg.stride, cfg.pad, cfg.dilation};
+  const Window ww{const_extent(op, kernel, 2), cfg.stride, cfg.pad, cfg.dilation};
+  const int64_t P = window_output_extent(op, "height", H, wh), Q = window_output_extent(op, "width", W, ww);
+  te::Tensor padded =
+      pad(data, {0, 0, cfg.pad, cfg.pad, 0}, {0, 0, cfg.pad, cfg.pad, 0}, make_zero(data.dtype()));
+  IterVar rr = te::reduce_axis(Range(i32(0), i32(wh.kernel)), "r");
+  IterVar rs = te::reduce_axis(Range(i32(0), i32(ww.kernel)), "s");
+  return te::compute(
+      {i32(N), i32(CO), i32(P), i32(Q), i32(B)},
+      [&](Var n, Var co, Var p, Var q, Var ci) {
+        Expr h = window_index(p, rr.var(), wh);
+        Expr w = window_index(q, rs.var(), ww);
+        return te::sum(padded(n, co, h, w, ci) * kernel(co, rr, rs, ci), {rr, rs});
+      },
+      op);
+}
+
+te::Tensor max_pool2d_nchwc(const te::Tensor& data, const Pool2dConfig& cfg) {
+  const std::string op = "max_pool2d_nchwc";
+  require_rank(op, data, 5);
+  const int64_t N = const_extent(op, data, 0), CO = const_extent(op, data, 1);
+  const int64_t H = const_extent(op, data, 2), W = const_extent(op, data, 3), B = const_extent(op, data, 4);
+  const Window wh{cfg.kernel_h, cfg.stride, cfg.pad, 1}, ww{cfg.kernel_w, cfg.stride, cfg.pad, 1};
+  const int64_t P = window_output_extent(op, "height", H, wh), Q = window_output_extent(op, "width", W, ww);
+  te::Tensor padded =
+      pad(data, {0, 0, cfg.pad, cfg.pad, 0}, {0, 0, cfg.pad, cfg.pad, 0}, min_value(data.dtype()));
+  IterVar rr = te::reduce_axis(Range(i32(0), i32(cfg.kernel_h)), "r");
+  IterVar rs = te::reduce_axis(Range(i32(0), i32(cfg.kernel_w)), "s");
+  return te::compute(
+      {i32(N), i32(CO), i32(P), i32(Q), i32(B)},
+      [&](Var n, Var co, Var p, Var q, Var ci) {
+        return te::max_reduce(padded(n, co, window_index(p, rr.var(), wh), window_index(q, rs.var(), ww), ci),
+                              {rr, rs});
+      },
+      "pool_max");
+}
+
+}  // namespace kiln::ops

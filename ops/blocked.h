@@ -1,0 +1,51 @@
+// Channels in blocks: the NCHW[x]c layout, and the convolutions that read
+// and write it.
+//
+//   NCHW      x[n, c, h, w]
+//   NCHW[b]c  x[n, c / b, h, w, c % b]      (b channels side by side)
+//
+// A block of b output channels is one vector register wide when b is the
+// target's lane count, and it is the innermost, contiguous axis of both the
+// output and the weights, so a register tile of a convolution is whole
+// vectors of output channels over a few output pixels, with every weight
+// load contiguous and every input value a broadcast. oneDNN's and
+// onnxruntime's fastest CPU convolutions use this layout; kiln's graph pass
+// (graph/layout.h) converts a model's convolutions to it, transforming the
+// weights once at compile time, and the tuner schedules these definitions
+// like any other.
+//
+// Weights of conv2d_nchwc: kernel[K / kb, C / cb, R, S, cb, kb], so that
+// the kb output channels of one (input channel, tap) are contiguous.
+// Depthwise weights: kernel[C / b, R, S, b].
+#pragma once
+
+#include <cstdint>
+
+#include "ops/conv2d.h"
+#include "ops/pool.h"
+#include "tir/te/tensor.h"
+
+namespace kiln::ops {
+
+// x[N, C, H, W] -> [N, C / block, H, W, block]; stage "to_nchwc".
+te::Tensor to_nchwc(const te::Tensor& x, int64_t block);
+
+// x[N, C / b, H, W, b] -> [N, C, H, W]; stage "from_nchwc".
+te::Tensor from_nchwc(const te::Tensor& x);
+
+// out[n, ko, p, q, ki] = sum_{co, r, s, ci} pad[n, co, p*stride + r*dil, q*stride + s*dil, ci]
+//                                         * kernel[ko, co, r, s, ci, ki]
+// data [N, C/cb, H, W, cb], kernel [K/kb, C/cb, R, S, cb, kb] -> [N, K/kb, P, Q, kb];
+// stage "conv2d_nchwc". cfg.groups must be 1.
+te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg);
+
+// out[n, co, p, q, ci] = sum_{r, s} pad[n, co, p*stride + r*dil, q*stride + s*dil, ci] * kernel[co, r, s, ci]
+// data [N, C/b, H, W, b], kernel [C/b, R, S, b] -> [N, C/b, P, Q, b];
+// stage "depthwise_conv2d_nchwc". cfg.groups is ignored (it is C).
+te::Tensor depthwise_conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg);
+
+// max_pool2d (ops/pool.h) over blocked data: [N, C/b, H, W, b] ->
+// [N, C/b, P, Q, b]; stages "pad" (absent when pad is 0) and "pool_max".
+te::Tensor max_pool2d_nchwc(const te::Tensor& data, const Pool2dConfig& cfg);
+
+}  // namespace kiln::ops

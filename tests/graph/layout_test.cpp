@@ -1,0 +1,169 @@
+// convert_layout: convolutions in blocked channels, written as the graph
+// before and after, each checked to compute what the graph did.
+#include <gtest/gtest.h>
+
+#include "graph/fuse.h"
+#include "graph/layout.h"
+#include "graph/onnx_import.h"
+#include "graph/tasks.h"
+#include "model_builder.h"
+#include "ops/workload.h"
+#include "same_outputs.h"
+#include "tir/analysis/workload_key.h"
+
+namespace kiln::graph {
+namespace {
+
+using testing::expect_same_outputs;
+using testing::ModelBuilder;
+using testing::set_int;
+using testing::set_ints;
+
+// Each node as "op(input types) -> output types", in order.
+std::vector<std::string> nodes_of(const Graph& g) {
+  std::vector<std::string> out;
+  for (const Node& n : g.nodes) {
+    std::string s = n.op + "(";
+    for (size_t i = 0; i < n.inputs.size(); ++i)
+      s += (i ? ", " : "") + (n.inputs[i] == Node::kNone ? std::string("-") : type_str(g.value(n.inputs[i])));
+    s += ") -> ";
+    for (size_t i = 0; i < n.outputs.size(); ++i) s += (i ? ", " : "") + type_str(g.value(n.outputs[i]));
+    out.push_back(s);
+  }
+  return out;
+}
+
+TEST(ChannelBlock, TheWidestPowerOfTwoUpToTheLanesThatDivides) {
+  EXPECT_EQ(channel_block(64, 16), 16);
+  EXPECT_EQ(channel_block(64, 8), 8);
+  EXPECT_EQ(channel_block(24, 16), 8);
+  EXPECT_EQ(channel_block(12, 8), 4);
+  EXPECT_EQ(channel_block(3, 16), 1);
+}
+
+// A residual block: conv, relu, conv, the skip add, relu, then a global
+// pool that reads NCHW.
+std::string residual_block() {
+  ModelBuilder m;
+  m.input("x", {1, 8, 6, 6}).weights("w1", {16, 8, 3, 3}).weights("b1", {16}).weights("w2", {16, 16, 3, 3});
+  m.weights("wd", {16, 8, 1, 1}).output("y");
+  set_ints(m.node("Conv", {"x", "w1", "b1"}, {"c1"}), "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c1"}, {"a"});
+  set_ints(m.node("Conv", {"a", "w2"}, {"c2"}), "pads", {1, 1, 1, 1});
+  m.node("Conv", {"x", "wd"}, {"d"});
+  m.node("Add", {"c2", "d"}, {"s"});
+  m.node("Relu", {"s"}, {"r"});
+  m.node("GlobalAveragePool", {"r"}, {"y"});
+  return m.bytes();
+}
+
+TEST(ConvertLayout, AResidualBlockStaysBlockedBetweenItsConvolutions) {
+  const Graph before = import_onnx_bytes(residual_block());
+  const Graph after = convert_layout(before, 8);
+  // One transform in (x, read by two convolutions), one out (before the
+  // pool); weights rearranged at compile time, the bias as [K/8, 8].
+  EXPECT_EQ(nodes_of(after),
+            (std::vector<std::string>{
+                "kiln.ToNCHWc(float32[1, 8, 6, 6]) -> float32[1, 1, 6, 6, 8]",
+                "kiln.ConvNCHWc(float32[1, 1, 6, 6, 8], float32[2, 1, 3, 3, 8, 8], float32[2, 8]) -> "
+                "float32[1, 2, 6, 6, 8]",
+                "Relu(float32[1, 2, 6, 6, 8]) -> float32[1, 2, 6, 6, 8]",
+                "kiln.ConvNCHWc(float32[1, 2, 6, 6, 8], float32[2, 2, 3, 3, 8, 8]) -> float32[1, 2, 6, 6, 8]",
+                "kiln.ConvNCHWc(float32[1, 1, 6, 6, 8], float32[2, 1, 1, 1, 8, 8]) -> float32[1, 2, 6, 6, 8]",
+                "Add(float32[1, 2, 6, 6, 8], float32[1, 2, 6, 6, 8]) -> float32[1, 2, 6, 6, 8]",
+                "Relu(float32[1, 2, 6, 6, 8]) -> float32[1, 2, 6, 6, 8]",
+                "kiln.FromNCHWc(float32[1, 2, 6, 6, 8]) -> float32[1, 16, 6, 6]",
+                "GlobalAveragePool(float32[1, 16, 6, 6]) -> float32[1, 16, 1, 1]",
+            }));
+  expect_same_outputs(before, after);
+  // Fused as in NCHW: conv+bias+relu, conv, conv+add+relu, and the two
+  // transforms and the pool on their own.
+  const std::string groups = groups_str(after, fuse_operators(after));
+  EXPECT_NE(groups.find("= kiln.ConvNCHWc+Relu("), std::string::npos) << groups;
+  EXPECT_NE(groups.find("= kiln.ConvNCHWc+Add+Relu("), std::string::npos) << groups;
+}
+
+TEST(ConvertLayout, OddChannelsDepthwiseAndAsymmetricPads) {
+  // 3 input channels: a block of 1. 12 channels at 8 lanes: a block of 4.
+  // A depthwise convolution keeps its channels' block; a grouped one that
+  // is not depthwise stays in NCHW, between two transforms.
+  ModelBuilder m;
+  m.input("x", {1, 3, 9, 9}).weights("w1", {12, 3, 3, 3}).weights("wdw", {12, 1, 3, 3}).weights("wg", {12, 6, 1, 1});
+  m.output("y");
+  onnx::NodeProto& c1 = m.node("Conv", {"x", "w1"}, {"c1"});
+  set_ints(c1, "pads", {0, 0, 1, 1});
+  set_ints(c1, "strides", {2, 2});
+  m.node("Clip", {"c1"}, {"a"});
+  onnx::NodeProto& dw = m.node("Conv", {"a", "wdw"}, {"c2"});
+  set_ints(dw, "pads", {1, 1, 1, 1});
+  set_int(dw, "group", 12);
+  onnx::NodeProto& grouped = m.node("Conv", {"c2", "wg"}, {"y"});
+  set_int(grouped, "group", 2);
+  const Graph before = import_onnx_bytes(m.bytes());
+  const Graph after = convert_layout(before, 8);
+  EXPECT_EQ(nodes_of(after),
+            (std::vector<std::string>{
+                "kiln.ToNCHWc(float32[1, 3, 9, 9]) -> float32[1, 3, 9, 9, 1]",
+                "kiln.ConvNCHWc(float32[1, 3, 9, 9, 1], float32[3, 3, 3, 3, 1, 4]) -> float32[1, 3, 4, 4, 4]",
+                "Clip(float32[1, 3, 4, 4, 4]) -> float32[1, 3, 4, 4, 4]",
+                "kiln.DepthwiseConvNCHWc(float32[1, 3, 4, 4, 4], float32[3, 3, 3, 4]) -> float32[1, 3, 4, 4, 4]",
+                "kiln.FromNCHWc(float32[1, 3, 4, 4, 4]) -> float32[1, 12, 4, 4]",
+                "Conv(float32[1, 12, 4, 4], float32[12, 6, 1, 1]) -> float32[1, 12, 4, 4]",
+            }));
+  expect_same_outputs(before, after);
+}
+
+TEST(ConvertLayout, AResNetStemStaysBlockedThroughItsPool) {
+  // Conv 7x7 stride 2 from 3 channels, Relu, MaxPool 3x3 stride 2 pad 1,
+  // Conv: blocked from the first transform to the last; a pool with
+  // ceil_mode (not ops/pool.h's window) would read NCHW.
+  ModelBuilder m;
+  m.input("x", {1, 3, 16, 16}).weights("w1", {8, 3, 7, 7}).weights("w2", {8, 8, 3, 3}).output("y");
+  onnx::NodeProto& stem = m.node("Conv", {"x", "w1"}, {"c1"});
+  set_ints(stem, "pads", {3, 3, 3, 3});
+  set_ints(stem, "strides", {2, 2});
+  m.node("Relu", {"c1"}, {"a"});
+  onnx::NodeProto& pool = m.node("MaxPool", {"a"}, {"p"});
+  set_ints(pool, "kernel_shape", {3, 3});
+  set_ints(pool, "strides", {2, 2});
+  set_ints(pool, "pads", {1, 1, 1, 1});
+  set_ints(m.node("Conv", {"p", "w2"}, {"y"}), "pads", {1, 1, 1, 1});
+  const Graph before = import_onnx_bytes(m.bytes());
+  const Graph after = convert_layout(before, 8);
+  EXPECT_EQ(nodes_of(after),
+            (std::vector<std::string>{
+                "kiln.ToNCHWc(float32[1, 3, 16, 16]) -> float32[1, 3, 16, 16, 1]",
+                "kiln.ConvNCHWc(float32[1, 3, 16, 16, 1], float32[1, 3, 7, 7, 1, 8]) -> float32[1, 1, 8, 8, 8]",
+                "Relu(float32[1, 1, 8, 8, 8]) -> float32[1, 1, 8, 8, 8]",
+                "kiln.MaxPoolNCHWc(float32[1, 1, 8, 8, 8]) -> float32[1, 1, 4, 4, 8]",
+                "kiln.ConvNCHWc(float32[1, 1, 4, 4, 8], float32[1, 1, 3, 3, 8, 8]) -> float32[1, 1, 4, 4, 8]",
+                "kiln.FromNCHWc(float32[1, 1, 4, 4, 8]) -> float32[1, 8, 4, 4]",
+            }));
+  expect_same_outputs(before, after);
+}
+
+TEST(ConvertLayout, OffWithoutLanes) {
+  const Graph before = import_onnx_bytes(residual_block());
+  EXPECT_EQ(convert_layout(before, 0).str(), before.str());
+  EXPECT_EQ(convert_layout(before, 1).str(), before.str());
+}
+
+TEST(ConvertLayout, ALoneBlockedConvIsItsWorkload) {
+  // A blocked Conv alone in its group (its input's transform and the
+  // Flatten's are groups of their own) has the workload key of `kiln
+  // tune-op conv2d_nchwc:...`, so either serves the other's records.
+  ModelBuilder m;
+  m.input("x", {1, 8, 6, 6}).weights("w", {16, 8, 3, 3}).output("y");
+  set_ints(m.node("Conv", {"x", "w"}, {"c"}), "pads", {1, 1, 1, 1});
+  m.node("Flatten", {"c"}, {"y"});
+  const Graph g = convert_layout(import_onnx_bytes(m.bytes()), 8);
+  const std::vector<FusedGroup> groups = fuse_operators(g);
+  const std::vector<Task> tasks = extract_tasks(g, groups);
+  const ops::Workload w = ops::parse_workload("conv2d_nchwc:N=1,C=8,H=6,W=6,K=16,R=3,S=3,stride=1,pad=1,cb=8,kb=8");
+  bool found = false;
+  for (const Task& t : tasks) found = found || t.key == workload_key(ops::build_workload(w));
+  EXPECT_TRUE(found) << tasks_str(tasks);
+}
+
+}  // namespace
+}  // namespace kiln::graph

@@ -1,0 +1,32 @@
+// Whether a graph pass kept what a graph computes: both graphs run on the
+// reference executor with one seeded random input.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "graph/graph.h"
+#include "graph/reference.h"
+
+namespace kiln::graph::testing {
+
+inline void expect_same_outputs(const Graph& before, const Graph& after) {
+  std::vector<NDArray> in;
+  for (int id : before.inputs) {
+    in.emplace_back(before.value(id).dtype, before.value(id).shape);
+    in.back().fill_random(11);
+  }
+  std::vector<NDArray> in2;
+  for (const NDArray& a : in) in2.push_back(a.copy());
+  const std::vector<NDArray> want = run_reference(before, in), got = run_reference(after, in2);
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t k = 0; k < want.size(); ++k) {
+    ASSERT_EQ(got[k].shape(), want[k].shape()) << "output " << k;
+    for (int64_t i = 0; i < want[k].numel(); ++i)
+      ASSERT_NEAR(got[k].get(i), want[k].get(i), 1e-5 + 1e-4 * std::abs(want[k].get(i))) << k << ":" << i;
+  }
+}
+
+}  // namespace kiln::graph::testing
