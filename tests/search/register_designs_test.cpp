@@ -77,6 +77,21 @@ TEST(RegisterDesigns, SevenWideRowsMakeOneVectorOfSevenLanesAndRowsMaySplitBetwe
   EXPECT_FALSE(shapes.count({1, 6, 1, 1}));
 }
 
+TEST(RegisterDesigns, FiftySixWideRowsOnAvx512MakeVectorsOfEightLanes) {
+  // conv2d 56² on AVX-512 (16 lanes), vectorized over output columns.
+  // Before: vectors of 14 lanes, the widest divisor of 56 up to 16, which
+  // LLVM splits into 8 + 4 + 2. After: 8 lanes, a 256-bit half that fills
+  // its register; and 4 output channels x 4 output rows beside them
+  // (loop order n, k, p, q).
+  PrimFunc f = workload("conv2d_nchw:N=1,C=8,H=56,W=56,K=16,R=3,S=3,stride=1,pad=1");
+  const SpaceParams avx512 = SpaceParams::for_target(Target::parse("llvm -mcpu=znver4 -num-cores=2"));
+  ASSERT_EQ(avx512.lanes, 16);
+  std::set<std::vector<int64_t>> shapes;
+  for (const Trace& d : register_designs(f, design_space(f, avx512), 1, 64)) shapes.insert(register_tile_of(d));
+  EXPECT_TRUE(shapes.count({1, 4, 4, 8}));
+  for (const std::vector<int64_t>& s : shapes) EXPECT_NE(s[3], 14);
+}
+
 TEST(RegisterDesigns, RowsAreAsEvenAsTheAxisAllowsAndNeverTallerThanIt) {
   // The output-channel vector (the weights packed, kiln.vector_axis) over
   // 7-high output rows. Before: 1 vector x 12 rows, two tiles covering 14
