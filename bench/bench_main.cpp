@@ -21,13 +21,19 @@
 // program the default one runs
 // once: its output is the reference the others are checked against, and at
 // 0.3 GFLOP/s (matmul 1024^3) timing it as often would take minutes.
+// Each program runs untimed for a quarter of a second before it is timed
+// (kWarmFor): without that, oneDNN's matmul read 24 ms for its first runs
+// after OpenBLAS's and 9.8 ms later, and kiln's conv2d 56² 2.1 ms for whole
+// rounds that followed oneDNN's and 1.1 ms for the others.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "bench/baselines.h"
@@ -38,49 +44,79 @@
 namespace kiln::bench {
 namespace {
 
+// Every program runs untimed for this long before its timed runs. Two
+// things settle meanwhile: the previous library's idle threads stop
+// spinning (libgomp's under oneDNN after milliseconds, OpenBLAS's after up
+// to 0.1 s: THREAD_TIMEOUT, 2^28 cycles), and a virtual machine's vCPUs,
+// which the host may leave on two hyperthreads of one core while they idle,
+// get a core each (on a 2-vCPU Zen 4 VM, AVX-512 FMAs on both vCPUs ran at
+// 0.42x speed for their first 85 ms, then at full speed).
+constexpr std::chrono::milliseconds kWarmFor{250};
+
+// Calls run() until kWarmFor has passed.
+template <typename Run>
+void warm_up(Run run) {
+  const auto until = std::chrono::steady_clock::now() + kWarmFor;
+  do run();
+  while (std::chrono::steady_clock::now() < until);
+}
+
 struct Measured {
   std::string name;
   std::vector<double> times_ms;
   double max_rel_err_vs_kiln = 0;
 };
 
-std::vector<Measured> run_baselines(const ops::Workload& w, std::vector<NDArray>& args, int threads, int repeat) {
+// A baseline: writes its output to `out`, returns the times of `repeat`
+// runs, and may name the implementation that ran in `detail`.
+struct Baseline {
+  std::string name;
+  std::function<std::vector<double>(float* out, int repeat, std::string* detail)> run;
+};
+
+std::vector<Baseline> baselines_for(const ops::Workload& w, const std::vector<NDArray>& args, int threads) {
+  const float* in0 = args[0].data_as<float>();
+  const float* in1 = args[1].data_as<float>();
+  if (w.op == "matmul" && w.dtype == DataType::Float32()) {
+    int64_t M = w.params.at("M"), N = w.params.at("N"), K = w.params.at("K");
+    return {{"openblas_sgemm", [=](float* out, int r, std::string*) { return openblas_sgemm(in0, in1, out, M, N, K, threads, r); }},
+            {"onednn_matmul", [=](float* out, int r, std::string*) { return onednn_matmul(in0, in1, out, M, N, K, threads, r); }}};
+  }
+  auto conv_shape = [&] {
+    return ConvShape{w.params.at("N"), w.params.at("C"), w.params.at("H"),      w.params.at("W"),  w.params.at("K"),
+                     w.params.at("R"), w.params.at("S"), w.params.at("stride"), w.params.at("pad")};
+  };
+  if (w.op == "conv2d_nchw" && w.dtype == DataType::Float32() && w.params.at("groups") == 1 &&
+      w.params.at("dilation") == 1) {
+    const ConvShape s = conv_shape();
+    return {{"onednn_conv2d_nchw_direct",
+             [=](float* out, int r, std::string*) { return onednn_conv2d_nchw(in0, in1, out, s, threads, r); }},
+            {"onednn_conv2d_blocked_direct",
+             [=](float* out, int r, std::string*) { return onednn_conv2d_blocked(in0, in1, out, s, threads, r); }}};
+  }
+  if (w.op == "conv2d_nchwc" && w.dtype == DataType::Float32() && w.params.at("dilation") == 1 &&
+      w.params.at("cb") == w.params.at("kb") && (w.params.at("cb") == 8 || w.params.at("cb") == 16)) {
+    const ConvShape s = conv_shape();
+    const int64_t block = w.params.at("cb");
+    return {{"onednn_conv2d_nchwc", [=](float* out, int r, std::string* impl) {
+               return onednn_conv2d_nchwc(in0, in1, out, s, block, threads, r, impl);
+             }}};
+  }
+  return {};
+}
+
+std::vector<Measured> run_baselines(const std::vector<Baseline>& baselines, const NDArray& kiln_out, int repeat) {
   std::vector<Measured> out;
-  const NDArray& kiln_out = args.back();
   // Each baseline writes into a zeroed array, so one that computes nothing
   // cannot pass the comparison with kiln's output.
   NDArray result = kiln_out.copy();
-  auto zeroed = [&]() -> float* {
+  for (const Baseline& b : baselines) {
+    std::string detail;
+    warm_up([&] { b.run(result.data_as<float>(), 1, &detail); });
     std::fill_n(static_cast<char*>(result.data()), result.nbytes(), 0);
-    return result.data_as<float>();
-  };
-  auto check = [&](const std::string& name, std::vector<double> times) {
-    out.push_back({name, std::move(times), max_relative_error(result, kiln_out)});
-  };
-  if (w.op == "matmul" && w.dtype == DataType::Float32()) {
-    int64_t M = w.params.at("M"), N = w.params.at("N"), K = w.params.at("K");
-    const float* A = args[0].data_as<float>();
-    const float* B = args[1].data_as<float>();
-    check("openblas_sgemm", openblas_sgemm(A, B, zeroed(), M, N, K, threads, repeat));
-    check("onednn_matmul", onednn_matmul(A, B, zeroed(), M, N, K, threads, repeat));
-  } else if (w.op == "conv2d_nchw" && w.dtype == DataType::Float32() && w.params.at("groups") == 1 &&
-             w.params.at("dilation") == 1) {
-    ConvShape s{w.params.at("N"), w.params.at("C"), w.params.at("H"), w.params.at("W"),      w.params.at("K"),
-                w.params.at("R"), w.params.at("S"), w.params.at("stride"), w.params.at("pad")};
-    check("onednn_conv2d_nchw_direct",
-          onednn_conv2d_nchw(args[0].data_as<float>(), args[1].data_as<float>(), zeroed(), s, threads,
-                             repeat));
-    check("onednn_conv2d_blocked_direct",
-          onednn_conv2d_blocked(args[0].data_as<float>(), args[1].data_as<float>(), zeroed(), s, threads,
-                                repeat));
-  } else if (w.op == "conv2d_nchwc" && w.dtype == DataType::Float32() && w.params.at("dilation") == 1 &&
-             w.params.at("cb") == w.params.at("kb") && (w.params.at("cb") == 8 || w.params.at("cb") == 16)) {
-    ConvShape s{w.params.at("N"), w.params.at("C"), w.params.at("H"), w.params.at("W"),      w.params.at("K"),
-                w.params.at("R"), w.params.at("S"), w.params.at("stride"), w.params.at("pad")};
-    std::string impl;
-    std::vector<double> times = onednn_conv2d_nchwc(args[0].data_as<float>(), args[1].data_as<float>(), zeroed(), s,
-                                                    w.params.at("cb"), threads, repeat, &impl);
-    check("onednn_conv2d_nchwc (" + impl + ")", std::move(times));
+    std::vector<double> times = b.run(result.data_as<float>(), repeat, &detail);
+    out.push_back({detail.empty() ? b.name : b.name + " (" + detail + ")", std::move(times),
+                   max_relative_error(result, kiln_out)});
   }
   return out;
 }
@@ -177,6 +213,7 @@ int run(int argc, char** argv) {
           Variant& v = variants[i];
           const bool reference_only = i == 0 && variants.size() > 1;
           if (reference_only && round > 0) continue;
+          if (!reference_only) warm_up([&] { run_kernel(*v.kernel, args, pool); });
           std::fill_n(static_cast<char*>(args.back().data()), args.back().nbytes(), 0);
           std::vector<double> kt = reference_only ? time_kernel(*v.kernel, args, pool, 1, /*warmup=*/0)
                                                   : time_kernel(*v.kernel, args, pool, repeat);
@@ -189,7 +226,7 @@ int run(int argc, char** argv) {
                               << " differs from the default program: max relative error " << kiln_err[i];
         }
         // Checked against the output of the last kiln program, just run.
-        std::vector<Measured> now = run_baselines(p.workload, args, threads, repeat);
+        std::vector<Measured> now = run_baselines(baselines_for(p.workload, args, threads), args.back(), repeat);
         if (baselines.empty()) baselines.resize(now.size());
         for (size_t b = 0; b < now.size(); ++b) {
           baselines[b].name = now[b].name;

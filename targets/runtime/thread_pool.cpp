@@ -10,6 +10,26 @@ namespace {
 
 thread_local int tls_region_depth = 0;
 
+// Long enough to cover the gap between two kernels called back to back
+// (microseconds), short enough that an idle pool gives its cores back
+// almost at once.
+constexpr std::chrono::nanoseconds kSpinFor = std::chrono::microseconds(2000);
+// The first part of it a pure busy wait, the rest yields between checks.
+constexpr std::chrono::nanoseconds kBusyFor = std::chrono::microseconds(100);
+
+std::chrono::nanoseconds spin_budget(int num_threads) {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores != 0 && static_cast<unsigned>(num_threads) <= cores ? kSpinFor : std::chrono::nanoseconds(0);
+}
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
 // Marks the current thread as inside a task for the lifetime of the scope.
 struct RegionScope {
   RegionScope() { ++tls_region_depth; }
@@ -18,7 +38,7 @@ struct RegionScope {
 
 }  // namespace
 
-ThreadPool::ThreadPool(int num_threads) : num_threads_(num_threads) {
+ThreadPool::ThreadPool(int num_threads) : num_threads_(num_threads), spin_for_(spin_budget(num_threads)) {
   if (num_threads < 1) KILN_USER_ERROR() << "thread pool needs at least 1 thread, not " << num_threads;
   workers_.reserve(num_threads - 1);
   for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
@@ -55,19 +75,41 @@ void ThreadPool::run_chunk(int participant) {
   for (int64_t t = begin; t < end; ++t) run_task(t);
 }
 
+template <typename Done>
+bool ThreadPool::spin_until(Done done) const {
+  if (spin_for_.count() == 0) return done();
+  const auto start = std::chrono::steady_clock::now();
+  while (!done()) {
+    const auto spent = std::chrono::steady_clock::now() - start;
+    if (spent >= spin_for_) return done();
+    // After a short busy wait, yield between checks: a thread of another
+    // process that shares this core (tests run two at a time) gets to run.
+    if (spent < kBusyFor) {
+      for (int i = 0; i < 64; ++i) cpu_relax();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+  return true;
+}
+
 void ThreadPool::worker_loop(int index) {
   uint64_t seen = 0;
   while (true) {
-    {
+    // The job's fields are written under mu_ before generation_ is bumped,
+    // so the acquiring load that sees the new generation sees them too.
+    if (!spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; })) {
       std::unique_lock<std::mutex> lock(mu_);
-      start_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      start_cv_.wait(lock, [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen; });
       if (stop_) return;
-      seen = generation_;
     }
+    seen = generation_.load(std::memory_order_acquire);
     run_chunk(index);
-    {
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      // Under the lock, so that a caller between its check and its wait
+      // cannot miss the notification.
       std::lock_guard<std::mutex> lock(mu_);
-      if (--pending_ == 0) done_cv_.notify_one();
+      done_cv_.notify_one();
     }
   }
 }
@@ -98,16 +140,17 @@ void ThreadPool::run(int64_t n, const std::function<void(int64_t)>& fn, bool dyn
     job_dynamic_ = dynamic;
     next_task_.store(0, std::memory_order_relaxed);
     error_ = nullptr;
-    pending_ = static_cast<int>(workers_.size());
-    ++generation_;
+    pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
   }
   start_cv_.notify_all();
   run_chunk(0);
-  {
+  auto all_done = [&] { return pending_.load(std::memory_order_acquire) == 0; };
+  if (!spin_until(all_done)) {
     std::unique_lock<std::mutex> lock(mu_);
-    done_cv_.wait(lock, [&] { return pending_ == 0; });
-    job_ = nullptr;
+    done_cv_.wait(lock, all_done);
   }
+  job_ = nullptr;
   if (error_) std::rethrow_exception(error_);
 }
 

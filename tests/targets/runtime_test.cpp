@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -247,7 +248,34 @@ TEST_P(ThreadPoolTest, RuntimeApiLaunchesAtMostOneTaskPerThread) {
   api.free_scratch(api.pool, s);
 }
 
+TEST_P(ThreadPoolTest, BackToBackJobsWithIdleGapsEachRunOnce) {
+  // Jobs that follow each other at once are picked up by spinning workers,
+  // jobs after a pause longer than the spin by blocked ones: both hand-overs,
+  // and the switch between them, must neither drop nor repeat a task.
+  ThreadPool pool(GetParam());
+  int64_t sum = 0;
+  std::atomic<int64_t> total{0};
+  for (int job = 0; job < 3000; ++job) {
+    if (job % 1000 == 999) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const int64_t n = 1 + job % 5;
+    pool.parallel_for(n, [&](int64_t t) { total += t + 1; });
+    sum += n * (n + 1) / 2;
+    ASSERT_EQ(total.load(), sum) << "job " << job;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, ThreadPoolTest, ::testing::Values(1, 2));
+
+TEST(ThreadPool, MoreThreadsThanCoresStillRunEveryTask) {
+  // Past the machine's cores nobody spins: the workers block between jobs.
+  const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) * 2 + 1;
+  ThreadPool pool(threads);
+  for (int job = 0; job < 200; ++job) {
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(threads));
+    pool.parallel_for(threads, [&](int64_t t) { hits[static_cast<size_t>(t)]++; });
+    for (int t = 0; t < threads; ++t) ASSERT_EQ(hits[static_cast<size_t>(t)].load(), 1) << "job " << job;
+  }
+}
 
 TEST(ThreadPool, RejectsZeroThreads) { EXPECT_THROW(ThreadPool(0), Error); }
 
