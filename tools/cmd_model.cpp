@@ -109,11 +109,22 @@ void run_model(const ModelArgs& a) {
     }
   }
   // With --check: the reference executor on the same inputs
-  // (graph/reference.h), compared as ONNX's node tests compare.
+  // (graph/reference.h), compared as ONNX's node tests compare but with the
+  // absolute floor at kModelAtol of the output's largest magnitude. A deep
+  // model's outputs include elements that are near-cancelled sums of far
+  // larger terms, where any other summation order errs by more than 1e-3 of
+  // the element: resnet18 at 32² in blocked channels put 0.000389828 for
+  // 0.000389305 in an output whose largest element is 0.32 (3.3e-6 of it,
+  // as close to PyTorch's output as the reference itself is).
+  constexpr double kModelAtol = 1e-4;
   std::string mismatch;
   if (a.check) {
     std::vector<NDArray> want = graph::run_reference(program->imported, in);
-    for (size_t k = 0; k < out.size() && mismatch.empty(); ++k) mismatch = graph::compare_output(out[k], want[k], k);
+    for (size_t k = 0; k < out.size() && mismatch.empty(); ++k) {
+      double largest = 0;
+      for (int64_t i = 0; i < want[k].numel(); ++i) largest = std::max(largest, std::abs(want[k].get(i)));
+      mismatch = graph::compare_output(out[k], want[k], k, 1e-3, std::max(1e-7, kModelAtol * largest));
+    }
   }
   const double med = median(ms), best = ms.empty() ? 0 : *std::min_element(ms.begin(), ms.end());
   std::ostream& text = a.json ? std::cerr : std::cout;
@@ -121,7 +132,7 @@ void run_model(const ModelArgs& a) {
        << "latency median " << med << " ms, best " << best << " ms over " << a.repeat << " runs on "
        << pool.num_threads() << " threads\n";
   if (a.check)
-    text << "check against the reference executor (|got - want| <= 1e-7 + 1e-3 |want|): "
+    text << "check against the reference executor (|got - want| <= 1e-4 max|want| + 1e-3 |want|): "
          << (mismatch.empty() ? "ok" : mismatch) << "\n";
   if (a.json)
     std::cout << nlohmann::json{{"model", a.model}, {"median_ms", med}, {"best_ms", best}, {"repeat", a.repeat},

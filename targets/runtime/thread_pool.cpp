@@ -17,9 +17,19 @@ constexpr std::chrono::nanoseconds kSpinFor = std::chrono::microseconds(2000);
 // The first part of it a pure busy wait, the rest yields between checks.
 constexpr std::chrono::nanoseconds kBusyFor = std::chrono::microseconds(100);
 
+// kSpinFor, or KILN_POOL_SPIN_US microseconds where that is set (0: block
+// at once, for processes that share the cores by design, as the tests do).
 std::chrono::nanoseconds spin_budget(int num_threads) {
   const unsigned cores = std::thread::hardware_concurrency();
-  return cores != 0 && static_cast<unsigned>(num_threads) <= cores ? kSpinFor : std::chrono::nanoseconds(0);
+  if (cores == 0 || static_cast<unsigned>(num_threads) > cores) return std::chrono::nanoseconds(0);
+  if (const char* us = std::getenv("KILN_POOL_SPIN_US")) {
+    char* end = nullptr;
+    const long v = std::strtol(us, &end, 10);
+    if (end == us || *end != '\0' || v < 0)
+      KILN_USER_ERROR() << "KILN_POOL_SPIN_US must be a whole number of microseconds, not '" << us << "'";
+    return std::chrono::microseconds(v);
+  }
+  return kSpinFor;
 }
 
 inline void cpu_relax() {

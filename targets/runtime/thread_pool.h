@@ -16,7 +16,9 @@
 // workers' finish, for kSpinFor before they block; past the first 100 µs
 // they yield between checks, so that another process on the core can run.
 // With more threads than cores nobody spins: a spinner would take the core
-// from the thread it waits for.
+// from the thread it waits for. KILN_POOL_SPIN_US sets the spin (0: block at
+// once) for processes that share the cores with others by design: the tests,
+// run two at a time, set it to 0.
 #pragma once
 
 #include <atomic>

@@ -5,9 +5,12 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "core/error.h"
@@ -100,6 +103,23 @@ TEST(BFloat16, RoundsToNearestEven) {
   EXPECT_EQ(float_to_bfloat16(1.0f + 3.0f / 256), 0x3f82);
   EXPECT_TRUE(std::isnan(bfloat16_to_float(float_to_bfloat16(NAN))));
 }
+
+// Sets an environment variable for the scope, then restores it.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_, old_->c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
 
 class ThreadPoolTest : public ::testing::TestWithParam<int> {};
 
@@ -251,7 +271,9 @@ TEST_P(ThreadPoolTest, RuntimeApiLaunchesAtMostOneTaskPerThread) {
 TEST_P(ThreadPoolTest, BackToBackJobsWithIdleGapsEachRunOnce) {
   // Jobs that follow each other at once are picked up by spinning workers,
   // jobs after a pause longer than the spin by blocked ones: both hand-overs,
-  // and the switch between them, must neither drop nor repeat a task.
+  // and the switch between them, must neither drop nor repeat a task. (The
+  // tests' environment turns spinning off; this pool spins.)
+  ScopedEnv spin("KILN_POOL_SPIN_US", "2000");
   ThreadPool pool(GetParam());
   int64_t sum = 0;
   std::atomic<int64_t> total{0};
@@ -278,6 +300,11 @@ TEST(ThreadPool, MoreThreadsThanCoresStillRunEveryTask) {
 }
 
 TEST(ThreadPool, RejectsZeroThreads) { EXPECT_THROW(ThreadPool(0), Error); }
+
+TEST(ThreadPool, RejectsASpinThatIsNotWholeMicroseconds) {
+  ScopedEnv spin("KILN_POOL_SPIN_US", "2ms");
+  EXPECT_THROW(ThreadPool(1), Error);
+}
 
 TEST(CompiledKernel, ParsesSignatures) {
   auto params = CompiledKernel::parse_signature("A:float32:1024;idx:int64:-1;m:bool:3");
