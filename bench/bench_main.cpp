@@ -29,11 +29,11 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <optional>
 #include <sstream>
-#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "bench/baselines.h"

@@ -57,7 +57,7 @@ ThreadPool::ThreadPool(int num_threads) : num_threads_(num_threads), spin_for_(s
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
+    stop_.store(true, std::memory_order_release);
   }
   start_cv_.notify_all();
   for (std::thread& t : workers_) t.join();
@@ -107,12 +107,17 @@ void ThreadPool::worker_loop(int index) {
   uint64_t seen = 0;
   while (true) {
     // The job's fields are written under mu_ before generation_ is bumped,
-    // so the acquiring load that sees the new generation sees them too.
-    if (!spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; })) {
+    // so the acquiring load that sees the new generation sees them too. A
+    // spinner watches stop_ as well, so that the destructor does not wait
+    // out its spin.
+    auto woken = [&] {
+      return stop_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen;
+    };
+    if (!spin_until(woken)) {
       std::unique_lock<std::mutex> lock(mu_);
-      start_cv_.wait(lock, [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen; });
-      if (stop_) return;
+      start_cv_.wait(lock, woken);
     }
+    if (stop_.load(std::memory_order_acquire)) return;
     seen = generation_.load(std::memory_order_acquire);
     run_chunk(index);
     if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {

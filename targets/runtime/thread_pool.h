@@ -84,7 +84,7 @@ class ThreadPool {
   std::condition_variable start_cv_, done_cv_;
   std::atomic<uint64_t> generation_{0};  // bumped per parallel_for; workers wait for a change
   std::atomic<int> pending_{0};          // workers still running the current generation
-  bool stop_ = false;
+  std::atomic<bool> stop_{false};
 
   // The current job, valid while pending_ > 0.
   const std::function<void(int64_t)>* job_ = nullptr;
