@@ -1,5 +1,6 @@
 #include "graph/compiled_model.h"
 
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <filesystem>
@@ -74,7 +75,7 @@ void write_compiled_model(const Graph& g, const std::vector<FusedGroup>& groups,
   json calls = json::array();
   for (const auto& [t, args] : call_of) {
     for (int id : *args) place(id);
-    calls.push_back({{"kernel", kernel_name(t)}, {"args", *args}});
+    calls.push_back({{"kernel", kernel_name(t)}, {"name", tasks[t].name}, {"args", *args}});
   }
   for (int id : g.outputs) place(id);  // an output that is a constant
   if (!weights) KILN_USER_ERROR() << "cannot write " << (std::filesystem::path(dir) / kWeights).string();
@@ -114,6 +115,7 @@ struct Slot {
 
 struct Call {
   size_t kernel;
+  std::string name;  // the group's operators, for profiles
   std::vector<const Slot*> args;  // resolved at load: a run looks nothing up
 };
 
@@ -192,7 +194,7 @@ CompiledModel CompiledModel::load(const std::string& dir) {
       if (ids.size() != s.kernels[k]->params().size())
         s.fail(kPlan, "a call of '" + name + "' with " + std::to_string(ids.size()) + " arguments; it takes " +
                           std::to_string(s.kernels[k]->params().size()));
-      Call call{k, {}};
+      Call call{k, c.value("name", name), {}};
       for (int id : ids) call.args.push_back(&slot_of(id));
       s.calls.push_back(std::move(call));
     }
@@ -227,7 +229,13 @@ const std::string& CompiledModel::target() const { return impl_->target; }
 int64_t CompiledModel::arena_bytes() const { return impl_->arena_bytes; }
 size_t CompiledModel::num_calls() const { return impl_->calls.size(); }
 
-std::vector<NDArray> CompiledModel::run(const std::vector<NDArray>& inputs, ThreadPool& pool) {
+CallInfo CompiledModel::call_info(size_t k) const {
+  const Call& c = impl_->calls.at(k);
+  return {impl_->kernels[c.kernel]->name(), c.name};
+}
+
+std::vector<NDArray> CompiledModel::run(const std::vector<NDArray>& inputs, ThreadPool& pool,
+                                        std::vector<double>* call_seconds) {
   Impl& s = *impl_;
   if (inputs.size() != s.input_info.size())
     KILN_USER_ERROR() << "the model takes " << s.input_info.size() << " inputs, not " << inputs.size();
@@ -249,11 +257,16 @@ std::vector<NDArray> CompiledModel::run(const std::vector<NDArray>& inputs, Thre
     }
     return nullptr;
   };
+  if (call_seconds) call_seconds->resize(s.calls.size(), 0.0);
   std::vector<void*> args;
-  for (const Call& c : s.calls) {
+  for (size_t k = 0; k < s.calls.size(); ++k) {
+    const Call& c = s.calls[k];
     args.clear();
     for (const Slot* slot : c.args) args.push_back(pointer(*slot));
+    const auto start = std::chrono::steady_clock::now();
     const int32_t status = s.kernels[c.kernel]->call(args, pool);
+    if (call_seconds)
+      (*call_seconds)[k] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (status != 0) KILN_USER_ERROR() << "kernel '" << s.kernels[c.kernel]->name() << "' failed with status " << status;
   }
   // Outputs that no call writes: a model input or a constant passed through.

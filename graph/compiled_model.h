@@ -43,6 +43,12 @@ struct TensorInfo {
   std::vector<int64_t> shape;
 };
 
+// What `kiln run --profile` names a call by.
+struct CallInfo {
+  std::string kernel;  // "task3"
+  std::string name;    // its group's operators, "Conv+Add+Relu" (the kernel's name in older plans)
+};
+
 class CompiledModel {
  public:
   // Throws kiln::Error naming the file and what is wrong with it.
@@ -56,10 +62,14 @@ class CompiledModel {
   const std::string& target() const;
   int64_t arena_bytes() const;
   size_t num_calls() const;
+  CallInfo call_info(size_t k) const;
 
   // One inference. Throws kiln::Error for inputs of the wrong number, dtype
-  // or shape, and for a kernel that fails (naming it).
-  std::vector<NDArray> run(const std::vector<NDArray>& inputs, ThreadPool& pool);
+  // or shape, and for a kernel that fails (naming it). With `call_seconds`,
+  // adds each call's time to its entry (resized to num_calls()): two clock
+  // reads a call, so the plain run leaves it null.
+  std::vector<NDArray> run(const std::vector<NDArray>& inputs, ThreadPool& pool,
+                           std::vector<double>* call_seconds = nullptr);
 
  private:
   CompiledModel();

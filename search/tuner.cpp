@@ -67,6 +67,10 @@ int64_t measure_shortlist(const PrimFunc& f, const tuning::WorkloadEntry& entry,
   rpc::TimingConfig timing = o.timing;
   timing.repeat = std::max(o.final_repeat, 1);
   timing.min_repeat_ms = o.final_min_repeat_ms;
+  if (timing.flush_cache) {  // every sample one cold run: more of them, none raised
+    timing.repeat *= 3;
+    timing.min_repeat_ms = 0;
+  }
   timing.slow_factor = 0;
   timing.best_known_s = 0;
   std::vector<rpc::BuildInput> inputs;

@@ -32,6 +32,7 @@ struct ModelArgs {
   std::string layout = "nchwc";
   std::string inputs, outputs;
   int repeat = 10;
+  bool profile = false;
   int threads = 0;
   uint64_t seed = 1;
   bool check = false;
@@ -74,6 +75,38 @@ std::vector<NDArray> read_inputs(const graph::CompiledModel& model, const ModelA
   return in;
 }
 
+// `repeat` more runs, each call timed: prints a line per call (median
+// milliseconds, share of the calls' sum) and returns them as JSON. The sum
+// beside the end-to-end median shows what lies between the kernels.
+nlohmann::json profile_calls(graph::CompiledModel& model, const std::vector<NDArray>& in, ThreadPool& pool, int repeat,
+                             std::ostream& text) {
+  std::vector<std::vector<double>> seconds(model.num_calls());
+  std::vector<double> run_ms;
+  for (int r = 0; r < repeat; ++r) {
+    std::vector<double> one;
+    const auto t0 = std::chrono::steady_clock::now();
+    model.run(in, pool, &one);
+    run_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    for (size_t k = 0; k < one.size(); ++k) seconds[k].push_back(one[k]);
+  }
+  std::vector<double> ms(seconds.size());
+  double sum = 0;
+  for (size_t k = 0; k < seconds.size(); ++k) sum += ms[k] = median(seconds[k]) * 1e3;
+  nlohmann::json calls = nlohmann::json::array();
+  text << "call  kernel   median ms  share  operators\n";
+  for (size_t k = 0; k < ms.size(); ++k) {
+    const graph::CallInfo info = model.call_info(k);
+    char line[96];
+    std::snprintf(line, sizeof line, "%4zu  %-7s %10.4f %5.1f%%  ", k, info.kernel.c_str(), ms[k],
+                  sum > 0 ? 100 * ms[k] / sum : 0.0);
+    text << line << info.name << "\n";
+    calls.push_back({{"kernel", info.kernel}, {"name", info.name}, {"median_ms", ms[k]}});
+  }
+  text << "sum of the calls' medians " << sum << " ms; end to end, timed with them, median " << median(run_ms)
+       << " ms\n";
+  return {{"calls", calls}, {"sum_ms", sum}, {"median_ms", median(run_ms)}};
+}
+
 void run_model(const ModelArgs& a) {
   std::string dir = a.model;
   struct TempDir {
@@ -99,6 +132,8 @@ void run_model(const ModelArgs& a) {
     model.run(in, pool);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
+  const nlohmann::json profile = a.profile ? profile_calls(model, in, pool, std::max(a.repeat, 1), a.json ? std::cerr : std::cout)
+                                           : nlohmann::json(nullptr);
   if (!a.outputs.empty()) {
     std::filesystem::create_directories(a.outputs);
     for (size_t k = 0; k < out.size(); ++k) {
@@ -138,6 +173,7 @@ void run_model(const ModelArgs& a) {
     std::cout << nlohmann::json{{"model", a.model}, {"median_ms", med}, {"best_ms", best}, {"repeat", a.repeat},
                                 {"threads", pool.num_threads()}, {"arena_bytes", model.arena_bytes()},
                                 {"calls", model.num_calls()}, {"target", model.target()},
+                                {"profile", profile},
                                 {"check", a.check ? nlohmann::json(mismatch.empty() ? "ok" : mismatch)
                                                   : nlohmann::json(nullptr)}}
                      .dump()
@@ -164,6 +200,7 @@ void add_run(CLI::App& app) {
   cmd->add_option("--inputs", a->inputs, "read input_0.pb, input_1.pb, ... (ONNX TensorProto) from this folder; default: random");
   cmd->add_option("--outputs", a->outputs, "write output_0.pb, ... (ONNX TensorProto) into this folder");
   cmd->add_option("--repeat", a->repeat, "timed runs, after one warm-up")->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--profile", a->profile, "then as many runs again, each kernel call timed: a line per call");
   cmd->add_option("--threads", a->threads, "threads (default: the target's cores)");
   cmd->add_option("--seed", a->seed, "seed of the random inputs");
   cmd->add_flag("--check", a->check, "with an .onnx model: compare the outputs with the reference executor");

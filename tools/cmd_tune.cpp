@@ -42,6 +42,7 @@ struct Args {
   int threads = 0;
   int batch_size = 64;
   int final_top = 5;
+  bool flush_cache = false;
   bool json = false;
 };
 
@@ -69,6 +70,7 @@ void run(const Args& a) {
   o.tune.seed = a.seed;
   o.tune.final_top = a.final_top;
   o.tune.timing.threads = a.threads;
+  o.tune.timing.flush_cache = a.flush_cache;
 
   rpc::Builder builder({.workers = std::max(1, target.num_cores())});
   std::unique_ptr<rpc::Runner> runner = rpc::connect_runner("local", "");
@@ -154,6 +156,7 @@ void add_tune(CLI::App& app) {
   cmd->add_option("--batch-size", a->batch_size, "candidates per round")->check(CLI::PositiveNumber);
   cmd->add_option("--final-top", a->final_top, "per task, time the best this many again at length at the end (0: none)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--flush-cache,!--no-flush-cache", a->flush_cache, "time every run with its arguments evicted from the caches");
   cmd->add_flag("--json", a->json, "print one JSON object as the last line of stdout");
   cmd->callback([a] { run(*a); });
 }

@@ -1,7 +1,7 @@
 // kiln tune, compile and run on a model file, as a user runs them: a short
 // tune into a database, the model run with it and checked against the
-// reference executor, in blocked channels and in NCHW; a bad --layout is
-// refused by name.
+// reference executor, in blocked channels and in NCHW; a profiled run; a
+// bad --layout is refused by name.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -60,6 +60,16 @@ TEST(ModelCli, TunesThenRunsBlockedAndPlainWithinTolerance) {
     else
       EXPECT_NE(untuned.find("(Conv+Relu)"), std::string::npos) << r.out;
   }
+
+  // --profile: a line per call, and the calls in the JSON, each timed.
+  CliRun p = kiln("run " + model + " --layout nchw --repeat 3 --profile --json");
+  ASSERT_EQ(p.code, 0) << p.out;
+  EXPECT_NE(p.out.find("task0 "), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("Conv+Relu"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("sum of the calls' medians"), std::string::npos) << p.out;
+  const nlohmann::json profile = nlohmann::json::parse(last_line(p.out))["profile"];
+  ASSERT_EQ(profile["calls"].size(), nlohmann::json::parse(last_line(p.out))["calls"].get<size_t>()) << p.out;
+  for (const nlohmann::json& c : profile["calls"]) EXPECT_GT(c["median_ms"].get<double>(), 0.0) << p.out;
 
   CliRun bad = kiln("run " + model + " --layout nhwc");
   EXPECT_EQ(bad.code, 2) << bad.out;

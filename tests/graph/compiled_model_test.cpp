@@ -116,6 +116,35 @@ TEST_F(CompiledModelTest, RunsLikeTheReferenceUntunedAndScheduled) {
   }
 }
 
+// `kiln run --profile`: a profiled run times every call, names each by its
+// group's operators, and computes what the plain run computes.
+TEST_F(CompiledModelTest, AProfiledRunTimesEveryCallByItsOperators) {
+  const Graph g = import_onnx_bytes(residual_model());
+  const std::vector<FusedGroup> groups = fuse_operators(g);
+  const std::vector<Task> tasks = extract_tasks(g, groups);
+  std::vector<PrimFunc> funcs;
+  for (const Task& t : tasks) funcs.push_back(t.func);
+  write_compiled_model(g, groups, tasks, funcs, Target::parse("llvm -num-cores=2"), dir_, 1);
+  CompiledModel model = CompiledModel::load(dir_);
+  NDArray x(DataType::Float32(), {1, 4, 6, 6});
+  x.fill_random(5);
+  std::vector<NDArray> in;
+  in.push_back(std::move(x));
+  ThreadPool pool(2);
+  const std::vector<NDArray> plain = model.run(in, pool);
+  std::vector<double> seconds;
+  for (int run = 0; run < 2; ++run) {
+    const std::vector<NDArray> profiled = model.run(in, pool, &seconds);
+    ASSERT_EQ(profiled.size(), 1u);
+    EXPECT_EQ(max_rel_error(profiled[0], plain[0]), 0.0);
+  }
+  ASSERT_EQ(seconds.size(), model.num_calls());
+  for (size_t k = 0; k < seconds.size(); ++k) EXPECT_GT(seconds[k], 0.0) << "call " << k;
+  EXPECT_EQ(model.call_info(0).name, "Conv+Relu");
+  EXPECT_EQ(model.call_info(0).kernel, "task0");
+  EXPECT_EQ(model.call_info(model.num_calls() - 1).name, "Gemm");
+}
+
 TEST_F(CompiledModelTest, BadInputsAndDamagedFoldersAreRefusedByName) {
   const Graph g = import_onnx_bytes(residual_model());
   const std::vector<FusedGroup> groups = fuse_operators(g);
