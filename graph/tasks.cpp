@@ -97,4 +97,12 @@ std::string tasks_str(const std::vector<Task>& tasks) {
   return os.str();
 }
 
+std::vector<int> constant_params(const Graph& g, const Task& t) {
+  std::vector<int> out;
+  if (t.args.empty()) return out;
+  for (size_t p = 0; p < t.args[0].size(); ++p)  // alike groups bind constants at the same positions
+    if (g.value(t.args[0][p]).is_constant()) out.push_back(static_cast<int>(p));
+  return out;
+}
+
 }  // namespace kiln::graph

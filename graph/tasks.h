@@ -52,6 +52,10 @@ struct Task {
 // One task per distinct function, in order of first use.
 std::vector<Task> extract_tasks(const Graph& g, const std::vector<FusedGroup>& groups);
 
+// The positions of the task's parameters that its calls bind to
+// constants: the weights, which tuning times cold (TuneTask::cold_args).
+std::vector<int> constant_params(const Graph& g, const Task& t);
+
 // The tasks as text, one per line: "task 0  x2  3.7 MFLOP  v1-...  Conv+Relu(...) -> ...".
 std::string tasks_str(const std::vector<Task>& tasks);
 

@@ -70,6 +70,7 @@ void to_proto(const TimingConfig& t, proto::TimingConfig* out) {
   out->set_seed(t.seed);
   out->set_slow_factor(t.slow_factor);
   out->set_best_known_s(t.best_known_s);
+  for (int i : t.cold_args) out->add_cold_args(i);
 }
 
 TimingConfig from_proto(const proto::TimingConfig& t) {
@@ -84,6 +85,7 @@ TimingConfig from_proto(const proto::TimingConfig& t) {
   c.seed = t.seed();
   c.slow_factor = t.slow_factor();
   c.best_known_s = t.best_known_s();
+  c.cold_args.assign(t.cold_args().begin(), t.cold_args().end());
   return c;
 }
 

@@ -67,7 +67,7 @@ int64_t measure_shortlist(const PrimFunc& f, const tuning::WorkloadEntry& entry,
   rpc::TimingConfig timing = o.timing;
   timing.repeat = std::max(o.final_repeat, 1);
   timing.min_repeat_ms = o.final_min_repeat_ms;
-  if (timing.flush_cache) {  // every sample one cold run: more of them, none raised
+  if (timing.evicts()) {  // every sample one cold run: more of them, none raised
     timing.repeat *= 3;
     timing.min_repeat_ms = 0;
   }
@@ -124,6 +124,7 @@ TuneJob::TuneJob(const TuneTask& task, const TuneOptions& options, const TuneSer
   // Traces are written against the canonical form (blocks b0, b1, ...), the
   // form the database stores, so that a record applies to every function
   // with its workload key, whatever its blocks are called.
+  if (!o_.timing.flush_cache) o_.timing.cold_args = task.cold_args;
   const PrimFunc& f = ctx_.func;
   ctx_.sketches = design_space(f, SpaceParams::for_target(o_.target));
   tuning::Database& db = s_.db;

@@ -72,6 +72,10 @@ struct TuneOptions {
 struct TuneTask {
   tuning::WorkloadEntry entry;
   PrimFunc func;  // unscheduled; tuned in its canonical form (workload_key.h), as the database keeps it
+  // Parameters, by position, evicted from the caches before every timed
+  // run unless timing.flush_cache evicts them all: a model's weights
+  // (rpc::TimingConfig::cold_args). Empty for an operator tuned alone.
+  std::vector<int> cold_args;
 };
 
 // Where candidates are built, measured and kept.

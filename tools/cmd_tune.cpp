@@ -43,6 +43,7 @@ struct Args {
   int batch_size = 64;
   int final_top = 5;
   bool flush_cache = false;
+  bool warm_weights = false;
   bool json = false;
 };
 
@@ -54,7 +55,9 @@ void run(const Args& a) {
   std::vector<search::SchedulerTask> tasks;
   int64_t earlier = 0;
   for (const graph::Task& t : m.tasks) {
-    tasks.push_back({{tuning::workload_entry(t.func, t.name, t.signature, t.flops), t.func}, t.weight(), t.name});
+    search::TuneTask task{tuning::workload_entry(t.func, t.name, t.signature, t.flops), t.func, {}};
+    if (!a.warm_weights) task.cold_args = graph::constant_params(m.graph, t);
+    tasks.push_back({std::move(task), t.weight(), t.name});
     earlier += static_cast<int64_t>(db->records_of(tasks.back().task.entry.key, target.str()).size());
   }
   search::TaskSchedulerOptions o;
@@ -156,7 +159,10 @@ void add_tune(CLI::App& app) {
   cmd->add_option("--batch-size", a->batch_size, "candidates per round")->check(CLI::PositiveNumber);
   cmd->add_option("--final-top", a->final_top, "per task, time the best this many again at length at the end (0: none)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--flush-cache,!--no-flush-cache", a->flush_cache, "time every run with its arguments evicted from the caches");
+  cmd->add_flag("--flush-cache", a->flush_cache, "time every run with all its arguments evicted from the caches");
+  cmd->add_flag("--warm-weights", a->warm_weights,
+                "time kernels with the model's weights left in the caches (default: evicted before every run, as an "
+                "inference finds them)");
   cmd->add_flag("--json", a->json, "print one JSON object as the last line of stdout");
   cmd->callback([a] { run(*a); });
 }

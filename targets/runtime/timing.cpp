@@ -53,7 +53,7 @@ Timing measure_kernel(const CompiledKernel& k, std::vector<NDArray>& args, Threa
   t.number = o.number;
   if (o.min_repeat_ms > 0) {
     for (;;) {
-      if (o.flush_cache) flush_from_caches(args);
+      evict_for_repeat(o, args);
       double ms = time_runs(k, ptrs, pool, t.number);
       if (ms >= o.min_repeat_ms || t.number >= kMaxNumber) break;
       // Scale by what is missing, at least doubling when the run was too fast to see.
@@ -62,7 +62,7 @@ Timing measure_kernel(const CompiledKernel& k, std::vector<NDArray>& args, Threa
     }
   }
   for (int r = 0; r < o.repeat; ++r) {
-    if (o.flush_cache) flush_from_caches(args);
+    evict_for_repeat(o, args);
     t.ms_per_run.push_back(time_runs(k, ptrs, pool, t.number) / t.number);
   }
   return t;
@@ -76,21 +76,44 @@ std::vector<double> time_kernel(const CompiledKernel& k, std::vector<NDArray>& a
   return measure_kernel(k, args, pool, o).ms_per_run;
 }
 
-void flush_from_caches(const std::vector<NDArray>& args) {
+namespace {
+
+void evict(const std::vector<const NDArray*>& arrays) {
   constexpr size_t kLine = 64;
 #if defined(__x86_64__) || defined(__i386__)
-  for (const NDArray& a : args) {
-    const char* p = static_cast<const char*>(a.data());
-    for (size_t off = 0; off < a.nbytes(); off += kLine) __builtin_ia32_clflush(p + off);
+  for (const NDArray* a : arrays) {
+    const char* p = static_cast<const char*>(a->data());
+    for (size_t off = 0; off < a->nbytes(); off += kLine) __builtin_ia32_clflush(p + off);
   }
   __builtin_ia32_mfence();
 #else
   // No user-level flush instruction: evict by streaming through a buffer
-  // larger than any last-level cache instead.
-  (void)args;
+  // larger than any last-level cache instead (which evicts the other
+  // arguments too).
+  (void)arrays;
   static std::vector<char> sweep(256u << 20);
   for (size_t off = 0; off < sweep.size(); off += kLine) sweep[off] += 1;
 #endif
+}
+
+}  // namespace
+
+void flush_from_caches(const std::vector<NDArray>& args) {
+  std::vector<const NDArray*> all;
+  for (const NDArray& a : args) all.push_back(&a);
+  evict(all);
+}
+
+void evict_for_repeat(const TimingOptions& o, const std::vector<NDArray>& args) {
+  if (o.flush_cache) return flush_from_caches(args);
+  if (o.cold_args.empty()) return;
+  std::vector<const NDArray*> cold;
+  for (int i : o.cold_args) {
+    if (i < 0 || static_cast<size_t>(i) >= args.size())
+      KILN_USER_ERROR() << "cold argument " << i << " of a kernel with " << args.size() << " arguments";
+    cold.push_back(&args[static_cast<size_t>(i)]);
+  }
+  evict(cold);
 }
 
 double median(std::vector<double> v) {

@@ -23,7 +23,16 @@ struct TimingOptions {
   int number = 1;
   int repeat = 10;
   double min_repeat_ms = 0;
-  bool flush_cache = false;
+  bool flush_cache = false;  // evict every argument before every repeat
+  // Without flush_cache: the arguments, by position, evicted before every
+  // repeat. A model's weights: an inference finds them cold (it last read
+  // them an inference ago) and its activations warm (written by the kernel
+  // before), and a kernel timed with warm weights misjudges one that
+  // streams them (docs/onnx.md, "Cold weights").
+  std::vector<int> cold_args;
+  // Whether anything is evicted: each repeat should then be a single run,
+  // since only the first of `number` back-to-back runs finds it cold.
+  bool evicts() const { return flush_cache || !cold_args.empty(); }
 };
 
 struct Timing {
@@ -44,6 +53,9 @@ void run_kernel(const CompiledKernel& k, std::vector<NDArray>& args, ThreadPool&
 
 // Evicts the bytes of every array from all cache levels.
 void flush_from_caches(const std::vector<NDArray>& args);
+// What `o` evicts before a repeat: every argument, its cold_args, or
+// nothing. Throws kiln::Error for a cold argument the kernel does not have.
+void evict_for_repeat(const TimingOptions& o, const std::vector<NDArray>& args);
 
 double median(std::vector<double> v);
 

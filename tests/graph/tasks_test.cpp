@@ -36,6 +36,24 @@ TEST(Tasks, ALoneConvIsItsWorkload) {
   EXPECT_EQ(tasks[0].signature, "Conv(float32[1, 4, 6, 6], float32[8, 4, 3, 3]) -> float32[1, 8, 6, 6]");
 }
 
+TEST(Tasks, TheWeightsAreTheParametersBoundToConstants) {
+  // Conv(x, w, b) + Add(., r): x and r are activations, w and b weights;
+  // tuning times the weights cold (TuneTask::cold_args).
+  ModelBuilder m;
+  m.input("x", {1, 4, 6, 6}).input("r", {1, 8, 6, 6}).weights("w", {8, 4, 3, 3}).weights("b", {8}).output("y");
+  set_ints(m.node("Conv", {"x", "w", "b"}, {"c"}), "pads", {1, 1, 1, 1});
+  m.node("Add", {"c", "r"}, {"y"});
+  const Graph g = import_onnx_bytes(m.bytes());
+  const std::vector<Task> tasks = tasks_of(g);
+  ASSERT_EQ(tasks.size(), 1u);
+  const std::vector<int>& args = tasks[0].args[0];
+  std::vector<int> want;
+  for (size_t p = 0; p < args.size(); ++p)
+    if (g.value(args[p]).name == "w" || g.value(args[p]).name == "b") want.push_back(static_cast<int>(p));
+  ASSERT_EQ(want.size(), 2u) << "the task binds both weights";
+  EXPECT_EQ(constant_params(g, tasks[0]), want);
+}
+
 TEST(Tasks, IdenticalGroupsAreOneTaskWithAWeight) {
   // Before: three Conv+Relu groups, the first two alike (4 -> 4 channels),
   // the third not (4 -> 8). After: two tasks, weights 2 and 1.

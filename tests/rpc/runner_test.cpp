@@ -124,6 +124,29 @@ TEST(Runner, MinRepeatMsRaisesNumberForFastKernels) {
   for (double s : raised.times_s) EXPECT_GE(s * raised.number * 1e3, 20 * 0.5) << "each repeat lasts about min_repeat_ms";
 }
 
+// Cold arguments (a model's weights) travel to the runner; one the kernel
+// does not have fails that candidate by name, and the runner goes on.
+TEST(Runner, ColdArgumentsAreEvictedAndAnUnknownOneFailsOnlyItsCandidate) {
+  PrimFunc f = ops::build_workload(ops::parse_workload("add:M=4,N=4"));
+  Target t = Target::host();
+  rpc::LocalRunner runner(options());
+  rpc::MeasureBatch b = batch_for(f, t);
+  b.timing.repeat = 3;
+  b.timing.cold_args = {1};
+  b.candidates = {candidate(0, f, default_artifact(f, t))};
+  rpc::MeasureResult cold = runner.measure(b).front();
+  ASSERT_TRUE(cold.ok()) << cold.message;
+  EXPECT_EQ(cold.times_s.size(), 3u);
+
+  b.timing.cold_args = {7};
+  rpc::MeasureResult bad = runner.measure(b).front();
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.message.find("cold argument 7 of a kernel with 3 arguments"), std::string::npos) << bad.message;
+
+  b.timing.cold_args = {};
+  EXPECT_TRUE(runner.measure(b).front().ok());
+}
+
 TEST(Runner, ScreeningTimesACandidateFarSlowerThanTheFastestOnce) {
   // Two programs far apart: a 4x4 add (microseconds) and a naive 256^3
   // matmul (tens of milliseconds; screening never cuts under one).

@@ -117,6 +117,28 @@ TEST(Timing, MinRepeatMsRaisesNumberUntilARepeatIsLongEnough) {
   EXPECT_DOUBLE_EQ(median({4, 1, 2, 3}), 2.5);
 }
 
+TEST(Timing, ColdArgumentsAreEvictedByPositionAndAnUnknownOneIsNamed) {
+  PrimFunc f = workload("add:M=4,N=4");
+  std::unique_ptr<CompiledKernel> k = build(lower(f, Target::host()), Target::host());
+  std::vector<NDArray> args = make_arguments(f, 1);
+  ThreadPool pool(1);
+  TimingOptions o;
+  o.repeat = 3;
+  EXPECT_FALSE(o.evicts());
+  o.cold_args = {0, 1};
+  EXPECT_TRUE(o.evicts());
+  Timing cold = measure_kernel(*k, args, pool, o);
+  ASSERT_EQ(cold.ms_per_run.size(), 3u);
+  for (double ms : cold.ms_per_run) EXPECT_GT(ms, 0);
+  o.cold_args = {3};
+  try {
+    measure_kernel(*k, args, pool, o);
+    ADD_FAILURE() << "an argument the kernel lacks was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cold argument 3 of a kernel with 3 arguments"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TargetFit, KernelsRunWhereTheirFeaturesAre) {
   Target host = Target::host();
   EXPECT_EQ(host.cannot_run_on(host), "");
