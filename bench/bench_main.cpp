@@ -44,22 +44,10 @@
 namespace kiln::bench {
 namespace {
 
-// Every program runs untimed for this long before its timed runs. Two
-// things settle meanwhile: the previous library's idle threads stop
-// spinning (libgomp's under oneDNN after milliseconds, OpenBLAS's after up
-// to 0.1 s: THREAD_TIMEOUT, 2^28 cycles), and a virtual machine's vCPUs,
-// which the host may leave on two hyperthreads of one core while they idle,
-// get a core each (on a 2-vCPU Zen 4 VM, AVX-512 FMAs on both vCPUs ran at
-// 0.42x speed for their first 85 ms, then at full speed).
-constexpr std::chrono::milliseconds kWarmFor{250};
-
-// Calls run() until kWarmFor has passed.
-template <typename Run>
-void warm_up(Run run) {
-  const auto until = std::chrono::steady_clock::now() + kWarmFor;
-  do run();
-  while (std::chrono::steady_clock::now() < until);
-}
+// Every program runs untimed for kWarmFor (targets/runtime/timing.h)
+// before its timed runs; meanwhile the previous library's idle threads stop
+// spinning too (libgomp's under oneDNN after milliseconds, OpenBLAS's after
+// up to 0.1 s: THREAD_TIMEOUT, 2^28 cycles).
 
 struct Measured {
   std::string name;

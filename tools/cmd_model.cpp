@@ -125,7 +125,8 @@ void run_model(const ModelArgs& a) {
   const Target target = Target::parse(model.target());
   ThreadPool pool(a.threads > 0 ? a.threads : target.num_cores());
   std::vector<NDArray> in = read_inputs(model, a);
-  std::vector<NDArray> out = model.run(in, pool);  // warm-up, and the outputs
+  std::vector<NDArray> out = model.run(in, pool);  // the outputs
+  warm_up([&] { model.run(in, pool); });
   std::vector<double> ms;
   for (int r = 0; r < a.repeat; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -199,7 +200,7 @@ void add_run(CLI::App& app) {
   add_model_options(cmd, *a);
   cmd->add_option("--inputs", a->inputs, "read input_0.pb, input_1.pb, ... (ONNX TensorProto) from this folder; default: random");
   cmd->add_option("--outputs", a->outputs, "write output_0.pb, ... (ONNX TensorProto) into this folder");
-  cmd->add_option("--repeat", a->repeat, "timed runs, after one warm-up")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--repeat", a->repeat, "timed runs, after a quarter of a second of untimed ones")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--profile", a->profile, "then as many runs again, each kernel call timed: a line per call");
   cmd->add_option("--threads", a->threads, "threads (default: the target's cores)");
   cmd->add_option("--seed", a->seed, "seed of the random inputs");

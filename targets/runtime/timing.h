@@ -12,6 +12,7 @@
 // cold data, as it would run inside a model.
 #pragma once
 
+#include <chrono>
 #include <vector>
 
 #include "targets/runtime/compiled_kernel.h"
@@ -47,6 +48,22 @@ Timing measure_kernel(const CompiledKernel& k, std::vector<NDArray>& args, Threa
 // `repeat` single runs after `warmup`: per-run milliseconds.
 std::vector<double> time_kernel(const CompiledKernel& k, std::vector<NDArray>& args, ThreadPool& pool, int repeat,
                                 int warmup = 1);
+
+// How long a program runs untimed before a comparison times it: a virtual
+// machine's vCPUs, which the host may leave on two hyperthreads of one
+// core while they idle, get a core each meanwhile (on a 2-vCPU Zen 4 VM,
+// AVX-512 FMAs on both vCPUs ran at 0.42x speed for their first 85 ms, then
+// at full speed). kiln_bench and `kiln run` warm up so; the runner, which
+// times candidates back to back, does not need to.
+inline constexpr std::chrono::milliseconds kWarmFor{250};
+
+// Calls run() at least once, and until kWarmFor has passed.
+template <typename Run>
+void warm_up(Run run) {
+  const auto until = std::chrono::steady_clock::now() + kWarmFor;
+  do run();
+  while (std::chrono::steady_clock::now() < until);
+}
 
 // Runs the kernel once; throws kiln::Error on a non-zero status.
 void run_kernel(const CompiledKernel& k, std::vector<NDArray>& args, ThreadPool& pool);

@@ -157,6 +157,27 @@ TEST(Tune, TheBestRecordsAreTimedAgainAtTheEndAndRankedByIt) {
   EXPECT_EQ(stopped.last.final_measured, 0);
 }
 
+// A model's task times its weights cold (TuneTask::cold_args): every
+// candidate still measures, and the final measurement takes three times
+// the repeats, each a single cold run, rather than raised runs that would
+// find the weights cached after the first.
+TEST(Tune, WithColdWeightsTheFinalMeasurementTimesSingleColdRuns) {
+  TuneTask task = task_of(kWorkload);
+  task.cold_args = {1};  // B, as if it were a weight
+  auto db = tuning::open_sqlite_database(fresh_db("cold"));
+  rpc::Builder builder({.workers = 2});
+  auto runner = rpc::connect_runner("local");
+  auto random = make_random_search();
+  TuneOptions o = options(8);
+  o.final_top = 2;
+  o.final_repeat = 4;
+  TuneResult r = tune(task, o, {*db, builder, *runner}, *random);
+  EXPECT_EQ(r.measured_now, 8);
+  std::vector<tuning::TuningRecord> top = db->top_k(task.entry.key, o.target.str(), 2);
+  ASSERT_EQ(top.size(), 2u);
+  for (const tuning::TuningRecord& t : top) EXPECT_EQ(t.final_secs.size(), 12u);
+}
+
 TEST(Tune, TheBestDesignsOfASimilarWorkloadAreMeasuredFirst) {
   auto db = tuning::open_sqlite_database(fresh_db("similar"));
   rpc::Builder builder({.workers = 2});
