@@ -71,6 +71,7 @@ void to_proto(const TimingConfig& t, proto::TimingConfig* out) {
   out->set_slow_factor(t.slow_factor);
   out->set_best_known_s(t.best_known_s);
   for (int i : t.cold_args) out->add_cold_args(i);
+  out->set_warmup_ms(t.warmup_ms);
 }
 
 TimingConfig from_proto(const proto::TimingConfig& t) {
@@ -86,6 +87,7 @@ TimingConfig from_proto(const proto::TimingConfig& t) {
   c.slow_factor = t.slow_factor();
   c.best_known_s = t.best_known_s();
   c.cold_args.assign(t.cold_args().begin(), t.cold_args().end());
+  c.warmup_ms = t.warmup_ms();
   return c;
 }
 

@@ -71,6 +71,14 @@ int64_t measure_shortlist(const PrimFunc& f, const tuning::WorkloadEntry& entry,
     timing.repeat *= 3;
     timing.min_repeat_ms = 0;
   }
+  // Each candidate runs untimed for kWarmFor first, as kiln_bench and kiln
+  // run warm up: the shortlist is timed right after it was built on every
+  // core, a few candidates briefly, where a round times dozens. (In one
+  // 200-trial tune of resnet18 224², a 3x3 convolution read 1.1 ms in its
+  // rounds and in the model, and 2.2 ms in all 30 of its final samples;
+  // a 16-trial tune on the same machine kept every final sample of its
+  // larger kernels within 0.76-1.09x of the first.)
+  timing.warmup_ms = static_cast<double>(kWarmFor.count());
   timing.slow_factor = 0;
   timing.best_known_s = 0;
   std::vector<rpc::BuildInput> inputs;

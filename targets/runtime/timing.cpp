@@ -48,6 +48,10 @@ Timing measure_kernel(const CompiledKernel& k, std::vector<NDArray>& args, Threa
   KILN_ICHECK(o.number >= 1 && o.repeat >= 1 && o.warmup >= 0) << "bad timing options";
   std::vector<NDArray*> ptrs = pointers(args);
   for (int i = 0; i < o.warmup; ++i) call(k, ptrs, pool);
+  if (o.warmup_ms > 0) {
+    const auto until = Clock::now() + std::chrono::duration<double, std::milli>(o.warmup_ms);
+    while (Clock::now() < until) call(k, ptrs, pool);
+  }
 
   Timing t;
   t.number = o.number;

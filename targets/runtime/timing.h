@@ -21,6 +21,9 @@ namespace kiln {
 
 struct TimingOptions {
   int warmup = 1;
+  // After the warmup runs, more untimed ones until this long has passed
+  // (kWarmFor for a comparison that must not catch the machine settling).
+  double warmup_ms = 0;
   int number = 1;
   int repeat = 10;
   double min_repeat_ms = 0;

@@ -2,10 +2,10 @@
 // runner (a `kiln runner` child on a unix socket): every failure is a result
 // with its error kind, and the runner keeps serving the rest of the batch.
 #include <gtest/gtest.h>
-
 #include <signal.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include "support/faulty_artifacts.h"
@@ -124,9 +124,10 @@ TEST(Runner, MinRepeatMsRaisesNumberForFastKernels) {
   for (double s : raised.times_s) EXPECT_GE(s * raised.number * 1e3, 20 * 0.5) << "each repeat lasts about min_repeat_ms";
 }
 
-// Cold arguments (a model's weights) travel to the runner; one the kernel
-// does not have fails that candidate by name, and the runner goes on.
-TEST(Runner, ColdArgumentsAreEvictedAndAnUnknownOneFailsOnlyItsCandidate) {
+// Cold arguments (a model's weights) and a time-based warm-up travel to the
+// runner; a cold argument the kernel does not have fails that candidate by
+// name, and the runner goes on.
+TEST(Runner, ColdArgumentsAndWarmUpTimeReachTheRunner) {
   PrimFunc f = ops::build_workload(ops::parse_workload("add:M=4,N=4"));
   Target t = Target::host();
   rpc::LocalRunner runner(options());
@@ -143,8 +144,13 @@ TEST(Runner, ColdArgumentsAreEvictedAndAnUnknownOneFailsOnlyItsCandidate) {
   EXPECT_FALSE(bad.ok());
   EXPECT_NE(bad.message.find("cold argument 7 of a kernel with 3 arguments"), std::string::npos) << bad.message;
 
+  // warmup_ms reaches the runner too: the candidate runs untimed that long.
   b.timing.cold_args = {};
+  b.timing.warmup_ms = 300;
+  const auto t0 = std::chrono::steady_clock::now();
   EXPECT_TRUE(runner.measure(b).front().ok());
+  using Ms = std::chrono::duration<double, std::milli>;
+  EXPECT_GE(Ms(std::chrono::steady_clock::now() - t0).count(), 300.0);
 }
 
 TEST(Runner, ScreeningTimesACandidateFarSlowerThanTheFastestOnce) {
