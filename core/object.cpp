@@ -46,12 +46,6 @@ FieldNamesFn find_node_field_names(std::string_view type_key) {
   return it == r.field_names.end() ? nullptr : it->second;
 }
 
-ObjectPtr rebuild_node(const Object& node, std::span<const FieldValue> fields) {
-  NodeFactory f = find_node_factory(node.type_key());
-  KILN_ICHECK(f) << "node type " << node.type_key() << " is not registered";
-  return f(fields);
-}
-
 namespace detail {
 
 void field_type_mismatch(std::string_view expected) {

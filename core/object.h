@@ -140,9 +140,6 @@ using FieldNamesFn = std::span<const std::string_view> (*)();
 void register_node_field_names(std::string_view type_key, FieldNamesFn f);
 FieldNamesFn find_node_field_names(std::string_view type_key);  // nullptr if unknown
 
-// Rebuilds `node` with new field values (same type). Used by generic mutators.
-ObjectPtr rebuild_node(const Object& node, std::span<const FieldValue> fields);
-
 // ---------------------------------------------------------------------------
 // Field conversion: C++ field type <-> FieldValue.
 namespace detail {

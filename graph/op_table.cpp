@@ -9,6 +9,7 @@
 #include "graph/reference.h"
 #include "graph/shape_util.h"
 #include "graph/unsupported.h"
+#include "ops/window.h"
 
 namespace kiln::graph {
 namespace {
@@ -89,7 +90,7 @@ Shape window_shape(const Node& n, const Value& x, int64_t channels, const Window
   const size_t k = w.kernel.size();
   Shape out{x.shape[0], channels};
   for (size_t i = 0; i < k; ++i) {
-    const int64_t e = window_output(x.shape[i + 2], w.kernel[i], w.strides[i], w.dilations[i], w.pads[i],
+    const int64_t e = ops::window_count(x.shape[i + 2], w.kernel[i], w.strides[i], w.dilations[i], w.pads[i],
                                     w.pads[i + k], ceil_mode);
     if (e <= 0) KILN_USER_ERROR() << n.describe() << ": the window leaves no output along spatial axis " << i;
     out.push_back(e);

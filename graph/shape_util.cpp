@@ -69,14 +69,6 @@ std::vector<int64_t> broadcast_shapes(const Node& n, const std::vector<int64_t>&
   return out;
 }
 
-int64_t window_output(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_begin,
-                      int64_t pad_end, bool ceil_mode) {
-  const int64_t span = dilation * (kernel - 1) + 1;
-  const int64_t room = in + pad_begin + pad_end - span;
-  if (room < 0) return 0;
-  return (ceil_mode ? (room + stride - 1) / stride : room / stride) + 1;
-}
-
 std::vector<int64_t> window_pads(const Node& n, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
                                  const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations) {
   const size_t k = in.size();

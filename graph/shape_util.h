@@ -34,11 +34,6 @@ int64_t normalized_axis(const Node& n, int64_t axis, int64_t rank);
 // the node when they do not broadcast.
 std::vector<int64_t> broadcast_shapes(const Node& n, const std::vector<int64_t>& a, const std::vector<int64_t>& b);
 
-// Output extent of a pooling or convolution window along one axis, by
-// ONNX's rule (explicit pads; ceil_mode rounds the last window up).
-int64_t window_output(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_begin,
-                      int64_t pad_end, bool ceil_mode);
-
 // The begin and end pads of each spatial axis of a Conv or pooling node
 // whose input has spatial extents `in`, from `pads` or auto_pad
 // (SAME_UPPER, SAME_LOWER, VALID): {b1, b2, ..., e1, e2, ...}.

@@ -17,7 +17,15 @@ struct Window {
   int64_t dilation = 1;
 };
 
-// floor((in + 2*pad - dilation*(kernel-1) - 1) / stride) + 1. Throws
+// How many windows fit along an axis of extent `in` padded by pad_begin
+// and pad_end: floor((in + pad_begin + pad_end - span) / stride) + 1, with
+// span = dilation*(kernel-1) + 1, or ceil instead of floor with ceil_mode
+// (ONNX pooling's last partial window); 0 when none fits. Unchecked: the
+// ONNX front end checks its attributes, window_output_extent its workloads.
+int64_t window_count(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_begin,
+                     int64_t pad_end, bool ceil_mode = false);
+
+// window_count with one pad all round, checked. Throws
 // kiln::Error, naming `op` and `axis` ("height", "width"), when a parameter
 // is out of range, when pad is not smaller than the dilated kernel (some
 // output would then read only padding), or when no window fits.

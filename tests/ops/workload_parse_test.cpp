@@ -8,6 +8,7 @@
 
 #include "ops/op_table.h"
 #include "ops/workload.h"
+#include "ops/window.h"
 #include "ops/workload_docs.h"
 
 namespace kiln {
@@ -185,6 +186,18 @@ TEST(WorkloadErrors, OutputSizeNotPositive) {
                      "conv2d_nchw: output height would be 0 or less");
   EXPECT_PARSE_ERROR("depthwise_conv2d_nchw:N=1,C=3,H=8,W=2,R=3,S=3,stride=1,pad=0", "output width would be 0 or less");
   EXPECT_PARSE_ERROR("avg_pool2d:N=1,C=3,H=8,W=8,R=5,S=9,stride=1,pad=0", "output width would be 0 or less");
+}
+
+// The arithmetic under both: the workloads' checked extents and the ONNX
+// front end's shape inference (asymmetric pads, ceil_mode).
+TEST(WindowCount, FloorOrCeilOfTheRoomOverTheStrideAndNoneWhenNothingFits) {
+  EXPECT_EQ(ops::window_count(56, 3, 1, 1, 1, 1), 56);
+  EXPECT_EQ(ops::window_count(224, 7, 2, 1, 3, 3), 112);
+  EXPECT_EQ(ops::window_count(7, 3, 2, 1, 0, 0), 3);
+  EXPECT_EQ(ops::window_count(8, 3, 2, 1, 0, 0), 3);
+  EXPECT_EQ(ops::window_count(8, 3, 2, 1, 0, 0, /*ceil_mode=*/true), 4);
+  EXPECT_EQ(ops::window_count(8, 3, 1, 2, 0, 1), 5);  // span 5, room 4
+  EXPECT_EQ(ops::window_count(2, 5, 1, 1, 0, 0), 0);
 }
 
 TEST(WorkloadErrors, GroupsMustDivideChannels) {
