@@ -58,7 +58,7 @@ void run(const Args& a) {
     search::TuneTask task{tuning::workload_entry(t.func, t.name, t.signature, t.flops), t.func, {}};
     if (!a.warm_weights) task.cold_args = graph::constant_params(m.graph, t);
     tasks.push_back({std::move(task), t.weight(), t.name});
-    earlier += static_cast<int64_t>(db->records_of(tasks.back().task.entry.key, target.str()).size());
+    earlier += db->count_records(tasks.back().task.entry.key, target.str());
   }
   search::TaskSchedulerOptions o;
   o.policy = a.policy == "round-robin" ? search::TaskSchedulerOptions::Policy::kRoundRobin

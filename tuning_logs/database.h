@@ -69,6 +69,9 @@ class Database {
   // target, in the order they were added: what a tuning job resumes from
   // (the traces it must not measure again, the trials it has done).
   virtual std::vector<TuningRecord> records_of(const std::string& workload_key, const std::string& target) = 0;
+  // How many records_of would return, without reading them: what a model's
+  // tuning counts for every task before it starts.
+  virtual int64_t count_records(const std::string& workload_key, const std::string& target) = 0;
   // The targets the database holds records of for a workload, sorted: what
   // to tell a user whose target has none.
   virtual std::vector<std::string> targets_of(const std::string& workload_key) = 0;

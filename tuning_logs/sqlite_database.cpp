@@ -206,6 +206,12 @@ class SqliteDatabase final : public Database {
     return out;
   }
 
+  int64_t count_records(const std::string& workload_key, const std::string& target) override {
+    SqliteStatement q(c_, "SELECT COUNT(*) FROM records WHERE workload_key = ? AND target = ?");
+    q.bind(1, workload_key).bind(2, target);
+    return q.step() ? q.integer(0) : 0;
+  }
+
   std::vector<std::string> targets_of(const std::string& workload_key) override {
     SqliteStatement q(c_, "SELECT DISTINCT target FROM records WHERE workload_key = ? ORDER BY target");
     q.bind(1, workload_key);

@@ -87,6 +87,8 @@ TEST(TuneTasks, SharesTheTrialsStopsAtTheCapsAndResumes) {
   EXPECT_DOUBLE_EQ(r.last.latency_s, 2 * r.tasks[0].best_secs + r.tasks[1].best_secs);
   EXPECT_DOUBLE_EQ(r.last.untuned_latency_s, 2 * r.tasks[0].untuned_secs + r.tasks[1].untuned_secs);
   EXPECT_EQ(db->records_of(tasks[0].task.entry.key, o.tune.target.str()).size(), 8u);
+  EXPECT_EQ(db->count_records(tasks[0].task.entry.key, o.tune.target.str()), 8);
+  EXPECT_EQ(db->count_records(tasks[0].task.entry.key, "llvm -mcpu=nowhere"), 0);
 
   // A rerun with a higher cap resumes: 8 more trials each, no more.
   o.trials_per_task = 12;
