@@ -129,10 +129,10 @@ TuneJob::TuneJob(const TuneTask& task, const TuneOptions& options, const TuneSer
       target_(options.target.str()),
       start_(Clock::now()),
       ctx_{.func = canonical_workload(task.func), .seed = options.seed} {
+  if (!o_.timing.flush_cache) o_.timing.cold_args = task.cold_args;
   // Traces are written against the canonical form (blocks b0, b1, ...), the
   // form the database stores, so that a record applies to every function
   // with its workload key, whatever its blocks are called.
-  if (!o_.timing.flush_cache) o_.timing.cold_args = task.cold_args;
   const PrimFunc& f = ctx_.func;
   ctx_.sketches = design_space(f, SpaceParams::for_target(o_.target));
   tuning::Database& db = s_.db;

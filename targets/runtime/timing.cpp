@@ -37,52 +37,8 @@ double time_runs(const CompiledKernel& k, const std::vector<NDArray*>& ptrs, Thr
 constexpr double kRaiseMargin = 1.1;
 constexpr int kMaxNumber = 1 << 24;
 
-}  // namespace
-
-void run_kernel(const CompiledKernel& k, std::vector<NDArray>& args, ThreadPool& pool) {
-  call(k, pointers(args), pool);
-}
-
-Timing measure_kernel(const CompiledKernel& k, std::vector<NDArray>& args, ThreadPool& pool,
-                      const TimingOptions& o) {
-  KILN_ICHECK(o.number >= 1 && o.repeat >= 1 && o.warmup >= 0) << "bad timing options";
-  std::vector<NDArray*> ptrs = pointers(args);
-  for (int i = 0; i < o.warmup; ++i) call(k, ptrs, pool);
-  if (o.warmup_ms > 0) {
-    const auto until = Clock::now() + std::chrono::duration<double, std::milli>(o.warmup_ms);
-    while (Clock::now() < until) call(k, ptrs, pool);
-  }
-
-  Timing t;
-  t.number = o.number;
-  if (o.min_repeat_ms > 0) {
-    for (;;) {
-      evict_for_repeat(o, args);
-      double ms = time_runs(k, ptrs, pool, t.number);
-      if (ms >= o.min_repeat_ms || t.number >= kMaxNumber) break;
-      // Scale by what is missing, at least doubling when the run was too fast to see.
-      double scale = ms > 0 ? o.min_repeat_ms * kRaiseMargin / ms : 2.0;
-      t.number = static_cast<int>(std::min<double>(kMaxNumber, std::ceil(t.number * std::max(scale, 2.0))));
-    }
-  }
-  for (int r = 0; r < o.repeat; ++r) {
-    evict_for_repeat(o, args);
-    t.ms_per_run.push_back(time_runs(k, ptrs, pool, t.number) / t.number);
-  }
-  return t;
-}
-
-std::vector<double> time_kernel(const CompiledKernel& k, std::vector<NDArray>& args, ThreadPool& pool, int repeat,
-                                int warmup) {
-  TimingOptions o;
-  o.warmup = warmup;
-  o.repeat = repeat;
-  return measure_kernel(k, args, pool, o).ms_per_run;
-}
-
-namespace {
-
 void evict(const std::vector<const NDArray*>& arrays) {
+  if (arrays.empty()) return;
   constexpr size_t kLine = 64;
 #if defined(__x86_64__) || defined(__i386__)
   for (const NDArray* a : arrays) {
@@ -100,25 +56,68 @@ void evict(const std::vector<const NDArray*>& arrays) {
 #endif
 }
 
-}  // namespace
-
-void flush_from_caches(const std::vector<NDArray>& args) {
-  std::vector<const NDArray*> all;
-  for (const NDArray& a : args) all.push_back(&a);
-  evict(all);
-}
-
-void evict_for_repeat(const TimingOptions& o, const std::vector<NDArray>& args) {
-  if (o.flush_cache) return flush_from_caches(args);
-  if (o.cold_args.empty()) return;
-  std::vector<const NDArray*> cold;
+// What `o` evicts before each repeat: every argument, its cold_args, or
+// nothing; resolved once, before anything runs. Throws kiln::Error for a
+// cold argument the kernel does not have.
+std::vector<const NDArray*> evicted_by(const TimingOptions& o, const std::vector<NDArray>& args) {
+  std::vector<const NDArray*> out;
+  if (o.flush_cache) {
+    for (const NDArray& a : args) out.push_back(&a);
+    return out;
+  }
   for (int i : o.cold_args) {
     if (i < 0 || static_cast<size_t>(i) >= args.size())
       KILN_USER_ERROR() << "cold argument " << i << " of a kernel with " << args.size() << " arguments";
-    cold.push_back(&args[static_cast<size_t>(i)]);
+    out.push_back(&args[static_cast<size_t>(i)]);
   }
-  evict(cold);
+  return out;
 }
+
+}  // namespace
+
+void run_kernel(const CompiledKernel& k, std::vector<NDArray>& args, ThreadPool& pool) {
+  call(k, pointers(args), pool);
+}
+
+Timing measure_kernel(const CompiledKernel& k, std::vector<NDArray>& args, ThreadPool& pool,
+                      const TimingOptions& o) {
+  KILN_ICHECK(o.number >= 1 && o.repeat >= 1 && o.warmup >= 0) << "bad timing options";
+  std::vector<NDArray*> ptrs = pointers(args);
+  const std::vector<const NDArray*> evicted = evicted_by(o, args);
+  for (int i = 0; i < o.warmup; ++i) call(k, ptrs, pool);
+  if (o.warmup_ms > 0) {
+    const auto until = Clock::now() + std::chrono::duration<double, std::milli>(o.warmup_ms);
+    while (Clock::now() < until) call(k, ptrs, pool);
+  }
+
+  Timing t;
+  t.number = o.number;
+  if (o.min_repeat_ms > 0) {
+    for (;;) {
+      evict(evicted);
+      double ms = time_runs(k, ptrs, pool, t.number);
+      if (ms >= o.min_repeat_ms || t.number >= kMaxNumber) break;
+      // Scale by what is missing, at least doubling when the run was too fast to see.
+      double scale = ms > 0 ? o.min_repeat_ms * kRaiseMargin / ms : 2.0;
+      t.number = static_cast<int>(std::min<double>(kMaxNumber, std::ceil(t.number * std::max(scale, 2.0))));
+    }
+  }
+  for (int r = 0; r < o.repeat; ++r) {
+    evict(evicted);
+    t.ms_per_run.push_back(time_runs(k, ptrs, pool, t.number) / t.number);
+  }
+  return t;
+}
+
+std::vector<double> time_kernel(const CompiledKernel& k, std::vector<NDArray>& args, ThreadPool& pool, int repeat,
+                                int warmup) {
+  TimingOptions o;
+  o.warmup = warmup;
+  o.repeat = repeat;
+  return measure_kernel(k, args, pool, o).ms_per_run;
+}
+
+void flush_from_caches(const std::vector<NDArray>& args) { evict(evicted_by({.flush_cache = true}, args)); }
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;

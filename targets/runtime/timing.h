@@ -44,7 +44,8 @@ struct Timing {
   int number = 1;                  // runs per repeat, after raising
 };
 
-// Throws kiln::Error when the kernel returns a non-zero status.
+// Throws kiln::Error when the kernel returns a non-zero status, and before
+// running it for a cold argument it does not have.
 Timing measure_kernel(const CompiledKernel& k, std::vector<NDArray>& args, ThreadPool& pool,
                       const TimingOptions& options);
 
@@ -73,9 +74,6 @@ void run_kernel(const CompiledKernel& k, std::vector<NDArray>& args, ThreadPool&
 
 // Evicts the bytes of every array from all cache levels.
 void flush_from_caches(const std::vector<NDArray>& args);
-// What `o` evicts before a repeat: every argument, its cold_args, or
-// nothing. Throws kiln::Error for a cold argument the kernel does not have.
-void evict_for_repeat(const TimingOptions& o, const std::vector<NDArray>& args);
 
 double median(std::vector<double> v);
 

@@ -59,6 +59,17 @@ class CompiledModelTest : public ::testing::Test {
   std::string dir_;
 };
 
+// The residual model compiled into `dir` in NCHW, every task running its
+// default program.
+void write_default_programs(const std::string& dir) {
+  const Graph g = import_onnx_bytes(residual_model());
+  const std::vector<FusedGroup> groups = fuse_operators(g);
+  const std::vector<Task> tasks = extract_tasks(g, groups);
+  std::vector<PrimFunc> funcs;
+  for (const Task& t : tasks) funcs.push_back(t.func);
+  write_compiled_model(g, groups, tasks, funcs, Target::parse("llvm -num-cores=2"), dir, 1);
+}
+
 double max_rel_error(const NDArray& got, const NDArray& want) {
   double worst = 0;
   for (int64_t i = 0; i < want.numel(); ++i)
@@ -119,12 +130,7 @@ TEST_F(CompiledModelTest, RunsLikeTheReferenceUntunedAndScheduled) {
 // `kiln run --profile`: a profiled run times every call, names each by its
 // group's operators, and computes what the plain run computes.
 TEST_F(CompiledModelTest, AProfiledRunTimesEveryCallByItsOperators) {
-  const Graph g = import_onnx_bytes(residual_model());
-  const std::vector<FusedGroup> groups = fuse_operators(g);
-  const std::vector<Task> tasks = extract_tasks(g, groups);
-  std::vector<PrimFunc> funcs;
-  for (const Task& t : tasks) funcs.push_back(t.func);
-  write_compiled_model(g, groups, tasks, funcs, Target::parse("llvm -num-cores=2"), dir_, 1);
+  write_default_programs(dir_);
   CompiledModel model = CompiledModel::load(dir_);
   NDArray x(DataType::Float32(), {1, 4, 6, 6});
   x.fill_random(5);
@@ -146,12 +152,7 @@ TEST_F(CompiledModelTest, AProfiledRunTimesEveryCallByItsOperators) {
 }
 
 TEST_F(CompiledModelTest, BadInputsAndDamagedFoldersAreRefusedByName) {
-  const Graph g = import_onnx_bytes(residual_model());
-  const std::vector<FusedGroup> groups = fuse_operators(g);
-  const std::vector<Task> tasks = extract_tasks(g, groups);
-  std::vector<PrimFunc> funcs;
-  for (const Task& t : tasks) funcs.push_back(t.func);
-  write_compiled_model(g, groups, tasks, funcs, Target::parse("llvm -num-cores=2"), dir_, 1);
+  write_default_programs(dir_);
   auto error_of = [](auto&& f) -> std::string {
     try {
       f();
