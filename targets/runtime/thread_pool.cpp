@@ -189,13 +189,11 @@ int32_t api_parallel_launch(void* pool, KilnTaskFn fn, void* closure, int64_t ma
   }
 }
 
-void* api_alloc_scratch(void*, uint64_t nbytes, uint64_t alignment) {
-  if (alignment < sizeof(void*)) alignment = sizeof(void*);
-  uint64_t size = (std::max<uint64_t>(nbytes, 1) + alignment - 1) / alignment * alignment;
-  return std::aligned_alloc(alignment, size);
+void* api_alloc_scratch(void* pool, uint64_t nbytes, uint64_t alignment) {
+  return static_cast<ThreadPool*>(pool)->scratch().allocate(nbytes, alignment);
 }
 
-void api_free_scratch(void*, void* ptr) { std::free(ptr); }
+void api_free_scratch(void* pool, void* ptr) { static_cast<ThreadPool*>(pool)->scratch().release(ptr); }
 
 }  // namespace
 

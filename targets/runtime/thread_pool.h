@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "targets/runtime/kernel_abi.h"
+#include "targets/runtime/scratch_pool.h"
 
 namespace kiln {
 
@@ -62,6 +63,10 @@ class ThreadPool {
   // True on a thread that is running a task of any pool.
   static bool in_parallel_region();
 
+  // The scratch memory of the kernels run on this pool (the runtime API's
+  // alloc_scratch and free_scratch).
+  ScratchPool& scratch() { return scratch_; }
+
  private:
   void worker_loop(int index);
   void run_chunk(int participant);
@@ -72,6 +77,7 @@ class ThreadPool {
 
   const int num_threads_;
   std::vector<std::thread> workers_;
+  ScratchPool scratch_;
 
   std::mutex call_mu_;  // one parallel_for at a time
 

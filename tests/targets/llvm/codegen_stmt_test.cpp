@@ -33,6 +33,19 @@ TEST(CodegenStmt, AllocatedIntermediateOnStackAndHeap) {
   }
 }
 
+TEST(CodegenStmt, ScratchIsTakenFromTheSystemOnceAndKeptForTheNextCall) {
+  const int n = 100000;  // 400 KB: runtime scratch
+  auto k = build_llvm(reverse_through_tmp(n), host());
+  ThreadPool pool(1);
+  NDArray a = random_array(DataType::Float32(), n, 51), c(DataType::Float32(), {n});
+  for (int call = 0; call < 3; ++call) {
+    ASSERT_EQ(k->call_arrays({&a, &c}, pool), 0);
+    ASSERT_EQ(c.data_as<float>()[0], a.data_as<float>()[n - 1] * 2.0f + 1.0f);
+  }
+  EXPECT_EQ(pool.scratch().system_allocations(), 1);
+  EXPECT_EQ(pool.scratch().kept_bytes(), 98u * 4096);  // 400 000 bytes in whole pages
+}
+
 // C[i] += 1 over a parallel loop: every element written exactly once.
 PrimFunc increment_parallel(int n) {
   Buffer C = flat("C", DataType::Int32(), n);
