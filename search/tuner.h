@@ -51,7 +51,8 @@ struct TuneOptions {
   int register_designs = 16;
   // The final measurement: at the end of a job (not one stopped), its
   // shortlist, the final_top records fastest by their first measurement,
-  // is built again and timed in one batch, each repeat at least
+  // is built again and timed in three passes over it, each taking a third
+  // of final_repeat repeats of every candidate, each repeat at least
   // final_min_repeat_ms long; the database then ranks the records timed
   // again first, by that (tuning::TuningRecord::final_secs). 0: none.
   int final_top = 5;

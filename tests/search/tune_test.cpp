@@ -178,6 +178,58 @@ TEST(Tune, WithColdWeightsTheFinalMeasurementTimesSingleColdRuns) {
   for (const tuning::TuningRecord& t : top) EXPECT_EQ(t.final_secs.size(), 12u);
 }
 
+// A real runner in a machine that runs slow for a spell: the samples of
+// the first candidate timed in the final measurement's first batch (the
+// one that warms up) come back 1000 times slower.
+class SlowSpell final : public rpc::Runner {
+ public:
+  explicit SlowSpell(rpc::Runner& real) : real_(real) {}
+  rpc::DeviceInfo info() override { return real_.info(); }
+  std::vector<rpc::MeasureResult> measure(const rpc::MeasureBatch& batch, const rpc::ResultCallback& on_result) override {
+    std::vector<rpc::MeasureResult> out = real_.measure(batch, on_result);
+    if (batch.timing.warmup_ms > 0) {
+      ++final_batches;
+      if (final_batches == 1 && !out.empty())
+        for (double& t : out[0].times_s) t *= 1000;
+    }
+    return out;
+  }
+  std::string address() const override { return real_.address(); }
+
+  int final_batches = 0;
+
+ private:
+  rpc::Runner& real_;
+};
+
+// The final measurement times its shortlist in three passes, each a third
+// of the repeats: a slow spell over one candidate's turn reaches a third
+// of its samples, and its median stays where its speed is.
+TEST(Tune, TheFinalMeasurementTimesTheShortlistInPassesThatASlowSpellCannotSkew) {
+  TuneTask task = task_of(kWorkload);
+  auto db = tuning::open_sqlite_database(fresh_db("spell"));
+  rpc::Builder builder({.workers = 2});
+  auto real = rpc::connect_runner("local");
+  SlowSpell runner(*real);
+  auto random = make_random_search();
+  TuneOptions o = options(8);
+  o.final_top = 2;
+  o.final_repeat = 6;
+  o.final_min_repeat_ms = 1;
+  TuneResult r = tune(task, o, {*db, builder, runner}, *random);
+  EXPECT_EQ(r.last.final_measured, 2);
+  EXPECT_EQ(runner.final_batches, 3);
+  std::vector<tuning::TuningRecord> top = db->top_k(task.entry.key, o.target.str(), 2);
+  ASSERT_EQ(top.size(), 2u);
+  for (const tuning::TuningRecord& t : top) {
+    ASSERT_EQ(t.final_secs.size(), 6u);
+    int slow = 0;
+    for (double secs : t.final_secs) slow += secs > 100 * t.median_secs();
+    EXPECT_LE(slow, 2) << "the spell reaches only the first pass";
+    EXPECT_LT(t.rank_secs(), 10 * t.median_secs()) << "the median passes over it";
+  }
+}
+
 TEST(Tune, TheBestDesignsOfASimilarWorkloadAreMeasuredFirst) {
   auto db = tuning::open_sqlite_database(fresh_db("similar"));
   rpc::Builder builder({.workers = 2});
