@@ -1,4 +1,4 @@
-// kiln print WORKLOAD [--trace FILE | --db FILE] [--postprocess-again] [--lowered | --llvm-ir | --asm] [--print-after-all] [--target T]
+// kiln print WORKLOAD|KEY [--trace FILE | --db FILE] [--postprocess-again] [--lowered | --llvm-ir | --asm] [--print-after-all] [--target T]
 #include <iostream>
 #include <optional>
 
@@ -23,7 +23,10 @@ void add_print(CLI::App& app) {
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("print", "print a workload's IR (block form, or lowered)");
-  cmd->add_option("workload", args->workload, "OP:key=value,... (see docs/workloads.md)")->required();
+  cmd->add_option("workload", args->workload,
+                  "OP:key=value,... (see docs/workloads.md), or with --db a workload key (v1-...) the database "
+                  "holds, such as a model's task")
+      ->required();
   cmd->add_option("--target", args->target, "target string (lowering depends on its vector width)");
   cmd->add_flag("--lowered", args->lowered, "print the lowered IR that the code generator takes");
   cmd->add_flag("--llvm-ir", args->llvm_ir, "print the optimised LLVM IR of the kernel");
@@ -46,7 +49,14 @@ void add_print(CLI::App& app) {
         std::cout << "# after " << pass << "\n" << to_string(f) << "\n";
       };
     }
-    OpProgram p = prepare_op(args->workload, target, options);
+    ScheduledProgram p;
+    if (is_workload_key(args->workload)) {
+      if (args->db.empty()) KILN_USER_ERROR() << "a workload key (" << args->workload << ") needs --db, the database that holds it";
+      p = schedule_and_lower(stored_workload(args->db, args->workload), args->workload, target, options);
+    } else {
+      OpProgram op = prepare_op(args->workload, target, options);
+      p = {op.scheduled, op.lowered};
+    }
     if (args->after_all) return;
     if (args->asm_)
       std::cout << emit_assembly(p.lowered, target);

@@ -1,5 +1,7 @@
 #include "tools/op_session.h"
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -10,6 +12,7 @@
 #include "tir/schedule/schedule.h"
 #include "tuning_logs/best.h"
 #include "tuning_logs/sqlite_database.h"
+#include "tuning_logs/workload_entry.h"
 
 namespace kiln {
 
@@ -43,9 +46,8 @@ PrimFunc postprocessed_again(const PrimFunc& f, const Trace& trace) {
 
 }  // namespace
 
-OpProgram prepare_op(const std::string& workload, const Target& target, const PrepareOptions& options) {
-  ops::Workload w = ops::parse_workload(workload);
-  PrimFunc f = ops::build_workload(w);
+ScheduledProgram schedule_and_lower(const PrimFunc& f, const std::string& what, const Target& target,
+                                    const PrepareOptions& options) {
   const Trace* trace = options.trace;
   std::optional<StoredTrace> from_db;
   if (!trace && !options.db.empty() && (from_db = best_trace(options.db, f, target))) trace = &from_db->trace;
@@ -58,11 +60,36 @@ OpProgram prepare_op(const std::string& workload, const Target& target, const Pr
     }
   } catch (const Error& e) {
     if (!from_db) throw;
-    KILN_USER_ERROR() << from_db->origin << ", the best for " << w.str()
+    KILN_USER_ERROR() << from_db->origin << ", the best for " << what
                       << ", holds a trace that no longer applies: " << e.what();
   }
   PrimFunc lowered = lower(scheduled, target, options.after_pass);
-  return OpProgram{w, target, f, scheduled, lowered};
+  return {scheduled, lowered};
+}
+
+OpProgram prepare_op(const std::string& workload, const Target& target, const PrepareOptions& options) {
+  ops::Workload w = ops::parse_workload(workload);
+  PrimFunc f = ops::build_workload(w);
+  ScheduledProgram p = schedule_and_lower(f, w.str(), target, options);
+  return OpProgram{w, target, f, p.scheduled, p.lowered};
+}
+
+bool is_workload_key(const std::string& s) {
+  const std::string prefix = "v" + std::to_string(kWorkloadKeyVersion) + "-";
+  if (s.size() != prefix.size() + 16 || s.compare(0, prefix.size(), prefix) != 0) return false;
+  return std::all_of(s.begin() + static_cast<std::ptrdiff_t>(prefix.size()), s.end(),
+                     [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+PrimFunc stored_workload(const std::string& db_path, const std::string& key) {
+  auto db = tuning::open_sqlite_database(db_path, tuning::OpenMode::kExisting);
+  std::optional<tuning::WorkloadEntry> entry = db->workload(key);
+  if (!entry) KILN_USER_ERROR() << db_path << " holds no workload " << key << " (kiln db list shows what it holds)";
+  try {
+    return tuning::read_workload_ir(entry->ir_json);
+  } catch (const Error& e) {
+    KILN_USER_ERROR() << db_path << ": workload " << key << ": " << e.what();
+  }
 }
 
 Trace read_trace_file(const std::string& path) {

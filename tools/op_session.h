@@ -52,6 +52,23 @@ struct PrepareOptions {
 // bad workload or a trace that does not fit it (naming the instruction).
 OpProgram prepare_op(const std::string& workload, const Target& target, const PrepareOptions& options = {});
 
+// `func` scheduled by options' trace (or the database's best record for
+// it), and lowered; `what` names the workload in messages.
+struct ScheduledProgram {
+  PrimFunc scheduled;
+  PrimFunc lowered;
+};
+ScheduledProgram schedule_and_lower(const PrimFunc& func, const std::string& what, const Target& target,
+                                    const PrepareOptions& options);
+
+// Whether `s` has the form of a workload key (tir/analysis/workload_key.h).
+bool is_workload_key(const std::string& s);
+
+// The unscheduled program the tuning database at `db_path` holds for the
+// workload `key`: a model's task, which no workload string names. Throws
+// kiln::Error naming the file and the key when it holds none.
+PrimFunc stored_workload(const std::string& db_path, const std::string& key);
+
 // The trace of a stored record, and which record it is for messages:
 // "tuning.db: record 17 (workload v1-..., target 'llvm ...')".
 struct StoredTrace {

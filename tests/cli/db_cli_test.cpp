@@ -104,6 +104,29 @@ TEST(DbCli, BenchOpAndPrintApplyTheBestRecord) {
   EXPECT_NE(none.out.find("using the default schedule"), std::string::npos) << none.out;
 }
 
+// A model's task has no workload string: print takes its key, and the
+// database gives the program as well as the schedule.
+TEST(DbCli, PrintTakesAWorkloadKeyFromTheDatabase) {
+  std::string db = sample_db("key");
+  CliRun listed = kiln("db list " + db + " --json");
+  ASSERT_EQ(listed.code, 0) << listed.out;
+  const std::string key = nlohmann::json::parse(last_line(listed.out))[0]["key"];
+  CliRun by_key = kiln("print " + key + " --db " + db);
+  ASSERT_EQ(by_key.code, 0) << by_key.out;
+  EXPECT_NE(by_key.out.find("T.vectorized(32)"), std::string::npos) << "the best record was applied:\n" << by_key.out;
+  CliRun lowered = kiln("print " + key + " --db " + db + " --lowered");
+  ASSERT_EQ(lowered.code, 0) << lowered.out;
+  CliRun by_string = kiln("print " + kWorkload + " --db " + db + " --lowered");
+  EXPECT_EQ(lowered.out, by_string.out) << "the same program either way";
+
+  CliRun unknown = kiln("print v1-0123456789abcdef --db " + db);
+  EXPECT_EQ(unknown.code, 2) << unknown.out;
+  EXPECT_NE(unknown.out.find(db + " holds no workload v1-0123456789abcdef"), std::string::npos) << unknown.out;
+  CliRun no_db = kiln("print " + key);
+  EXPECT_EQ(no_db.code, 2) << no_db.out;
+  EXPECT_NE(no_db.out.find("needs --db"), std::string::npos) << no_db.out;
+}
+
 TEST(DbCli, ARecordWhoseTraceNoLongerAppliesIsAnError) {
   std::string stale = R"({"kiln_trace": 1, "instructions": [
       {"kind": "get_block", "inputs": [], "attrs": ["gone"], "outputs": ["b0"]}]})";
