@@ -190,6 +190,52 @@ TEST(RegisterDesigns, AWindowShapeHasRowsTheFilterSlidesOverAndItsPaddingPerTile
   EXPECT_EQ(std::count(above.begin(), above.end(), "i3_0"), 1) << d.str();
 }
 
+TEST(RegisterDesigns, AConvolutionAlsoGetsDesignsWhoseRowTilesShareEachChunkOfWeights) {
+  // Blocked conv2d, loops n, k-blocks, h, w, k-lanes; rc-blocks, ry, rx, rc.
+  // Before: every design ran the whole reduction once per register tile
+  // of rows, reading all the weights again. After: some put the output
+  // rows' tiles in S2, inside the outer reduction loops, the k-blocks
+  // split between S0 and S1, 2 steps of the rc-blocks inside; and they
+  // compute the same.
+  PrimFunc f = workload("conv2d_nchwc:N=1,C=32,H=7,W=7,K=128,R=3,S=3,stride=1,pad=1,cb=16,kb=16");
+  SpaceParams zen4 = SpaceParams::for_target(Target::parse("llvm -mcpu=znver4 -num-cores=2"));
+  std::vector<Trace> designs = register_designs(f, design_space(f, zen4), 1, 16);
+  // The S2 and S3 factors of a design's tile sample i; {0, 0} for none.
+  auto s2_s3 = [](const Trace& t, size_t i) {
+    const std::vector<int64_t>* f = tile_factors(t.instructions()[i]);
+    return f && f->size() == 4 ? std::pair<int64_t, int64_t>{(*f)[2], (*f)[3]} : std::pair<int64_t, int64_t>{0, 0};
+  };
+  std::optional<size_t> found;
+  for (size_t d = 0; d < designs.size() && !found; ++d) {
+    const RegisterTile tile = register_tiles(designs[d]).at(0);
+    if (tile.tiles.size() == 5 && s2_s3(designs[d], tile.tiles[2]).first > 1 &&
+        s2_s3(designs[d], tile.tiles[1]).second == 2)
+      found = d;
+  }
+  ASSERT_TRUE(found) << "no design with the output rows' tiles in S2";
+  const Trace& d = designs[*found];
+  const RegisterTile tile = register_tiles(d).at(0);
+  auto factors = [&](size_t i) {
+    const std::vector<int64_t>* f = tile_factors(d.instructions()[i]);
+    return f ? *f : std::vector<int64_t>{};
+  };
+  EXPECT_EQ(factors(tile.tiles[2]), (std::vector<int64_t>{1, 1, 3, 3})) << "h: 3 tiles of 3 rows in S2";
+  EXPECT_EQ(factors(tile.tiles[1]), (std::vector<int64_t>{1, 4, 1, 2})) << "k-blocks: 2 rows, their tiles in S1";
+  ASSERT_EQ(tile.reductions.size(), 4u);
+  EXPECT_EQ(factors(tile.reductions[0]), (std::vector<int64_t>{1, 2})) << "rc-blocks: 2 steps inside";
+  EXPECT_EQ(factors(tile.reductions[1]), (std::vector<int64_t>{1, 3})) << "ry, along h's rows";
+  SampleFailure why;
+  std::optional<Candidate> c = replay_candidate(f, d, &why);
+  ASSERT_TRUE(c) << why.kind << ": " << why.message;
+  testing::expect_same_results(f, c->func);
+
+  PrimFunc mm = workload("matmul:M=64,N=64,K=64");
+  for (const Trace& m : register_designs(mm, design_space(mm, zen4), 1, 16)) {
+    const std::vector<RegisterTile> tiles = register_tiles(m);
+    for (size_t i : tiles.at(0).tiles) EXPECT_LE(s2_s3(m, i).first, 1) << "a matmul slides along nothing: " << m.str();
+  }
+}
+
 TEST(RegisterDesigns, EveryDesignComputesTheSame) {
   for (const char* w : {"matmul:M=22,N=32,K=8", "conv2d_nchw:N=1,C=4,H=6,W=6,K=16,R=3,S=3,stride=1,pad=1",
                         "dense:M=14,N=16,K=8,bias=1,act=relu"}) {
