@@ -191,10 +191,10 @@ struct Rows {
 
 // kShapes' rows: up to budget / vectors (even_rows) on the largest spatial
 // axis but the vector one, or `second_rows` of them on the next largest
-// and the rest on the largest (at most row_cap, where that is set);
-// nullopt when there is no second axis.
+// and the rest on the largest (at most streaming_rows, where that is
+// set); nullopt when there is no second axis.
 std::optional<Rows> shape_rows(const RegisterTile& tile, const std::vector<int64_t>& extents, int64_t vectors,
-                               int64_t second_rows, int64_t row_cap = 0) {
+                               int64_t second_rows, int64_t streaming_rows = 0) {
   std::optional<size_t> row, row2;
   for (size_t k = 0; k < extents.size(); ++k)
     if (k != tile.vector_tile && extents[k] > (row ? extents[*row] : 1)) row = k;
@@ -207,7 +207,8 @@ std::optional<Rows> shape_rows(const RegisterTile& tile, const std::vector<int64
   Rows out{std::vector<int64_t>(extents.size(), 1), std::vector<bool>(extents.size(), false)};
   for (std::optional<size_t> k : {row, row2})
     if (k) out.in_s1[*k] = true;
-  const int64_t most = row_cap > 0 ? row_cap : std::max<int64_t>(1, tile.budget / vectors / second_rows);
+  const int64_t most =
+      streaming_rows > 0 ? streaming_rows : std::max<int64_t>(1, tile.budget / vectors / second_rows);
   if (row) out.s3[*row] = even_rows(extents[*row], most);
   if (row2) out.s3[*row2] = second_rows;
   return out;
@@ -241,18 +242,16 @@ std::optional<Rows> window_rows(const RegisterTile& tile, const std::vector<int6
 
 // What a design's register tiles are sized by: a kShapes entry (vectors,
 // second_rows), or a window shape (one vector, window > 0 rows); with
-// rows_in_s2, a weight-streaming shape (sized, below) of at most row_cap
-// rows on the largest axis.
+// streaming_rows > 0, a weight-streaming shape (sized, below) of at most
+// that many rows on the largest axis.
 struct Sizing {
-  int64_t vectors = 1, second_rows = 1, window = 0;
-  bool rows_in_s2 = false;
-  int64_t row_cap = 0;
+  int64_t vectors = 1, second_rows = 1, window = 0, streaming_rows = 0;
 };
 
 // The weight-streaming shapes: one vector, 3 rows on the second axis, and
 // 2 or 4 on the first.
-constexpr int64_t kStreamingRows = 3;
-constexpr int64_t kStreamingCaps[] = {2, 4};
+constexpr int64_t kStreamingSecondRows = 3;
+constexpr int64_t kStreamingRows[] = {2, 4};
 
 // `design` with each tiled block's S3 tiles sized by `sizing` (shape_rows
 // or window_rows), the vector tile up to `vectors` vectors wide (the widest
@@ -275,7 +274,7 @@ constexpr int64_t kStreamingCaps[] = {2, 4};
 // a Zen 3.) Decisions that no longer fit their loop are mended by
 // transfer_design (a row tile's outermost is inferred).
 //
-// With sizing.rows_in_s2, a design for layers whose weights stream: the
+// With sizing.streaming_rows, a design for layers whose weights stream: the
 // row tiles of an axis that a reduction slides along (a convolution's
 // output rows) go in S2, inside the outer reduction loops, so that each
 // chunk of weights those loops read serves every row tile before the next
@@ -309,19 +308,20 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
     const std::vector<int>& sliding = sliding_of[t];
     const std::optional<Rows> rows = sizing.window > 0
                                          ? window_rows(tile, extents, sliding, sizing.window)
-                                         : shape_rows(tile, extents, sizing.vectors, sizing.second_rows, sizing.row_cap);
+                                         : shape_rows(tile, extents, sizing.vectors, sizing.second_rows, sizing.streaming_rows);
     if (!rows) return std::nullopt;
     auto slid_along = [&](size_t k) {
       return std::find(sliding.begin(), sliding.end(), static_cast<int>(k)) != sliding.end();
     };
-    std::optional<size_t> split_channels;  // with rows_in_s2: the reduction 2 of whose steps go inside
-    if (sizing.rows_in_s2) {
-      bool rows_in_s2 = false;
+    const bool streaming = sizing.streaming_rows > 0;
+    std::optional<size_t> split_channels;  // streaming: the reduction 2 of whose steps go inside
+    if (streaming) {
+      bool any_in_s2 = false;
       for (size_t k = 0; k < tile.tiles.size(); ++k)
-        rows_in_s2 = rows_in_s2 || (k != tile.vector_tile && rows->in_s1[k] && slid_along(k));
+        any_in_s2 = any_in_s2 || (k != tile.vector_tile && rows->in_s1[k] && slid_along(k));
       for (size_t r = tile.reductions.size(); r-- > 0;)
         if (sliding[r] < 0) split_channels = r;
-      if (!rows_in_s2 || !split_channels) return std::nullopt;
+      if (!any_in_s2 || !split_channels) return std::nullopt;
     }
     for (size_t k = 0; k < tile.tiles.size(); ++k) {
       TileDecision decision;
@@ -330,9 +330,9 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
         // The vector tile divides its extent (sample_perfect_tile).
         const int64_t width = vector_width(extents[k], tile.lanes, sizing.vectors);
         decision.factors = {extents[k] / width, 1, 1, width};
-      } else if (rows->in_s1[k] && sizing.rows_in_s2 && slid_along(k)) {
+      } else if (rows->in_s1[k] && streaming && slid_along(k)) {
         decision.factors = {TileDecision::kInferred, 1, covering_outer(extents[k], {n}), n};
-      } else if (rows->in_s1[k] && sizing.rows_in_s2) {
+      } else if (rows->in_s1[k] && streaming) {
         decision.factors = {TileDecision::kInferred, divisor_up_to(covering_outer(extents[k], {n}), 4), 1, n};
       } else if (rows->in_s1[k]) {
         decision.factors = {TileDecision::kInferred, covering_outer(extents[k], {n}), 1, n};
@@ -429,6 +429,10 @@ std::vector<Trace> register_designs(const PrimFunc& f, const std::vector<Trace>&
   for (int64_t rows : kWindowRows)
     for (const auto& [axis, d] : written_back)
       if (out.size() < limit) add(d, Sizing{1, 1, rows});
+  // The weight-streaming shapes next, on the sketches that write back.
+  for (int64_t rows : kStreamingRows)
+    for (const auto& [axis, d] : written_back)
+      if (out.size() < limit) add(d, Sizing{1, kStreamingSecondRows, 0, rows});
   // Then every shape on every vector axis before the sketches that differ
   // only in how they write back: conv2d's five sketches vectorize two axes,
   // and 16 designs taken shape by shape left the output-channel vector
@@ -437,10 +441,6 @@ std::vector<Trace> register_designs(const PrimFunc& f, const std::vector<Trace>&
   std::set<size_t> axes;
   for (size_t d = 0; d < draws.size(); ++d)
     (axes.insert(register_tiles(draws[d])[0].vector_tile).second ? first_of_axis : others).push_back(d);
-  // The weight-streaming shapes next, on the sketches that write back.
-  for (int64_t cap : kStreamingCaps)
-    for (const auto& [axis, d] : written_back)
-      if (out.size() < limit) add(d, Sizing{1, kStreamingRows, 0, true, cap});
   for (const std::vector<size_t>* group : {&first_of_axis, &others})
     for (const TileShape& shape : kShapes)
       for (size_t d : *group)
