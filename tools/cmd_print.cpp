@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "targets/codegen/llvm/build_llvm.h"
+#include "tir/analysis/workload_key.h"
 #include "tir/printer.h"
 #include "tools/commands.h"
 #include "tools/op_session.h"

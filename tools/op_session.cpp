@@ -1,7 +1,5 @@
 #include "tools/op_session.h"
 
-#include <algorithm>
-#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -72,13 +70,6 @@ OpProgram prepare_op(const std::string& workload, const Target& target, const Pr
   PrimFunc f = ops::build_workload(w);
   ScheduledProgram p = schedule_and_lower(f, w.str(), target, options);
   return OpProgram{w, target, f, p.scheduled, p.lowered};
-}
-
-bool is_workload_key(const std::string& s) {
-  const std::string prefix = "v" + std::to_string(kWorkloadKeyVersion) + "-";
-  if (s.size() != prefix.size() + 16 || s.compare(0, prefix.size(), prefix) != 0) return false;
-  return std::all_of(s.begin() + static_cast<std::ptrdiff_t>(prefix.size()), s.end(),
-                     [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
 }
 
 PrimFunc stored_workload(const std::string& db_path, const std::string& key) {

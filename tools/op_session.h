@@ -61,9 +61,6 @@ struct ScheduledProgram {
 ScheduledProgram schedule_and_lower(const PrimFunc& func, const std::string& what, const Target& target,
                                     const PrepareOptions& options);
 
-// Whether `s` has the form of a workload key (tir/analysis/workload_key.h).
-bool is_workload_key(const std::string& s);
-
 // The unscheduled program the tuning database at `db_path` holds for the
 // workload `key`: a model's task, which no workload string names. Throws
 // kiln::Error naming the file and the key when it holds none.

@@ -1,5 +1,7 @@
 #include "tir/analysis/workload_key.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "core/structural.h"
@@ -35,6 +37,15 @@ std::string workload_key(const PrimFunc& f) {
   std::snprintf(buf, sizeof buf, "v%d-%016llx", kWorkloadKeyVersion,
                 static_cast<unsigned long long>(structural_hash(canonical_workload(f))));
   return buf;
+}
+
+bool is_workload_key(const std::string& s) {
+  std::string prefix = "v";
+  prefix += std::to_string(kWorkloadKeyVersion);
+  prefix += '-';
+  if (s.size() != prefix.size() + 16 || s.compare(0, prefix.size(), prefix) != 0) return false;
+  return std::all_of(s.begin() + static_cast<std::ptrdiff_t>(prefix.size()), s.end(),
+                     [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
 }
 
 }  // namespace kiln

@@ -27,4 +27,8 @@ PrimFunc canonical_workload(const PrimFunc& f);
 
 std::string workload_key(const PrimFunc& f);
 
+// Whether `s` has the form workload_key gives a key of this version: a
+// command takes a key where it takes a workload string (`kiln print KEY`).
+bool is_workload_key(const std::string& s);
+
 }  // namespace kiln

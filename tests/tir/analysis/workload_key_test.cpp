@@ -36,6 +36,9 @@ TEST(WorkloadKey, IsVersioned) {
   std::string key = workload_key(workload("add:M=4,N=4"));
   EXPECT_EQ(key.rfind("v" + std::to_string(kWorkloadKeyVersion) + "-", 0), 0u) << key;
   EXPECT_EQ(key.size(), 3u + 16u);
+  EXPECT_TRUE(is_workload_key(key));
+  for (const char* not_a_key : {"v1-0123", "v1-0123456789abcdeg", "v0-0123456789abcdef", "add:M=4,N=4", ""})
+    EXPECT_FALSE(is_workload_key(not_a_key)) << not_a_key;
 }
 
 TEST(WorkloadKey, IgnoresEveryName) {
