@@ -16,6 +16,7 @@
 #include "graph/conformance.h"
 #include "graph/onnx_import.h"
 #include "graph/reference.h"
+#include "targets/runtime/thread_distance.h"
 #include "targets/runtime/timing.h"
 #include "tools/commands.h"
 #include "tools/model_session.h"
@@ -127,6 +128,7 @@ void run_model(const ModelArgs& a) {
   std::vector<NDArray> in = read_inputs(model, a);
   std::vector<NDArray> out = model.run(in, pool);  // the outputs
   warm_up([&] { model.run(in, pool); });
+  const double round_trip_ns = thread_round_trip_ns(pool);  // where the host put the threads (thread_distance.h)
   std::vector<double> ms;
   for (int r = 0; r < a.repeat; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -166,13 +168,15 @@ void run_model(const ModelArgs& a) {
   std::ostream& text = a.json ? std::cerr : std::cout;
   text << dir << ": " << model.num_calls() << " kernel calls, arena " << model.arena_bytes() << " bytes, "
        << "latency median " << med << " ms, best " << best << " ms over " << a.repeat << " runs on "
-       << pool.num_threads() << " threads\n";
+       << pool.num_threads() << " threads";
+  if (round_trip_ns > 0) text << " (a cache line's round trip between them: " << std::lround(round_trip_ns) << " ns)";
+  text << "\n";
   if (a.check)
     text << "check against the reference executor (|got - want| <= 1e-4 max|want| + 1e-3 |want|): "
          << (mismatch.empty() ? "ok" : mismatch) << "\n";
   if (a.json)
     std::cout << nlohmann::json{{"model", a.model}, {"median_ms", med}, {"best_ms", best}, {"repeat", a.repeat},
-                                {"threads", pool.num_threads()}, {"arena_bytes", model.arena_bytes()},
+                                {"threads", pool.num_threads()}, {"thread_round_trip_ns", round_trip_ns}, {"arena_bytes", model.arena_bytes()},
                                 {"calls", model.num_calls()}, {"target", model.target()},
                                 {"profile", profile},
                                 {"check", a.check ? nlohmann::json(mismatch.empty() ? "ok" : mismatch)

@@ -17,6 +17,7 @@
 #include "targets/runtime/compiled_kernel.h"
 #include "targets/runtime/half.h"
 #include "targets/runtime/ndarray.h"
+#include "targets/runtime/thread_distance.h"
 #include "targets/runtime/thread_pool.h"
 
 namespace kiln {
@@ -297,6 +298,21 @@ TEST(ThreadPool, MoreThreadsThanCoresStillRunEveryTask) {
     pool.parallel_for(threads, [&](int64_t t) { hits[static_cast<size_t>(t)]++; });
     for (int t = 0; t < threads; ++t) ASSERT_EQ(hits[static_cast<size_t>(t)].load(), 1) << "job " << job;
   }
+}
+
+TEST(ThreadDistance, ARoundTripTakesTimeOnlyBetweenTwoThreads) {
+  // One thread has no partner: zero, at once. Two pass the line back and
+  // forth: some nanoseconds each time, and the call returns (neither side
+  // waits for a partner that never comes), from inside a task too.
+  ThreadPool one(1);
+  EXPECT_EQ(thread_round_trip_ns(one), 0);
+  ThreadPool two(2);
+  const double ns = thread_round_trip_ns(two, 2000);
+  EXPECT_GT(ns, 0);
+  EXPECT_LT(ns, 1e6);  // a millisecond per trip would be a scheduler, not a cache
+  double nested = -1;
+  two.parallel_for(1, [&](int64_t) { nested = thread_round_trip_ns(two); });
+  EXPECT_EQ(nested, 0);
 }
 
 TEST(ThreadPool, RejectsZeroThreads) { EXPECT_THROW(ThreadPool(0), Error); }
