@@ -180,6 +180,24 @@ std::vector<int> sliding_along(const PrimFunc& f, const std::string& block) {
   return out;
 }
 
+std::vector<double> bytes_read_along(const PrimFunc& f, const std::string& block) {
+  const BlockNode* b = find(f, block).block;
+  std::vector<double> out(b->iter_vars.size(), 0.0);
+  for (const BufferRegion& r : b->reads) {
+    double bytes = r.buffer().dtype().bytes();
+    for (const Expr& d : r.buffer().shape()) {
+      const int64_t* v = as_const_int(d);
+      bytes *= v ? static_cast<double>(*v) : 0.0;
+    }
+    std::unordered_set<const VarNode*> used;
+    for (const Range& rg : r->region)
+      for (const VarNode* v : vars_in(rg->min)) used.insert(v);
+    for (size_t i = 0; i < b->iter_vars.size(); ++i)
+      if (used.count(b->iter_vars[i].var().operator->())) out[i] += bytes;
+  }
+  return out;
+}
+
 std::vector<int> bound_iter_vars(const PrimFunc& f, const std::string& block, const std::vector<Var>& loops) {
   Found x = find(f, block);
   std::vector<int> out;

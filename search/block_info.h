@@ -63,6 +63,12 @@ int written_dim(const PrimFunc& f, const std::string& block, size_t iter_var);
 // loops, each input row loaded serves every step of the window over it.
 std::vector<int> sliding_along(const PrimFunc& f, const std::string& block);
 
+// For each iter var of `block`: the bytes of the buffers it reads whose
+// regions that iter var indexes (whole buffers; 0 for a shape that is not
+// constant). Splitting the block's iterations along the var between
+// threads splits what each thread reads of those buffers; along a var
+// that indexes none of them, every thread reads all of them.
+std::vector<double> bytes_read_along(const PrimFunc& f, const std::string& block);
 // The roles of `loops` (loop variables above the block, outermost first).
 std::vector<LoopRole> loop_roles(const PrimFunc& f, const std::string& block, const std::vector<Var>& loops);
 

@@ -18,6 +18,7 @@ std::vector<Trace> design_space(const PrimFunc& f, const SpaceParams& p) {
   }
   std::vector<Trace> out;
   for (Schedule& s : states) {
+    order_thread_split(s);
     compute_location(s);
     parallel_vectorize_unroll(s, p);
     out.push_back(s.trace());

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <sstream>
 
 #include "search/block_info.h"
@@ -28,6 +29,10 @@ std::optional<Tiled> tile(const Schedule& in, const std::string& block, const Sp
   std::vector<Var> vars;
   for (LoopRV l : loops) vars.push_back(sch.loop_var(l));
   std::vector<LoopRole> roles = loop_roles(sch.func(), block, vars);
+  const std::vector<int> bound = bound_iter_vars(sch.func(), block, vars);
+  const std::vector<double> along = bytes_read_along(sch.func(), block);
+  std::vector<double> s0_split_bytes;  // per S0 tile: what splitting it splits of the reads
+  std::vector<int64_t> s0_extent;      // per S0 tile: its loop's whole extent
   std::vector<int> s_levels, r_levels;
   for (int i = 0; kStructure[i]; ++i) (kStructure[i] == 'S' ? s_levels : r_levels).push_back(i);
   std::optional<LoopRV> vector_piece;
@@ -44,10 +49,16 @@ std::optional<Tiled> tile(const Schedule& in, const std::string& block, const Sp
     std::vector<ExprRV> factors = is_spatial && i != vector_loop
                                       ? sch.sample_tile(loops[i], n, p.max_innermost_factor)
                                       : sch.sample_perfect_tile(loops[i], n, p.max_innermost_factor);
+    const int64_t* e = as_const_int(sch.loop_stmt(loops[i], "multi_level_tiling").as<ForNode>()->extent);
+    const int64_t whole_extent = e ? *e : 1;
     std::vector<LoopRV> pieces = sch.split(loops[i], std::vector<Factor>(factors.begin(), factors.end()));
     for (int k = 0; k < n; ++k) {
       if (i == vector_loop && k == n - 1) continue;  // goes last, below
       t.tiles[levels[k]].push_back(pieces[k]);
+      if (levels[k] == 0) {
+        s0_split_bytes.push_back(bound[i] >= 0 ? along[static_cast<size_t>(bound[i])] : 0.0);
+        s0_extent.push_back(whole_extent);
+      }
     }
     if (i == vector_loop) {
       vector_piece = pieces[n - 1];
@@ -57,6 +68,23 @@ std::optional<Tiled> tile(const Schedule& in, const std::string& block, const Sp
   }
   if (!vector_piece || vector_index < 0) return std::nullopt;
   t.tiles[s_levels.back()].push_back(*vector_piece);
+  // The S0 tiles are the jobs the threads share out (postprocessing fuses
+  // and parallelizes them), each thread a contiguous range of the first.
+  // Outermost goes the tile whose split splits the most bytes of the
+  // block's reads, on a tie the longer loop: conv2d's output rows before
+  // its output channels where the input outweighs the weights, so that
+  // each thread reads the rows it wrote in the kernel before and not
+  // half of them from the other thread's cache; the channels first where
+  // the weights weigh more (docs/tuner.md, "Which way the threads split").
+  std::vector<size_t> s0(t.tiles[0].size());
+  for (size_t k = 0; k < s0.size(); ++k) s0[k] = k;
+  std::stable_sort(s0.begin(), s0.end(), [&](size_t a, size_t b) {
+    if (s0_split_bytes[a] != s0_split_bytes[b]) return s0_split_bytes[a] > s0_split_bytes[b];
+    return s0_extent[a] > s0_extent[b];
+  });
+  std::vector<LoopRV> sorted;
+  for (size_t k : s0) sorted.push_back(t.tiles[0][k]);
+  t.tiles[0] = sorted;
   std::vector<LoopRV> order;
   for (const std::vector<LoopRV>& level : t.tiles) order.insert(order.end(), level.begin(), level.end());
   sch.reorder(order);

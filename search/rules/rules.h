@@ -49,6 +49,14 @@ std::vector<Schedule> multi_level_tiling(const Schedule& sch, const std::string&
 // reduction; to any other reduction longer than the cores are many.
 std::vector<Schedule> add_rfactor(const Schedule& sch, const std::string& block, const SpaceParams& p);
 
+// Moves outermost, in each injective block that is not tiled (conv2d's
+// padding, a layout copy), the loop whose split between threads splits
+// the most of what the block reads, on a tie the longest (the innermost
+// loop stays, to be vectorized): the padding stage's rows before its
+// channel blocks, as multi-level tiling orders the convolution's jobs
+// that read it, so that each thread pads the rows it will read.
+void order_thread_split(Schedule& sch);
+
 // Samples where each remaining injective producer of a tiled block is
 // computed: inlined, at the root, or under one of its consumer's loops.
 void compute_location(Schedule& sch);

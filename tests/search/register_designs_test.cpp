@@ -107,7 +107,7 @@ TEST(RegisterDesigns, RowsAreAsEvenAsTheAxisAllowsAndNeverTallerThanIt) {
 }
 
 TEST(RegisterDesigns, APackedPanelGoesUnderItsPanelLoopAndThePaddedInputToTheRoot) {
-  // conv2d vectorized over output channels: loops n, k, p, q outermost (S0).
+  // conv2d vectorized over output channels: loops k, n, p, q outermost (S0).
   // Before: the packed weights and the padded input both under the last S0
   // loop (q), computed again for every row and column tile. After: the
   // weights' panel under k's S0 loop, once per panel; the padded input,
@@ -121,7 +121,10 @@ TEST(RegisterDesigns, APackedPanelGoesUnderItsPanelLoopAndThePaddedInputToTheRoo
     std::optional<Located> pad = locate_block(s.body(), "pad");
     ASSERT_TRUE(pad) << d.str();
     // The loops above each, outermost first: the consumer's S0 loops are
-    // i0_0 (n), i1_0 (k), i2_0 (p), i3_0 (q), then the producer's own.
+    // i1_0 (k), i0_0 (n), i2_0 (p), i3_0 (q), the output channels' first
+    // because the weights outweigh the input here (multi_level_tiling
+    // puts first the tile whose split splits the most of what is read),
+    // then the producer's own.
     auto names = [](const Located& l) {
       std::vector<std::string> out;
       for (const Stmt& loop : enclosing_loops(l)) out.push_back(loop.as<ForNode>()->loop_var->name);
@@ -136,10 +139,9 @@ TEST(RegisterDesigns, APackedPanelGoesUnderItsPanelLoopAndThePaddedInputToTheRoo
       EXPECT_EQ(std::count(above_weights.begin(), above_weights.end(), "i0_0"), 0) << d.str();
       continue;
     }
-    ASSERT_GE(above_weights.size(), 3u) << d.str();
-    EXPECT_EQ(above_weights[0], "i0_0") << d.str();
-    EXPECT_EQ(above_weights[1], "i1_0") << d.str();
-    EXPECT_NE(above_weights[2], "i2_0") << d.str();
+    ASSERT_GE(above_weights.size(), 2u) << d.str();
+    EXPECT_EQ(above_weights[0], "i1_0") << d.str();
+    EXPECT_NE(above_weights[1], "i0_0") << d.str();
     ++checked;
   }
   EXPECT_GT(checked, 0);
