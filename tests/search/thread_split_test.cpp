@@ -55,6 +55,20 @@ TEST(ThreadSplit, TheTiledConvolutionSplitsRowsWhereTheInputWeighsMoreAndChannel
   }
 }
 
+TEST(ThreadSplit, ADepthwiseConvolutionSplitsRowsAsThePointwiseOnesAroundItDo) {
+  // mobilenet_v2's first expansion: 96 channels at 112², 4.8 MB of input,
+  // 3.5 KB of weights. Splitting the channel blocks would split both, the
+  // rows only the input; the weights are too small to count, so the
+  // longer loop, the rows, goes first, as in the 1x1 convolution that
+  // wrote this input and the one that reads the output.
+  const PrimFunc f = workload("depthwise_conv2d_nchwc:N=1,C=96,H=112,W=112,R=3,S=3,stride=1,pad=1,b=16");
+  for (const Schedule& s : multi_level_tiling(Schedule(f), "depthwise_conv2d_nchwc", avx512())) {
+    const std::vector<std::string> above = loops_above(s.func(), "depthwise_conv2d_nchwc");
+    ASSERT_GE(above.size(), 1u);
+    EXPECT_EQ(above[0], "i2_0");
+  }
+}
+
 TEST(ThreadSplit, ThePaddingStageSplitsItsRowsToo) {
   // Before: pad[n, c, h, w, c16] in that order, the threads splitting the
   // channel blocks. After: the rows outermost (the longest of the loops
