@@ -2,6 +2,7 @@
 // its iteration kinds, what each of its loops iterates, who consumes it.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,6 +74,14 @@ std::vector<int> sliding_along(const PrimFunc& f, const std::string& block);
 // its 4.8 MB of input), and it must not tip the choice between splits
 // that divide the large read alike.
 std::vector<double> bytes_read_along(const PrimFunc& f, const std::string& block);
+// Whether the threads had better split a loop that splits `bytes_a` of
+// the block's reads (bytes_read_along) and runs `extent_a` times than one
+// that splits `bytes_b` and runs `extent_b`: more bytes, or as many and
+// longer (finer jobs). The order in which multi-level tiling sets the S0
+// tiles, and order_thread_split picks a padding stage's outer loop.
+inline bool split_first(double bytes_a, int64_t extent_a, double bytes_b, int64_t extent_b) {
+  return bytes_a != bytes_b ? bytes_a > bytes_b : extent_a > extent_b;
+}
 // The roles of `loops` (loop variables above the block, outermost first).
 std::vector<LoopRole> loop_roles(const PrimFunc& f, const std::string& block, const std::vector<Var>& loops);
 

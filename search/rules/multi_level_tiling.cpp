@@ -79,8 +79,7 @@ std::optional<Tiled> tile(const Schedule& in, const std::string& block, const Sp
   std::vector<size_t> s0(t.tiles[0].size());
   for (size_t k = 0; k < s0.size(); ++k) s0[k] = k;
   std::stable_sort(s0.begin(), s0.end(), [&](size_t a, size_t b) {
-    if (s0_split_bytes[a] != s0_split_bytes[b]) return s0_split_bytes[a] > s0_split_bytes[b];
-    return s0_extent[a] > s0_extent[b];
+    return split_first(s0_split_bytes[a], s0_extent[a], s0_split_bytes[b], s0_extent[b]);
   });
   std::vector<LoopRV> sorted;
   for (size_t k : s0) sorted.push_back(t.tiles[0][k]);

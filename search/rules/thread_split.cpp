@@ -25,7 +25,7 @@ void order_thread_split(Schedule& sch) {
       const int64_t* e = as_const_int(loops[i].as<ForNode>()->extent);
       if (bound[i] < 0 || !e || *e < 2) continue;
       const double bytes = along[static_cast<size_t>(bound[i])];
-      if (bytes > best_bytes || (bytes == best_bytes && *e > best_extent)) {
+      if (split_first(bytes, *e, best_bytes, best_extent)) {
         best = i;
         best_bytes = bytes;
         best_extent = *e;
