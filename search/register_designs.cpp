@@ -308,7 +308,8 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
     const std::vector<int>& sliding = sliding_of[t];
     const std::optional<Rows> rows = sizing.window > 0
                                          ? window_rows(tile, extents, sliding, sizing.window)
-                                         : shape_rows(tile, extents, sizing.vectors, sizing.second_rows, sizing.streaming_rows);
+                                         : shape_rows(tile, extents, sizing.vectors, sizing.second_rows,
+                                                      sizing.streaming_rows);
     if (!rows) return std::nullopt;
     auto slid_along = [&](size_t k) {
       return std::find(sliding.begin(), sliding.end(), static_cast<int>(k)) != sliding.end();

@@ -176,7 +176,8 @@ void run_model(const ModelArgs& a) {
          << (mismatch.empty() ? "ok" : mismatch) << "\n";
   if (a.json)
     std::cout << nlohmann::json{{"model", a.model}, {"median_ms", med}, {"best_ms", best}, {"repeat", a.repeat},
-                                {"threads", pool.num_threads()}, {"thread_round_trip_ns", round_trip_ns}, {"arena_bytes", model.arena_bytes()},
+                                {"threads", pool.num_threads()}, {"thread_round_trip_ns", round_trip_ns},
+                                {"arena_bytes", model.arena_bytes()},
                                 {"calls", model.num_calls()}, {"target", model.target()},
                                 {"profile", profile},
                                 {"check", a.check ? nlohmann::json(mismatch.empty() ? "ok" : mismatch)

@@ -52,7 +52,8 @@ void add_print(CLI::App& app) {
     }
     ScheduledProgram p;
     if (is_workload_key(args->workload)) {
-      if (args->db.empty()) KILN_USER_ERROR() << "a workload key (" << args->workload << ") needs --db, the database that holds it";
+      if (args->db.empty())
+        KILN_USER_ERROR() << "a workload key (" << args->workload << ") needs --db, the database that holds it";
       p = schedule_and_lower(stored_workload(args->db, args->workload), args->workload, target, options);
     } else {
       OpProgram op = prepare_op(args->workload, target, options);

@@ -25,6 +25,16 @@ std::vector<std::string> loops_above(const PrimFunc& f, const std::string& block
   return out;
 }
 
+// For each sketch multi-level tiling makes of `block` in `workload`: the
+// loops above the block, outermost first.
+std::vector<std::vector<std::string>> tiled_loops(const std::string& workload_text, const std::string& block) {
+  std::vector<std::vector<std::string>> out;
+  for (const Schedule& s : multi_level_tiling(Schedule(workload(workload_text)), block, avx512()))
+    out.push_back(loops_above(s.func(), block));
+  EXPECT_FALSE(out.empty()) << workload_text;
+  return out;
+}
+
 TEST(ThreadSplit, TheTiledConvolutionSplitsRowsWhereTheInputWeighsMoreAndChannelsWhereTheWeightsDo) {
   // conv2d in blocked channels, loops n, k (output-channel blocks), p, q
   // (output rows, columns), then the 16 channels of a block. Layer 1 of
@@ -33,9 +43,8 @@ TEST(ThreadSplit, TheTiledConvolutionSplitsRowsWhereTheInputWeighsMoreAndChannel
   // each reads all of the input, half of it written by the other thread
   // one kernel before. After: the rows first (then the columns, n, and the
   // channel loops last), each thread reading the rows it wrote.
-  const PrimFunc layer1 = workload("conv2d_nchwc:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1,cb=16,kb=16");
-  for (const Schedule& s : multi_level_tiling(Schedule(layer1), "conv2d_nchwc", avx512())) {
-    const std::vector<std::string> above = loops_above(s.func(), "conv2d_nchwc");
+  for (const std::vector<std::string>& above :
+       tiled_loops("conv2d_nchwc:N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1,cb=16,kb=16", "conv2d_nchwc")) {
     ASSERT_GE(above.size(), 5u);
     EXPECT_EQ(above[0], "i2_0");
     EXPECT_EQ(above[1], "i3_0");
@@ -47,9 +56,8 @@ TEST(ThreadSplit, TheTiledConvolutionSplitsRowsWhereTheInputWeighsMoreAndChannel
   }
   // Layer 4: 130 KB of input, 9.4 MB of weights. The output-channel blocks
   // go first, each thread streaming half of the weights.
-  const PrimFunc layer4 = workload("conv2d_nchwc:N=1,C=512,H=7,W=7,K=512,R=3,S=3,stride=1,pad=1,cb=16,kb=16");
-  for (const Schedule& s : multi_level_tiling(Schedule(layer4), "conv2d_nchwc", avx512())) {
-    const std::vector<std::string> above = loops_above(s.func(), "conv2d_nchwc");
+  for (const std::vector<std::string>& above :
+       tiled_loops("conv2d_nchwc:N=1,C=512,H=7,W=7,K=512,R=3,S=3,stride=1,pad=1,cb=16,kb=16", "conv2d_nchwc")) {
     ASSERT_GE(above.size(), 1u);
     EXPECT_EQ(above[0], "i1_0");
   }
@@ -61,9 +69,8 @@ TEST(ThreadSplit, ADepthwiseConvolutionSplitsRowsAsThePointwiseOnesAroundItDo) {
   // rows only the input; the weights are too small to count, so the
   // longer loop, the rows, goes first, as in the 1x1 convolution that
   // wrote this input and the one that reads the output.
-  const PrimFunc f = workload("depthwise_conv2d_nchwc:N=1,C=96,H=112,W=112,R=3,S=3,stride=1,pad=1,b=16");
-  for (const Schedule& s : multi_level_tiling(Schedule(f), "depthwise_conv2d_nchwc", avx512())) {
-    const std::vector<std::string> above = loops_above(s.func(), "depthwise_conv2d_nchwc");
+  for (const std::vector<std::string>& above : tiled_loops(
+           "depthwise_conv2d_nchwc:N=1,C=96,H=112,W=112,R=3,S=3,stride=1,pad=1,b=16", "depthwise_conv2d_nchwc")) {
     ASSERT_GE(above.size(), 1u);
     EXPECT_EQ(above[0], "i2_0");
   }
