@@ -100,20 +100,23 @@ class EvolutionarySearch final : public SearchStrategy {
     retrain();
   }
 
-  // Once, before anything else is measured: the designs of similar
-  // workloads (ctx.similar) and those with register tiles sized from the
-  // target (ctx.register_designs) not measured yet, replayed. They lead
-  // the first batch, whatever the model (untrained then) would say.
+  // The designs of similar workloads (ctx.similar, which the tuner reads
+  // again every round) and, once, before anything else is measured, those
+  // with register tiles sized from the target (ctx.register_designs): the
+  // ones not measured yet, replayed. They lead the batch, whatever the
+  // model (untrained at first) would say.
   std::vector<Candidate> carried_over(SearchContext& ctx) {
-    std::vector<Candidate> out;
-    if (carried_) return out;
-    carried_ = true;
     std::vector<const Trace*> designs;
     for (const Trace& t : ctx.similar) designs.push_back(&t);
-    for (const Trace& t : ctx.register_designs) designs.push_back(&t);
+    if (!carried_)
+      for (const Trace& t : ctx.register_designs) designs.push_back(&t);
+    carried_ = true;
+    std::vector<Candidate> out;
     for (size_t i = 0; i < designs.size(); ++i) {
       SampleFailure why;
-      std::optional<Candidate> c = replay_candidate(ctx.func, *designs[i], &why, ctx.seed + i);
+      // Seeded by the design, so that one offered again round after round
+      // replays as the same candidate.
+      std::optional<Candidate> c = replay_candidate(ctx.func, *designs[i], &why, ctx.seed + designs[i]->fingerprint());
       if (!c) ++ctx.failed_draws[why.kind];
       else if (!ctx.measured.count(c->trace.fingerprint())) out.push_back(std::move(*c));
     }

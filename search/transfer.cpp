@@ -1,6 +1,9 @@
 #include "search/transfer.h"
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
+#include <tuple>
 
 #include "tir/schedule/schedule.h"
 
@@ -85,6 +88,112 @@ std::optional<Trace> transfer_design(const PrimFunc& f, const Trace& design) {
     }
   }
   return std::nullopt;
+}
+
+namespace {
+
+// What adopt_decisions compares: the instructions by kind, attributes and
+// handle counts (with `blocks` false, other than get_block and
+// compute_inline); where in the trace each is.
+struct Steps {
+  std::vector<std::string> what;
+  std::vector<size_t> at;
+};
+
+Steps steps_of(const Trace& t, bool blocks) {
+  Steps s;
+  for (size_t i = 0; i < t.size(); ++i) {
+    const Instruction& inst = t.instructions()[i];
+    if (!blocks && (inst.kind == &inst::get_block || inst.kind == &inst::compute_inline)) continue;
+    s.what.push_back(std::string(inst.kind->name) + inst.attrs.dump() + "/" + std::to_string(inst.inputs.size()) +
+                     "/" + std::to_string(inst.outputs.size()));
+    s.at.push_back(i);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::optional<Trace> adopt_decisions(const std::vector<Trace>& sketches, const Trace& design) {
+  const Trace d = design.without_postproc();
+  // The sketch that takes the same steps on the same blocks, if one does;
+  // else one that does blocks aside.
+  for (bool blocks : {true, false}) {
+    const Steps want = steps_of(d, blocks);
+    for (const Trace& sketch : sketches) {
+      const Steps have = steps_of(sketch, blocks);
+      if (have.what != want.what) continue;
+      Trace out = sketch;
+      for (size_t k = 0; k < have.at.size(); ++k) {
+        const Instruction& from = d.instructions()[want.at[k]];
+        if (from.kind->is_sampling) out = out.with_decision(have.at[k], from.decision);
+      }
+      return out;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string anchor_op(const std::string& op) { return op.substr(0, op.find('+')); }
+
+namespace {
+
+// The "[...]" groups of a shape text, in order.
+std::vector<std::string> shapes_in(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t open = text.find('['); open != std::string::npos; open = text.find('[', open + 1)) {
+    const size_t close = text.find(']', open);
+    if (close == std::string::npos) break;
+    out.push_back(text.substr(open, close - open + 1));
+  }
+  return out;
+}
+
+}  // namespace
+
+int shape_difference(const std::string& a, const std::string& b) {
+  const std::vector<std::string> sa = shapes_in(a), sb = shapes_in(b);
+  if (sa.empty() && sb.empty()) return a == b ? 0 : 1;
+  int differ = static_cast<int>(std::max(sa.size(), sb.size()) - std::min(sa.size(), sb.size()));
+  for (size_t i = 0; i < std::min(sa.size(), sb.size()); ++i) differ += sa[i] != sb[i];
+  return differ;
+}
+
+std::vector<tuning::WorkloadEntry> similar_workloads(std::vector<tuning::WorkloadEntry> all,
+                                                     const tuning::WorkloadEntry& entry) {
+  const std::string anchor = anchor_op(entry.op);
+  std::erase_if(all, [&](const tuning::WorkloadEntry& w) {
+    return w.key == entry.key || w.flops <= 0 || anchor_op(w.op) != anchor;
+  });
+  auto rank = [&](const tuning::WorkloadEntry& w) {
+    return std::make_tuple(std::abs(std::log(w.flops / entry.flops)), shape_difference(w.shape, entry.shape),
+                           w.op != entry.op);
+  };
+  std::stable_sort(all.begin(), all.end(), [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
+  return all;
+}
+
+std::vector<Trace> similar_designs(tuning::Database& db, const tuning::WorkloadEntry& entry, const PrimFunc& f,
+                                   const std::vector<Trace>& sketches, const std::string& target, int workloads,
+                                   int designs) {
+  std::vector<Trace> out;
+  int used = 0;
+  for (const tuning::WorkloadEntry& w : similar_workloads(db.workloads(), entry)) {
+    if (used >= workloads) break;
+    std::vector<tuning::TuningRecord> best = db.top_k(w.key, target, designs);
+    used += !best.empty();
+    for (const tuning::TuningRecord& r : best) {
+      try {
+        const Trace stored = Trace::parse(r.trace_json);
+        std::optional<Trace> design = adopt_decisions(sketches, stored);
+        if (!design && w.op == entry.op) design = stored;  // a shape-dependent step: replayed as it is
+        if (design && (design = transfer_design(f, *design))) out.push_back(std::move(*design));
+      } catch (const Error&) {
+        // An unreadable trace carries nothing over.
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace kiln::search

@@ -109,32 +109,6 @@ int64_t measure_shortlist(const PrimFunc& f, const tuning::WorkloadEntry& entry,
   return std::count(timed.begin(), timed.end(), true);
 }
 
-// The best designs of the workloads in `db` most like `entry` (the same
-// operator, the nearest in FLOPs), carried over to `f`.
-std::vector<Trace> similar_designs(tuning::Database& db, const tuning::WorkloadEntry& entry, const PrimFunc& f,
-                                   const std::string& target, const TuneOptions& o) {
-  std::vector<tuning::WorkloadEntry> near;
-  for (tuning::WorkloadEntry& w : db.workloads())
-    if (w.op == entry.op && w.key != entry.key && w.flops > 0) near.push_back(std::move(w));
-  auto distance = [&](const tuning::WorkloadEntry& w) { return std::abs(std::log(w.flops / entry.flops)); };
-  std::stable_sort(near.begin(), near.end(), [&](const auto& a, const auto& b) { return distance(a) < distance(b); });
-  std::vector<Trace> out;
-  int used = 0;
-  for (const tuning::WorkloadEntry& w : near) {
-    if (used >= o.similar_workloads) break;
-    std::vector<tuning::TuningRecord> best = db.top_k(w.key, target, o.similar_designs);
-    used += !best.empty();
-    for (const tuning::TuningRecord& r : best) {
-      try {
-        if (std::optional<Trace> t = transfer_design(f, Trace::parse(r.trace_json))) out.push_back(std::move(*t));
-      } catch (const Error&) {
-        // An unreadable trace carries nothing over.
-      }
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 TuneJob::TuneJob(const TuneTask& task, const TuneOptions& options, const TuneServices& services)
@@ -165,8 +139,6 @@ TuneJob::TuneJob(const TuneTask& task, const TuneOptions& options, const TuneSer
     p_.errors += !r.ok();
   }
   for (const auto& [trace, secs] : ctx_.earlier) note_best(secs);
-  if (o_.similar_workloads > 0 && entry_.flops > 0) ctx_.similar = similar_designs(db, entry_, f, target_, o_);
-  p_.carried_over = static_cast<int64_t>(ctx_.similar.size());
   if (o_.register_designs > 0)
     ctx_.register_designs = register_designs(f, ctx_.sketches, o_.seed, static_cast<size_t>(o_.register_designs));
   p_.register_designs = static_cast<int64_t>(ctx_.register_designs.size());
@@ -194,10 +166,23 @@ double TuneJob::time_default_program() {
   return median(m[0].times_s);
 }
 
+// Read again every round: the tasks of a model tune one after another
+// into one database, so a task's siblings (its conv+relu for its
+// conv+add+relu, the same layer at another stage) have records by its
+// second round that they had not at its first.
+void TuneJob::carry_over_similar() {
+  if (o_.similar_workloads <= 0 || entry_.flops <= 0) return;
+  ctx_.similar = similar_designs(s_.db, entry_, ctx_.func, ctx_.sketches, target_, o_.similar_workloads,
+                                 o_.similar_designs);
+  for (const Trace& t : ctx_.similar) carried_.insert(t.fingerprint());
+  p_.carried_over = static_cast<int64_t>(carried_.size());
+}
+
 int64_t TuneJob::round(SearchStrategy& strategy, int n) {
   TuneProgress& p = p_;
   ++p.round;
   auto t = Clock::now();
+  carry_over_similar();
   std::vector<Candidate> batch = strategy.propose(ctx_, n);
   p.propose_s = seconds_since(t);
   if (batch.empty()) return 0;  // the space holds nothing new

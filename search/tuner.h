@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 
 #include "rpc/builder.h"
 #include "rpc/runner_client.h"
@@ -42,8 +43,9 @@ struct TuneOptions {
   int batch_size = 64;
   uint64_t seed = 1;
   // Seeds from similar workloads (transfer.h): the best designs of up to
-  // this many other workloads of the same operator in the database, the
-  // nearest in FLOPs first, top similar_designs of each. 0: none.
+  // this many other workloads of the same operator (its anchor, for a
+  // fused task) in the database, the most alike first, top
+  // similar_designs of each, read again every round. 0: none.
   int similar_workloads = 4;
   int similar_designs = 4;
   // Designs with register tiles sized from the target (register_designs.h),
@@ -93,7 +95,7 @@ struct TuneProgress {
   int64_t trials_total = 0;
   int64_t errors = 0;       // failed candidates, earlier runs included
   int64_t screened = 0;     // this run's candidates timed once: far slower than the best (rpc/measure.h)
-  int64_t carried_over = 0; // designs of similar workloads carried over to this run (transfer.h)
+  int64_t carried_over = 0; // designs of similar workloads carried over to this run so far (transfer.h)
   int64_t register_designs = 0; // designs with register tiles sized from the target (register_designs.h)
   // The best first measurement while tuning; in the report after the final
   // measurement, the best record as the database ranks it. 0: none valid yet.
@@ -158,6 +160,8 @@ class TuneJob {
 
  private:
   void note_best(double secs);
+  // ctx_.similar from what the database holds now (transfer.h).
+  void carry_over_similar();
 
   tuning::WorkloadEntry entry_;
   TuneOptions o_;
@@ -172,6 +176,8 @@ class TuneJob {
   // The best first measurement while tuning: what each new candidate's
   // own measurement compares with (screening among them).
   double best_secs_ = 0;
+  // Fingerprints of the designs carried over so far: progress's count.
+  std::unordered_set<uint64_t> carried_;
 };
 
 // Runs a TuneJob until the workload has options.trials trials (earlier runs

@@ -1,4 +1,4 @@
-// kiln bench-op WORKLOAD [--trace FILE] [--target T] [--threads N] [--repeat R] [--check] [--json]
+// kiln bench-op WORKLOAD|KEY [--trace FILE | --db FILE] [--target T] [--threads N] [--repeat R] [--check] [--json]
 //                        [--runner ADDR|local [--token T] [--number N] [--min-repeat-ms MS] [--flush-cache]]
 //
 // Compiles the workload's program (the default one, or the one a trace schedules), runs it on seeded
@@ -18,6 +18,7 @@
 
 #include "rpc/builder.h"
 #include "rpc/runner_client.h"
+#include "tir/analysis/flops.h"
 #include "tir/analysis/workload_key.h"
 #include "tools/commands.h"
 #include "tools/op_session.h"
@@ -120,6 +121,9 @@ void run_on_runner(const Args& a) {
 }
 
 void run(const Args& a) {
+  if (!a.runner.empty() && is_workload_key(a.workload))
+    KILN_USER_ERROR() << "--runner measures a workload string; a workload key (" << a.workload
+                      << ") is measured in this process";
   if (!a.runner.empty()) return run_on_runner(a);
   Target target = Target::parse(a.target);
   int threads = a.threads > 0 ? a.threads : target.num_cores();
@@ -130,21 +134,36 @@ void run(const Args& a) {
   std::optional<Trace> trace;
   if (!a.trace.empty()) options.trace = &trace.emplace(read_trace_file(a.trace));
   options.db = a.db;
-  OpProgram p = prepare_op(a.workload, target, options);
+  // A workload string, or a workload key the database holds (a model's task).
+  struct {
+    std::string name;
+    double flops;
+    PrimFunc func, lowered;
+  } p;
+  if (is_workload_key(a.workload)) {
+    if (a.db.empty()) KILN_USER_ERROR() << "a workload key (" << a.workload << ") needs --db, the database that holds it";
+    p.func = stored_workload(a.db, a.workload);
+    p.name = a.workload;
+    p.flops = estimate_flops(p.func);
+    p.lowered = schedule_and_lower(p.func, a.workload, target, options).lowered;
+  } else {
+    OpProgram op = prepare_op(a.workload, target, options);
+    p = {op.workload.str(), ops::workload_flops(op.workload), op.func, op.lowered};
+  }
   double lower_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
   std::unique_ptr<CompiledKernel> kernel = build(p.lowered, target);
   double build_ms = ms_since(t0);
-  log << "kiln: " << p.workload.str() << " built in " << std::fixed << std::setprecision(1) << lower_ms + build_ms
+  log << "kiln: " << p.name << " built in " << std::fixed << std::setprecision(1) << lower_ms + build_ms
       << " ms; running " << a.repeat << " times on " << threads << " threads\n";
 
   std::vector<NDArray> args = make_arguments(p.func, a.seed);
   ThreadPool pool(threads);
   std::vector<double> times = time_kernel(*kernel, args, pool, a.repeat);
   double med = median(times);
-  double gflops = ops::workload_flops(p.workload) / (med * 1e-3) / 1e9;
+  double gflops = p.flops / (med * 1e-3) / 1e9;
 
-  nlohmann::json out = {{"workload", p.workload.str()},
+  nlohmann::json out = {{"workload", p.name},
                         {"workload_key", workload_key(p.func)},
                         {"target", target.str()},
                         {"threads", threads},
@@ -154,7 +173,7 @@ void run(const Args& a) {
                         {"times_ms", times},
                         {"build_ms", lower_ms + build_ms}};
   if (!a.trace.empty()) out["trace"] = a.trace;
-  std::cout << p.workload.str() << ": median " << std::defaultfloat << std::setprecision(3) << med << " ms, " << std::fixed
+  std::cout << p.name << ": median " << std::defaultfloat << std::setprecision(3) << med << " ms, " << std::fixed
             << std::setprecision(1) << gflops << " GFLOP/s\n";
 
   bool failed = false;
@@ -183,7 +202,10 @@ void run(const Args& a) {
 void add_bench_op(CLI::App& app) {
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("bench-op", "compile a workload (its default program, or as a trace schedules it), time it, check it");
-  cmd->add_option("workload", a->workload, "OP:key=value,... (see docs/workloads.md)")->required();
+  cmd->add_option("workload", a->workload,
+                  "OP:key=value,... (see docs/workloads.md), or with --db a workload key (v1-...) the database "
+                  "holds, such as a model's task")
+      ->required();
   cmd->add_option("--trace", a->trace, "apply the schedule in this trace file (JSON, docs/schedule_trace.md)");
   cmd->add_option("--db", a->db, "without --trace: apply the best schedule this tuning database holds for the workload and target");
   cmd->add_option("--target", a->target, "target string, e.g. 'llvm -mcpu=skylake-avx512 -num-cores=2'");

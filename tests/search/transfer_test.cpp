@@ -109,5 +109,59 @@ TEST(Transfer, ADesignOfAnotherStructureCarriesNothing) {
   EXPECT_FALSE(transfer_design(workload("matmul:M=8,N=16,K=8"), c->trace));
 }
 
+TEST(Transfer, ASiblingsDesignTakesTheSketchWithTheSameStepsAndItsDecisions) {
+  // dense + bias and dense + bias + relu: the same loops, but the second
+  // inlines the bias into the relu, so its blocks are named differently.
+  PrimFunc from = workload("dense:M=8,N=16,K=8,bias=1");
+  PrimFunc to = workload("dense:M=8,N=16,K=8,bias=1,act=relu");
+  std::vector<Trace> sketches = design_space(from, avx2()), theirs = design_space(to, avx2());
+  int adopted = 0;
+  for (size_t s = 0; s < sketches.size(); ++s) {
+    std::optional<Candidate> c = sample_candidate(from, sketches[s], 11 + s);
+    ASSERT_TRUE(c) << "sketch " << s;
+    std::optional<Trace> moved = adopt_decisions(theirs, c->trace);
+    if (!moved) continue;
+    ++adopted;
+    SampleFailure why;
+    std::optional<Candidate> there = replay_candidate(to, *moved, &why);
+    ASSERT_TRUE(there) << why.kind << ": " << why.message;
+    testing::expect_same_results(to, there->func);
+    EXPECT_EQ(tile_decisions(*moved), tile_decisions(c->trace.without_postproc()));
+  }
+  EXPECT_GT(adopted, 0);
+  // A design adopted by its own workload's sketches is itself.
+  std::optional<Candidate> c = sample_candidate(from, sketches.back(), 5);
+  ASSERT_TRUE(c);
+  std::optional<Trace> same = adopt_decisions(sketches, c->trace);
+  ASSERT_TRUE(same);
+  EXPECT_EQ(same->fingerprint(), c->trace.without_postproc().fingerprint());
+}
+
+TEST(Transfer, SiblingsShareTheirAnchorAndTheMostAlikeComesFirst) {
+  EXPECT_EQ(anchor_op("kiln.ConvNCHWc+Add+Relu"), "kiln.ConvNCHWc");
+  EXPECT_EQ(anchor_op("matmul"), "matmul");
+  EXPECT_EQ(shape_difference("f(float32[1, 8], float32[8, 8]) -> float32[1, 8]",
+                             "g(float32[1, 8], float32[8, 8], float32[1, 8]) -> float32[1, 8]"),
+            1);
+  EXPECT_EQ(shape_difference("matmul:M=8", "matmul:M=8"), 0);
+  EXPECT_EQ(shape_difference("matmul:M=8", "matmul:M=16"), 1);
+  auto entry = [](std::string key, std::string op, std::string shape, double flops) {
+    return tuning::WorkloadEntry{std::move(key), "", std::move(op), std::move(shape), flops};
+  };
+  const tuning::WorkloadEntry me =
+      entry("add14", "Conv+Add+Relu", "(f[1, 16, 14], f[16, 16, 3], f[1, 16, 14]) -> f[1, 16, 14]", 100);
+  std::vector<tuning::WorkloadEntry> all = {
+      entry("relu28", "Conv+Relu", "(f[1, 8, 28], f[8, 8, 3]) -> f[1, 8, 28]", 100),
+      entry("pool", "MaxPool", "(f[1, 16, 14]) -> f[1, 16, 7]", 100),
+      entry("relu14s2", "Conv+Relu", "(f[1, 16, 14], f[32, 16, 3]) -> f[1, 32, 7]", 50),
+      entry("relu14", "Conv+Relu", "(f[1, 16, 14], f[16, 16, 3]) -> f[1, 16, 14]", 100),
+      me,
+  };
+  std::vector<std::string> order;
+  for (const tuning::WorkloadEntry& w : similar_workloads(all, me)) order.push_back(w.key);
+  EXPECT_EQ(order, (std::vector<std::string>{"relu14", "relu28", "relu14s2"}))
+      << "the same FLOPs and shapes first; no other anchor, not itself";
+}
+
 }  // namespace
 }  // namespace kiln::search

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 
+#include <algorithm>
 #include <set>
 
 #include "ops/workload.h"
@@ -30,6 +31,22 @@ TuneTask task_of(const std::string& workload) {
   ops::Workload w = ops::parse_workload(workload);
   PrimFunc f = ops::build_workload(w);
   return {tuning::workload_entry(f, w.op, w.str(), ops::workload_flops(w)), f};
+}
+
+// A design's tile decisions, in order.
+std::vector<Decision> tile_decisions(const Trace& t) {
+  std::vector<Decision> out;
+  const Trace design = t.without_postproc();
+  for (const Instruction& i : design.instructions())
+    if (is_tile_sample(i)) out.push_back(i.decision);
+  return out;
+}
+
+// The key of the workload in `db` other than `not_this`'s.
+std::string first_key(tuning::Database& db, const TuneTask& not_this) {
+  for (const tuning::WorkloadEntry& w : db.workloads())
+    if (w.key != not_this.entry.key) return w.key;
+  return "";
 }
 
 TuneOptions options(int64_t trials) {
@@ -252,13 +269,6 @@ TEST(Tune, TheBestDesignsOfASimilarWorkloadAreMeasuredFirst) {
   EXPECT_GT(r.last.register_designs, 0) << "register_designs.h: measured next";
   std::vector<tuning::TuningRecord> batch = db->records_of(second.entry.key, target);
   ASSERT_EQ(batch.size(), 8u);
-  auto tiles = [](const Trace& t) {
-    std::vector<Decision> out;
-    const Trace design = t.without_postproc();
-    for (const Instruction& i : design.instructions())
-      if (is_tile_sample(i)) out.push_back(i.decision);
-    return out;
-  };
   for (const tuning::TuningRecord& b : best) {
     // Records are written against the canonical form (blocks b0, b1, ...).
     std::optional<Trace> moved = transfer_design(canonical_workload(second.func), Trace::parse(b.trace_json));
@@ -268,7 +278,7 @@ TEST(Tune, TheBestDesignsOfASimilarWorkloadAreMeasuredFirst) {
     ASSERT_TRUE(there);
     moved = there->trace;
     bool measured = false;
-    for (const tuning::TuningRecord& m : batch) measured = measured || tiles(Trace::parse(m.trace_json)) == tiles(*moved);
+    for (const tuning::TuningRecord& m : batch) measured = measured || tile_decisions(Trace::parse(m.trace_json)) == tile_decisions(*moved);
     EXPECT_TRUE(measured) << "not in the first batch: " << moved->str();
   }
 
@@ -279,6 +289,44 @@ TEST(Tune, TheBestDesignsOfASimilarWorkloadAreMeasuredFirst) {
                                                                   .feature_length = costmodel::kFeatureLength}),
                                        {.population = 32, .generations = 2});
   EXPECT_EQ(tune(task_of("matmul:M=16,N=64,K=128"), none, {*db, builder, *runner}, *evo2).last.carried_over, 0);
+}
+
+TEST(Tune, AJobTakesTheDesignsASiblingMeasuredAfterItStarted) {
+  // A model's tasks start together on an empty database; the similar
+  // designs are read again every round, so the second task's first round
+  // leads with what the first task's round measured.
+  auto db = tuning::open_sqlite_database(fresh_db("siblings"));
+  rpc::Builder builder({.workers = 2});
+  auto runner = rpc::connect_runner("local");
+  TuneOptions o = options(8);
+  o.register_designs = 0;
+  const TuneServices services{*db, builder, *runner};
+  TuneJob first(task_of(kWorkload), o, services);
+  TuneTask second_task = task_of("matmul:M=32,N=64,K=128");
+  TuneJob second(second_task, o, services);
+  auto random = make_random_search();
+  ASSERT_EQ(first.round(*random, 8), 8);
+  auto evo = make_evolutionary_search(costmodel::make_xgb_model({.feature_version = costmodel::kFeatureVersion,
+                                                                 .feature_length = costmodel::kFeatureLength}),
+                                      {.population = 32, .generations = 2});
+  ASSERT_EQ(second.round(*evo, 8), 8);
+  const std::string target = o.target.str();
+  std::vector<tuning::TuningRecord> best = db->top_k(first_key(*db, second_task), target, 4);
+  ASSERT_FALSE(best.empty());
+  EXPECT_EQ(second.progress().carried_over, static_cast<int64_t>(best.size()));
+  // Compared by their tiles, fitted to the new shape, as the tuner replays them.
+  std::vector<std::vector<Decision>> measured;
+  for (const tuning::TuningRecord& r : db->records_of(second_task.entry.key, target))
+    measured.push_back(tile_decisions(Trace::parse(r.trace_json)));
+  const PrimFunc f = canonical_workload(second_task.func);
+  for (const tuning::TuningRecord& b : best) {
+    std::optional<Trace> moved = transfer_design(f, Trace::parse(b.trace_json));
+    ASSERT_TRUE(moved);
+    std::optional<Candidate> there = replay_candidate(f, *moved);
+    ASSERT_TRUE(there);
+    EXPECT_NE(std::find(measured.begin(), measured.end(), tile_decisions(there->trace)), measured.end())
+        << "not measured: " << moved->str();
+  }
 }
 
 // A real runner whose first candidate is swapped for a kernel that segfaults.
