@@ -189,7 +189,17 @@ struct Rows {
   std::vector<bool> in_s1;
 };
 
-// kShapes' rows: up to budget / vectors (even_rows) on the largest spatial
+// The accumulators a register tile of `vectors` vectors per row may keep:
+// besides them, each row's vectors are loaded into registers and one
+// operand is broadcast, and the budget leaves 4 registers for that
+// (SpaceParams::accumulator_registers), so past 3 vectors each one more
+// takes an accumulator's place. 7 rows x 4 zmm (28 accumulators, 4 loaded
+// vectors and a broadcast: 33 of AVX-512's 32 registers) spill: matmul
+// 1024³'s hand schedule with 7-row tiles ran 205-218 GFLOP/s where its 6
+// rows ran 210-224, in the same minutes (AMD EPYC Zen 4, 2 threads).
+int64_t accumulator_budget(int64_t budget, int64_t vectors) { return std::min(budget, budget + 3 - vectors); }
+
+// kShapes' rows: up to accumulator_budget / vectors (even_rows) on the largest spatial
 // axis but the vector one, or `second_rows` of them on the next largest
 // and the rest on the largest (at most streaming_rows, where that is
 // set); nullopt when there is no second axis.
@@ -208,7 +218,8 @@ std::optional<Rows> shape_rows(const RegisterTile& tile, const std::vector<int64
   for (std::optional<size_t> k : {row, row2})
     if (k) out.in_s1[*k] = true;
   const int64_t most =
-      streaming_rows > 0 ? streaming_rows : std::max<int64_t>(1, tile.budget / vectors / second_rows);
+      streaming_rows > 0 ? streaming_rows
+                         : std::max<int64_t>(1, accumulator_budget(tile.budget, vectors) / vectors / second_rows);
   if (row) out.s3[*row] = even_rows(extents[*row], most);
   if (row2) out.s3[*row2] = second_rows;
   return out;
@@ -437,11 +448,23 @@ std::vector<Trace> register_designs(const PrimFunc& f, const std::vector<Trace>&
   // Then every shape on every vector axis before the sketches that differ
   // only in how they write back: conv2d's five sketches vectorize two axes,
   // and 16 designs taken shape by shape left the output-channel vector
-  // without its one-vector shape, the fastest on 7² output rows.
+  // without its one-vector shape, the fastest on 7² output rows. Each
+  // axis's first is the sketch that keeps its register tile in registers
+  // (written back under S1), where there is one: matmul's first sketch
+  // accumulates in C itself, and its 6 x 64 tile ran at 44 GFLOP/s there
+  // against 222 written back, the best of the first batch (1024³, AMD EPYC
+  // Zen 4); taken shape by shape from the first sketch, the written-back
+  // one came after the limit of 16.
   std::vector<size_t> first_of_axis, others;
   std::set<size_t> axes;
-  for (size_t d = 0; d < draws.size(); ++d)
+  for (const auto& [axis, d] : written_back) {
+    axes.insert(axis);
+    first_of_axis.push_back(d);
+  }
+  for (size_t d = 0; d < draws.size(); ++d) {
+    if (std::find(first_of_axis.begin(), first_of_axis.end(), d) != first_of_axis.end()) continue;
     (axes.insert(register_tiles(draws[d])[0].vector_tile).second ? first_of_axis : others).push_back(d);
+  }
   for (const std::vector<size_t>* group : {&first_of_axis, &others})
     for (const TileShape& shape : kShapes)
       for (size_t d : *group)

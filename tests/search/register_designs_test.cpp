@@ -51,10 +51,13 @@ TEST(RegisterDesigns, Matmul1024OnAvx2GetsSixRowsOfTwoVectors) {
   }
   // Before: a perfect tile of 1024 rows fills at most 8 of the 12 ymm.
   // After: 6 x 16 (12 ymm), 12 x 8, 4 x 24 cannot (24 does not divide
-  // 1024: the vector tile stays perfect, 8), 3 x 32.
+  // 1024: the vector tile stays perfect, 8), and 2 x 32: 3 x 32 would keep
+  // 12 accumulators beside its 4 loaded vectors and a broadcast, 17 of the
+  // 16 registers.
   EXPECT_TRUE(shapes.count({6, 16})) << "rows x columns";
   EXPECT_TRUE(shapes.count({12, 8}));
-  EXPECT_TRUE(shapes.count({3, 32}));
+  EXPECT_TRUE(shapes.count({2, 32}));
+  EXPECT_FALSE(shapes.count({3, 32}));
   // The first are the two-vector ones, one per sketch.
   EXPECT_EQ(register_tile_of(designs[0]), (std::vector<int64_t>{6, 16}));
   // Their rows cover the 1024 rows with 171 tiles of 6 (1026 rows), however
@@ -64,6 +67,21 @@ TEST(RegisterDesigns, Matmul1024OnAvx2GetsSixRowsOfTwoVectors) {
   // And the reduction runs in one loop around the register tile.
   ASSERT_EQ(tiles[0].reductions.size(), 1u);
   EXPECT_EQ(*tile_factors(designs[0].instructions()[tiles[0].reductions[0]]), (std::vector<int64_t>{1024, 1}));
+}
+
+TEST(RegisterDesigns, FourVectorsPerRowLeaveRoomForTheirOperandsOnAvx512) {
+  // AVX-512: 32 zmm, 28 for accumulators. Before: 7 x 64 (28 accumulators,
+  // its 4 loaded vectors and a broadcast 33 registers, spilling). After:
+  // 6 x 64, the hand schedule's tile; two vectors keep 14 rows.
+  PrimFunc f = workload("matmul:M=1024,N=1024,K=1024");
+  std::set<std::vector<int64_t>> shapes;
+  for (const Trace& d : register_designs(f, design_space(f, SpaceParams::for_target(Target::parse(
+                                                                "llvm -mcpu=znver4 -num-cores=2"))),
+                                         1, 24))
+    shapes.insert(register_tile_of(d));
+  EXPECT_TRUE(shapes.count({6, 64}));
+  EXPECT_FALSE(shapes.count({7, 64}));
+  EXPECT_TRUE(shapes.count({14, 32}));
 }
 
 TEST(RegisterDesigns, SevenWideRowsMakeOneVectorOfSevenLanesAndRowsMaySplitBetweenTwoAxes) {
