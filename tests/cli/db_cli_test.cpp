@@ -127,6 +127,33 @@ TEST(DbCli, PrintTakesAWorkloadKeyFromTheDatabase) {
   EXPECT_NE(no_db.out.find("needs --db"), std::string::npos) << no_db.out;
 }
 
+// bench-op takes the key too: the same program, checked and timed, with
+// the FLOPs counted from its IR.
+TEST(DbCli, BenchOpTakesAWorkloadKeyFromTheDatabase) {
+  std::string db = sample_db("bench_key");
+  CliRun listed = kiln("db list " + db + " --json");
+  ASSERT_EQ(listed.code, 0) << listed.out;
+  const std::string key = nlohmann::json::parse(last_line(listed.out))[0]["key"];
+  CliRun by_key = kiln("bench-op " + key + " --db " + db + " --repeat 2 --check --json");
+  ASSERT_EQ(by_key.code, 0) << by_key.out;
+  nlohmann::json k = nlohmann::json::parse(last_line(by_key.out));
+  CliRun by_string = kiln("bench-op " + kWorkload + " --db " + db + " --repeat 2 --json");
+  ASSERT_EQ(by_string.code, 0) << by_string.out;
+  nlohmann::json w = nlohmann::json::parse(last_line(by_string.out));
+  EXPECT_EQ(k["workload_key"], w["workload_key"]);
+  EXPECT_EQ(k["check_passed"], true);
+  // GFLOP/s from the same FLOPs either way.
+  auto flops = [](const nlohmann::json& j) { return j["gflops"].get<double>() * j["median_ms"].get<double>(); };
+  EXPECT_NEAR(flops(k), flops(w), 1e-6 * flops(w));
+
+  CliRun no_db = kiln("bench-op " + key);
+  EXPECT_EQ(no_db.code, 2) << no_db.out;
+  EXPECT_NE(no_db.out.find("needs --db"), std::string::npos) << no_db.out;
+  CliRun runner = kiln("bench-op " + key + " --db " + db + " --runner local");
+  EXPECT_EQ(runner.code, 2) << runner.out;
+  EXPECT_NE(runner.out.find("measured in this process"), std::string::npos) << runner.out;
+}
+
 TEST(DbCli, ARecordWhoseTraceNoLongerAppliesIsAnError) {
   std::string stale = R"({"kiln_trace": 1, "instructions": [
       {"kind": "get_block", "inputs": [], "attrs": ["gone"], "outputs": ["b0"]}]})";
