@@ -18,7 +18,6 @@
 
 #include "rpc/builder.h"
 #include "rpc/runner_client.h"
-#include "tir/analysis/flops.h"
 #include "tir/analysis/workload_key.h"
 #include "tools/commands.h"
 #include "tools/op_session.h"
@@ -134,22 +133,7 @@ void run(const Args& a) {
   std::optional<Trace> trace;
   if (!a.trace.empty()) options.trace = &trace.emplace(read_trace_file(a.trace));
   options.db = a.db;
-  // A workload string, or a workload key the database holds (a model's task).
-  struct {
-    std::string name;
-    double flops;
-    PrimFunc func, lowered;
-  } p;
-  if (is_workload_key(a.workload)) {
-    if (a.db.empty()) KILN_USER_ERROR() << "a workload key (" << a.workload << ") needs --db, the database that holds it";
-    p.func = stored_workload(a.db, a.workload);
-    p.name = a.workload;
-    p.flops = estimate_flops(p.func);
-    p.lowered = schedule_and_lower(p.func, a.workload, target, options).lowered;
-  } else {
-    OpProgram op = prepare_op(a.workload, target, options);
-    p = {op.workload.str(), ops::workload_flops(op.workload), op.func, op.lowered};
-  }
+  NamedProgram p = prepare_workload_or_key(a.workload, target, options);
   double lower_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
   std::unique_ptr<CompiledKernel> kernel = build(p.lowered, target);

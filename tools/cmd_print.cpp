@@ -3,7 +3,6 @@
 #include <optional>
 
 #include "targets/codegen/llvm/build_llvm.h"
-#include "tir/analysis/workload_key.h"
 #include "tir/printer.h"
 #include "tools/commands.h"
 #include "tools/op_session.h"
@@ -50,15 +49,7 @@ void add_print(CLI::App& app) {
         std::cout << "# after " << pass << "\n" << to_string(f) << "\n";
       };
     }
-    ScheduledProgram p;
-    if (is_workload_key(args->workload)) {
-      if (args->db.empty())
-        KILN_USER_ERROR() << "a workload key (" << args->workload << ") needs --db, the database that holds it";
-      p = schedule_and_lower(stored_workload(args->db, args->workload), args->workload, target, options);
-    } else {
-      OpProgram op = prepare_op(args->workload, target, options);
-      p = {op.scheduled, op.lowered};
-    }
+    NamedProgram p = prepare_workload_or_key(args->workload, target, options);
     if (args->after_all) return;
     if (args->asm_)
       std::cout << emit_assembly(p.lowered, target);

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "search/sample.h"
+#include "tir/analysis/flops.h"
 #include "tir/analysis/workload_key.h"
 #include "tir/schedule/schedule.h"
 #include "tuning_logs/best.h"
@@ -70,6 +71,18 @@ OpProgram prepare_op(const std::string& workload, const Target& target, const Pr
   PrimFunc f = ops::build_workload(w);
   ScheduledProgram p = schedule_and_lower(f, w.str(), target, options);
   return OpProgram{w, target, f, p.scheduled, p.lowered};
+}
+
+NamedProgram prepare_workload_or_key(const std::string& workload, const Target& target,
+                                     const PrepareOptions& options) {
+  if (!is_workload_key(workload)) {
+    OpProgram op = prepare_op(workload, target, options);
+    return {op.workload.str(), ops::workload_flops(op.workload), op.func, op.scheduled, op.lowered};
+  }
+  if (options.db.empty()) KILN_USER_ERROR() << "a workload key (" << workload << ") needs --db, the database that holds it";
+  PrimFunc f = stored_workload(options.db, workload);
+  ScheduledProgram p = schedule_and_lower(f, workload, target, options);
+  return {workload, estimate_flops(f), f, p.scheduled, p.lowered};
 }
 
 PrimFunc stored_workload(const std::string& db_path, const std::string& key) {

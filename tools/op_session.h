@@ -66,6 +66,23 @@ ScheduledProgram schedule_and_lower(const PrimFunc& func, const std::string& wha
 // kiln::Error naming the file and the key when it holds none.
 PrimFunc stored_workload(const std::string& db_path, const std::string& key);
 
+// What `kiln print` and `kiln bench-op` take: a workload string, or a
+// workload key (v1-...) that the database at options.db holds, such as a
+// model's task, which no workload string names.
+struct NamedProgram {
+  std::string name;  // the workload string as parsed, or the key
+  double flops = 0;  // ops::workload_flops, or for a key counted from the IR
+  PrimFunc func;     // unscheduled: the reference
+  PrimFunc scheduled;
+  PrimFunc lowered;
+};
+
+// prepare_op for a workload string; for a key, the stored workload
+// scheduled and lowered. Throws kiln::Error for a key without options.db,
+// or one the database does not hold.
+NamedProgram prepare_workload_or_key(const std::string& workload, const Target& target,
+                                     const PrepareOptions& options);
+
 // The trace of a stored record, and which record it is for messages:
 // "tuning.db: record 17 (workload v1-..., target 'llvm ...')".
 struct StoredTrace {
