@@ -65,10 +65,15 @@ class EvolutionarySearch final : public SearchStrategy {
       if (static_cast<int>(out.size()) >= greedy) break;
       if (taken.insert(c.trace.fingerprint()).second) out.push_back(std::move(c));
     }
+    const int near = std::min(greedy - static_cast<int>(out.size()),
+                              static_cast<int>(std::ceil(o_.neighbour_share * n)));
+    for (Candidate& c : neighbours(ctx, near, taken, rand)) {
+      taken.insert(c.trace.fingerprint());
+      out.push_back(std::move(c));
+    }
     for (const Scored& s : ranked) {
       if (static_cast<int>(out.size()) >= greedy) break;
-      taken.insert(s.key);
-      out.push_back(s.candidate);
+      if (taken.insert(s.key).second) out.push_back(s.candidate);
     }
     for (Candidate& c : draw_candidates(ctx, n - static_cast<int>(out.size()) + 4, &pool_)) {
       if (static_cast<int>(out.size()) >= n) break;
@@ -153,6 +158,76 @@ class EvolutionarySearch final : public SearchStrategy {
     return pop;
   }
 
+  // `parent` with one decision mutated, replayed (seeded by `seed`); a tile
+  // mutation that grows the register tile beyond the registers is repaired
+  // as a fresh draw is (register_tile.h).
+  static std::optional<Candidate> child_of(const SearchContext& ctx, const Candidate& parent, uint64_t seed,
+                                           SampleFailure* why) {
+    RandomState r(seed);
+    std::optional<Trace> design = mutate(parent.trace.without_postproc(), r);
+    if (!design) return std::nullopt;
+    return replay_candidate(ctx.func, fit_register_tiles(*design, r), why, r.next());
+  }
+
+  // Up to `n` neighbours of the best measured designs: for each of the
+  // `parents` fastest, kNeighbourDraws children of one mutation, new to
+  // ctx.measured and to `taken`, the model's favourite first; taken in
+  // turns, the fastest parent's first, so that each parent has its share.
+  std::vector<Candidate> neighbours(SearchContext& ctx, int n, const std::unordered_set<uint64_t>& taken,
+                                    RandomState& rand) {
+    constexpr int kNeighbourDraws = 32;
+    std::vector<const Scored*> best;
+    for (const Scored& m : measured_) best.push_back(&m);
+    std::sort(best.begin(), best.end(), [](const Scored* a, const Scored* b) { return a->score < b->score; });
+    if (best.size() > static_cast<size_t>(o_.neighbour_parents)) best.resize(static_cast<size_t>(o_.neighbour_parents));
+    if (n <= 0 || best.empty()) return {};
+    struct Attempt {
+      size_t parent;
+      uint64_t seed;
+      std::optional<Candidate> child;
+      SampleFailure why;
+    };
+    std::vector<Attempt> attempts;
+    for (size_t p = 0; p < best.size(); ++p)
+      for (int k = 0; k < kNeighbourDraws; ++k) attempts.push_back({p, rand.next(), std::nullopt, {}});
+    pool_.parallel_for_dynamic(static_cast<int64_t>(attempts.size()), [&](int64_t i) {
+      Attempt& a = attempts[i];
+      a.child = child_of(ctx, best[a.parent]->candidate, a.seed, &a.why);
+    });
+    std::vector<Candidate> children;
+    std::vector<size_t> parent_of;
+    std::vector<uint64_t> keys;
+    std::unordered_set<uint64_t> seen;
+    for (Attempt& a : attempts) {
+      if (!a.child) {
+        if (!a.why.kind.empty()) ++ctx.failed_draws[a.why.kind];
+        continue;
+      }
+      const uint64_t key = a.child->trace.fingerprint();
+      if (ctx.measured.count(key) || taken.count(key) || !seen.insert(key).second) continue;
+      children.push_back(std::move(*a.child));
+      parent_of.push_back(a.parent);
+      keys.push_back(key);
+    }
+    if (children.empty()) return {};
+    const std::vector<double> scores = score(children, keys);
+    std::vector<std::vector<size_t>> by_parent(best.size());
+    for (size_t i = 0; i < children.size(); ++i) by_parent[parent_of[i]].push_back(i);
+    for (std::vector<size_t>& c : by_parent)
+      std::stable_sort(c.begin(), c.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+    std::vector<Candidate> out;
+    for (size_t turn = 0; static_cast<int>(out.size()) < n; ++turn) {
+      bool any = false;
+      for (const std::vector<size_t>& c : by_parent)
+        if (turn < c.size() && static_cast<int>(out.size()) < n) {
+          out.push_back(children[c[turn]]);
+          any = true;
+        }
+      if (!any) break;
+    }
+    return out;
+  }
+
   // Children of parents drawn in proportion to their scores. Attempts go in
   // chunks: the parents, the coin flips and a seed per attempt come from
   // `rand` in order, the mutations and replays run in parallel, and the
@@ -180,13 +255,7 @@ class EvolutionarySearch final : public SearchStrategy {
       attempts += static_cast<int>(chunk.size());
       pool_.parallel_for_dynamic(static_cast<int64_t>(chunk.size()), [&](int64_t i) {
         Attempt& a = chunk[i];
-        if (!a.mutates) return;
-        RandomState r(a.seed);
-        std::optional<Trace> design = mutate(pop[a.parent].trace.without_postproc(), r);
-        if (!design) return;
-        // A tile mutation that grows the register tile beyond the registers
-        // is repaired as a fresh draw is (register_tile.h).
-        a.child = replay_candidate(ctx.func, fit_register_tiles(*design, r), &a.why, r.next());
+        if (a.mutates) a.child = child_of(ctx, pop[a.parent], a.seed, &a.why);
       });
       for (Attempt& a : chunk) {
         if (a.mutates && !a.child) {

@@ -9,9 +9,11 @@
 //      nothing measured before enters; fewer generations when the round's
 //      search budget (SearchContext::search_budget_s) runs out, never
 //      fewer than one of children;
-//   3. the batch: the best-scored candidates seen in any generation, and an
-//      ε share of fresh random draws, so the model keeps learning about the
-//      parts of the space it rates low.
+//   3. the batch: a share of neighbours of the best measured designs (one
+//      decision mutated, the model's favourites among them), the
+//      best-scored candidates seen in any generation, and an ε share of
+//      fresh random draws, so the model keeps learning about the parts of
+//      the space it rates low.
 // After each measured batch the model is retrained on every valid
 // measurement so far, labelled with throughput relative to the best. A job
 // that resumes on a database starts from its earlier measurements
@@ -32,6 +34,10 @@ struct EvolutionaryOptions {
   double mutation_probability = 0.85;
   double epsilon = 0.05;
   double measured_share = 0.2;  // of the initial population, from the best measured
+  // Of each batch, neighbours of the best measured designs (one decision
+  // mutated; of the `neighbour_parents` fastest), the model's favourites.
+  double neighbour_share = 0.25;
+  int neighbour_parents = 4;
   // Threads that draw, mutate, lower and featurize (the search runs between
   // batches, when the machine is otherwise idle). The candidates proposed
   // are the same for any number.

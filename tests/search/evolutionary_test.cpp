@@ -102,5 +102,53 @@ TEST(Evolutionary, ASpentBudgetStopsTheGenerationsAfterTheFirstChildren) {
   EXPECT_EQ(generations_run(3600), 4);
 }
 
+// The decisions in which two designs of one sketch differ, or -1 when
+// their instructions differ.
+int decisions_apart(const Trace& a, const Trace& b) {
+  if (a.size() != b.size()) return -1;
+  int apart = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a.instructions()[i].kind != b.instructions()[i].kind) return -1;
+    apart += a.instructions()[i].decision != b.instructions()[i].decision;
+  }
+  return apart;
+}
+
+// How many of the second batch lie within two decisions of the first
+// batch's fastest design (one mutated, and a register tile refitted).
+int second_batch_near_the_fastest(double neighbour_share) {
+  SearchContext ctx = context_of("matmul:M=64,N=64,K=64");
+  auto s = make_evolutionary_search(
+      costmodel::make_xgb_model(
+          {.feature_version = costmodel::kFeatureVersion, .feature_length = costmodel::kFeatureLength}),
+      {.population = 64, .generations = 3, .neighbour_share = neighbour_share, .neighbour_parents = 1});
+  std::vector<Candidate> first = s->propose(ctx, 16);
+  std::vector<std::optional<double>> secs;
+  size_t fastest = 0;
+  for (size_t i = 0; i < first.size(); ++i) {
+    secs.push_back(1e-3 * (2 + first[i].trace.fingerprint() % 13));
+    if (*secs[i] < *secs[fastest]) fastest = i;
+    ctx.measured.insert(first[i].trace.fingerprint());
+  }
+  secs[fastest] = 1e-4;  // far ahead of the rest
+  s->update(ctx, first, secs);
+  const Trace best = first[fastest].trace.without_postproc();
+  int near = 0;
+  for (const Candidate& c : s->propose(ctx, 16)) {
+    const int apart = decisions_apart(best, c.trace.without_postproc());
+    near += apart >= 1 && apart <= 2;
+  }
+  return near;
+}
+
+TEST(Evolutionary, AQuarterOfEachBatchIsNeighboursOfTheFastestDesign) {
+  // Before: the second batch as the model ranks the generations. After: a
+  // quarter of it (4 of 16) one mutation from the fastest design, and more
+  // of the batch near it than before.
+  const int before = second_batch_near_the_fastest(0), after = second_batch_near_the_fastest(0.25);
+  EXPECT_GE(after, 4);
+  EXPECT_GT(after, before);
+}
+
 }  // namespace
 }  // namespace kiln::search
