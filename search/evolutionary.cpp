@@ -142,14 +142,23 @@ class EvolutionarySearch final : public SearchStrategy {
     model_->update(train_x_, y);
   }
 
-  // The best measured designs (a share of the population), then fresh draws.
-  std::vector<Candidate> initial_population(SearchContext& ctx) {
+  // The `k` fastest measured designs, fastest first.
+  std::vector<const Scored*> fastest_measured(size_t k) const {
     std::vector<const Scored*> best;
     for (const Scored& m : measured_) best.push_back(&m);
-    std::sort(best.begin(), best.end(), [](const Scored* a, const Scored* b) { return a->score < b->score; });
-    std::vector<Candidate> pop;
+    k = std::min(k, best.size());
+    std::partial_sort(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(k), best.end(),
+                      [](const Scored* a, const Scored* b) { return a->score < b->score; });
+    best.resize(k);
+    return best;
+  }
+
+  // The best measured designs (a share of the population), then fresh draws.
+  std::vector<Candidate> initial_population(SearchContext& ctx) {
     const size_t share = static_cast<size_t>(o_.measured_share * o_.population);
-    for (size_t i = 0; i < best.size() && i < share; ++i) {
+    const std::vector<const Scored*> best = fastest_measured(share);
+    std::vector<Candidate> pop;
+    for (size_t i = 0; i < best.size(); ++i) {
       pop.push_back(best[i]->candidate);
       // Featurized when it was measured: its row of the training set.
       features_.emplace(best[i]->key, train_x_[static_cast<size_t>(best[i] - measured_.data())]);
@@ -176,11 +185,9 @@ class EvolutionarySearch final : public SearchStrategy {
   std::vector<Candidate> neighbours(SearchContext& ctx, int n, const std::unordered_set<uint64_t>& taken,
                                     RandomState& rand) {
     constexpr int kNeighbourDraws = 32;
-    std::vector<const Scored*> best;
-    for (const Scored& m : measured_) best.push_back(&m);
-    std::sort(best.begin(), best.end(), [](const Scored* a, const Scored* b) { return a->score < b->score; });
-    if (best.size() > static_cast<size_t>(o_.neighbour_parents)) best.resize(static_cast<size_t>(o_.neighbour_parents));
-    if (n <= 0 || best.empty()) return {};
+    if (n <= 0) return {};
+    const std::vector<const Scored*> best = fastest_measured(static_cast<size_t>(std::max(0, o_.neighbour_parents)));
+    if (best.empty()) return {};
     struct Attempt {
       size_t parent;
       uint64_t seed;
