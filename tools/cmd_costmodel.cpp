@@ -10,7 +10,7 @@
 #include "costmodel/xgb_model.h"
 #include "search/pretrain.h"
 #include "tools/commands.h"
-#include "tuning_logs/sqlite_database.h"
+#include "tuning_logs/open_database.h"
 
 namespace kiln::cli {
 namespace {
@@ -24,12 +24,12 @@ struct Args {
 };
 
 void train(const Args& a) {
-  auto db = tuning::open_sqlite_database(a.db, tuning::OpenMode::kExisting);
+  auto db = tuning::open_database(a.db, tuning::OpenMode::kExisting);
   auto model = costmodel::make_xgb_model(
       {.feature_version = costmodel::kFeatureVersion, .feature_length = costmodel::kFeatureLength, .seed = a.seed});
   search::PretrainCounts c = search::pretrain(*db, a.target, *model);
   if (c.records == 0)
-    KILN_USER_ERROR() << a.db << ": no valid record" << (a.target.empty() ? "" : " for target '" + a.target + "'")
+    KILN_USER_ERROR() << tuning::database_name(a.db) << ": no valid record" << (a.target.empty() ? "" : " for target '" + a.target + "'")
                       << " to learn from";
   model->save(a.out);
   std::cout << "trained on " << c.records << " records of " << c.workloads << " workloads"
@@ -49,7 +49,7 @@ void add_costmodel(CLI::App& app) {
   cmd->require_subcommand(1);
   auto a = std::make_shared<Args>();
   CLI::App* t = cmd->add_subcommand("train", "pre-train an XGBoost cost model from a tuning database");
-  t->add_option("--db", a->db, "the tuning database")->required();
+  t->add_option("--db", a->db, "the tuning database: a SQLite file or a postgresql:// URL")->required();
   t->add_option("-o,--output", a->out, "the model file to write")->required();
   t->add_option("--target", a->target, "learn only from records of this target (default: all)");
   t->add_option("--seed", a->seed, "seed of the training");

@@ -16,7 +16,7 @@
 #include "tools/commands.h"
 #include "tuning_logs/best.h"
 #include "tuning_logs/jsonl.h"
-#include "tuning_logs/sqlite_database.h"
+#include "tuning_logs/open_database.h"
 
 namespace kiln::cli {
 namespace {
@@ -26,7 +26,7 @@ using tuning::Database;
 using tuning::OpenMode;
 
 std::unique_ptr<Database> open_existing(const std::string& path) {
-  return tuning::open_sqlite_database(path, OpenMode::kExisting);
+  return tuning::open_database(path, OpenMode::kExisting);
 }
 
 json counts_json(const std::map<std::string, int64_t>& m) {
@@ -41,12 +41,12 @@ void stats(const std::string& file, bool as_json) {
   const size_t workloads = db->workloads().size();
   const auto by_error = db->counts_by_error();
   if (as_json) {
-    std::cout << json{{"file", file}, {"workloads", workloads}, {"records", records}, {"by_error", counts_json(by_error)}}
+    std::cout << json{{"file", tuning::database_name(file)}, {"workloads", workloads}, {"records", records}, {"by_error", counts_json(by_error)}}
                      .dump()
               << "\n";
     return;
   }
-  std::cout << file << ": " << workloads << " workloads, " << records << " records\n";
+  std::cout << tuning::database_name(file) << ": " << workloads << " workloads, " << records << " records\n";
   for (const auto& [kind, n] : by_error) std::cout << "  " << std::left << std::setw(20) << kind << n << "\n";
 }
 
@@ -82,7 +82,7 @@ void best(const std::string& file, const std::string& workload, const std::strin
   PrimFunc f = ops::build_workload(w);
   const std::string target = Target::parse(target_str).str();
   std::vector<tuning::TuningRecord> rs = db->top_k(workload_key(f), target, k);
-  if (rs.empty()) KILN_USER_ERROR() << file << ": " << tuning::no_record_message(*db, f, target);
+  if (rs.empty()) KILN_USER_ERROR() << tuning::database_name(file) << ": " << tuning::no_record_message(*db, f, target);
   const double flops = ops::workload_flops(w);
   json out = json::array();
   for (const auto& r : rs) {
@@ -135,7 +135,7 @@ void add_db(CLI::App& app) {
   CLI::App* db = app.add_subcommand("db", "inspect, share and maintain tuning databases (docs/tuning_database.md)");
   db->require_subcommand(1);
   auto with_file = [&](CLI::App* c) {
-    c->add_option("file", a->file, "the tuning database (SQLite)")->required();
+    c->add_option("file", a->file, "the tuning database: a SQLite file or a postgresql:// URL")->required();
     c->add_flag("--json", a->json, "print JSON instead of a table");
     return c;
   };
@@ -149,7 +149,7 @@ void add_db(CLI::App& app) {
   b->add_option("-k", a->k, "how many")->check(CLI::PositiveNumber)->capture_default_str();
   b->callback([a] { best(a->file, a->workload, a->target, a->k, a->json); });
   CLI::App* e = db->add_subcommand("export", "write the database as JSON lines");
-  e->add_option("file", a->file, "the tuning database")->required();
+  e->add_option("file", a->file, "the tuning database: a SQLite file or a postgresql:// URL")->required();
   e->add_option("-o,--out", a->out, "output file (default: stdout)");
   e->callback([a] { export_to(a->file, a->out); });
   CLI::App* i = with_file(db->add_subcommand("import", "add the records of a JSON lines file (all or nothing)"));
@@ -157,14 +157,14 @@ void add_db(CLI::App& app) {
   i->callback([a] {
     std::ifstream in(a->input);
     if (!in) KILN_USER_ERROR() << "cannot read " << a->input;
-    auto d = tuning::open_sqlite_database(a->file);
+    auto d = tuning::open_database(a->file);
     print_counts(tuning::import_jsonl(*d, in, a->input), a->json);
   });
   CLI::App* m = with_file(db->add_subcommand("merge", "add the records of other databases, dropping duplicates"));
-  m->add_option("others", a->others, "databases to merge in")->required();
+  m->add_option("others", a->others, "databases to merge in (files or URLs)")->required();
   m->callback([a] {
-    auto into = tuning::open_sqlite_database(a->file);
-    for (const std::string& other : a->others) print_counts(tuning::merge(*into, *open_existing(other), other), a->json);
+    auto into = tuning::open_database(a->file);
+    for (const std::string& other : a->others) print_counts(tuning::merge(*into, *open_existing(other), tuning::database_name(other)), a->json);
   });
   CLI::App* p = with_file(db->add_subcommand("prune", "keep the best k records of every workload and target"));
   p->add_option("--keep", a->keep, "records to keep per (workload, target)")->check(CLI::PositiveNumber)->capture_default_str();

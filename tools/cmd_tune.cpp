@@ -20,7 +20,7 @@
 #include "tools/duration.h"
 #include "tools/model_session.h"
 #include "tools/tune_session.h"
-#include "tuning_logs/sqlite_database.h"
+#include "tuning_logs/open_database.h"
 #include "tuning_logs/workload_entry.h"
 
 namespace kiln::cli {
@@ -50,7 +50,7 @@ struct Args {
 void run(const Args& a) {
   const Target target = Target::parse(a.target);
   const ModelProgram m = prepare_model(a.model, a.input_shapes, pass_options(a.layout, target));
-  auto db = tuning::open_sqlite_database(a.db);
+  auto db = tuning::open_database(a.db);
 
   std::vector<search::SchedulerTask> tasks;
   int64_t earlier = 0;
@@ -82,7 +82,7 @@ void run(const Args& a) {
             << " fused groups, " << m.tasks.size() << " tasks";
   if (a.trials > 0) std::cerr << ", " << a.trials << " trials in all (" << earlier << " in the database)";
   if (a.trials_per_task > 0) std::cerr << ", at most " << a.trials_per_task << " per task";
-  std::cerr << ", " << a.policy << " task scheduling, into " << a.db << "\n";
+  std::cerr << ", " << a.policy << " task scheduling, into " << tuning::database_name(a.db) << "\n";
   std::cerr << "kiln: timing each task's default program for the untuned estimate\n";
 
   search::SchedulerResult r;
@@ -102,7 +102,7 @@ void run(const Args& a) {
         },
         interrupt.stop());
   }
-  if (r.stopped) std::cerr << "kiln: stopped; every measured batch is in " << a.db << "\n";
+  if (r.stopped) std::cerr << "kiln: stopped; every measured batch is in " << tuning::database_name(a.db) << "\n";
 
   nlohmann::json per_task = nlohmann::json::array();
   std::cout << std::fixed;
@@ -118,7 +118,7 @@ void run(const Args& a) {
   std::cout << a.model << ": estimated latency " << std::setprecision(3) << r.last.latency_s * 1e3
             << " ms (untuned " << r.last.untuned_latency_s * 1e3 << " ms) after " << r.last.trials_now
             << " trials this run in " << clock_text(r.last.elapsed_s) << "\n"
-            << "compile: kiln compile " << a.model << " --db " << a.db << " --target '" << target.str()
+            << "compile: kiln compile " << a.model << " --db " << tuning::database_name(a.db) << " --target '" << target.str()
             << "' -o OUT\n";
   if (a.json)
     std::cout << nlohmann::json{{"model", a.model},
@@ -139,7 +139,7 @@ void add_tune(CLI::App& app) {
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("tune", "tune an ONNX model's tasks into a tuning database, one budget for all");
   cmd->add_option("model", a->model, "the .onnx file")->required();
-  cmd->add_option("--db", a->db, "the tuning database (created if missing)")->required();
+  cmd->add_option("--db", a->db, "the tuning database: a SQLite file (created if missing) or a postgresql:// URL")->required();
   cmd->add_option("--trials", a->trials, "trials the model's tasks should have in all, earlier runs included");
   cmd->add_option("--trials-per-task", a->trials_per_task, "at most this many trials per task, earlier runs included (0: no cap)")
       ->check(CLI::NonNegativeNumber);

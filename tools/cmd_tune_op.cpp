@@ -29,7 +29,7 @@
 #include "tools/commands.h"
 #include "tools/duration.h"
 #include "tools/tune_session.h"
-#include "tuning_logs/sqlite_database.h"
+#include "tuning_logs/open_database.h"
 #include "tuning_logs/workload_entry.h"
 
 namespace kiln::cli {
@@ -101,7 +101,7 @@ void run(const Args& a) {
   ops::Workload w = ops::parse_workload(a.workload);
   PrimFunc f = ops::build_workload(w);
   tuning::WorkloadEntry entry = tuning::workload_entry(f, w.op, w.str(), ops::workload_flops(w));
-  auto db = tuning::open_sqlite_database(a.db);
+  auto db = tuning::open_database(a.db);
 
   search::TuneOptions o;
   o.target = Target::parse(a.target);
@@ -133,7 +133,7 @@ void run(const Args& a) {
   }
   std::cerr << "kiln: tuning " << w.str() << " (" << entry.key << ") for '" << o.target.str() << "': " << a.trials
             << " trials, " << a.strategy << " search"
-            << (a.strategy == "random" ? "" : " with cost model " + a.cost_model) << ", into " << a.db << "\n";
+            << (a.strategy == "random" ? "" : " with cost model " + a.cost_model) << ", into " << tuning::database_name(a.db) << "\n";
   search::TuneResult r;
   {
     StopOnInterrupt interrupt;
@@ -146,7 +146,7 @@ void run(const Args& a) {
                    interrupt.stop());
   }
   if (terminal && r.last.round > 0 && r.last.final_measured == 0) std::cerr << "\n";
-  if (r.stopped) std::cerr << "kiln: stopped; every measured batch is in " << a.db << "\n";
+  if (r.stopped) std::cerr << "kiln: stopped; every measured batch is in " << tuning::database_name(a.db) << "\n";
 
   nlohmann::json out = {{"workload", w.str()},         {"workload_key", entry.key},
                         {"target", o.target.str()},    {"trials_done", r.last.trials_done},
@@ -162,7 +162,7 @@ void run(const Args& a) {
       std::cout << " over " << r.best->final_secs.size() << " final repeats; " << std::setprecision(1)
                 << tuning_gflops << " GFLOP/s when tuned";
     std::cout << "), record " << r.best->id << " of " << r.last.trials_done << " trials\n";
-    std::cout << "reproduce: kiln bench-op " << w.str() << " --db " << a.db << " --target '" << o.target.str()
+    std::cout << "reproduce: kiln bench-op " << w.str() << " --db " << tuning::database_name(a.db) << " --target '" << o.target.str()
               << "'\n";
     out["best_gflops"] = gflops;
     out["best_median_ms"] = ms;
@@ -181,7 +181,7 @@ void add_tune_op(CLI::App& app) {
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("tune-op", "tune one workload's schedule into a tuning database");
   cmd->add_option("workload", a->workload, "OP:key=value,... (see docs/workloads.md)")->required();
-  cmd->add_option("--db", a->db, "the tuning database (created if missing)")->required();
+  cmd->add_option("--db", a->db, "the tuning database: a SQLite file (created if missing) or a postgresql:// URL")->required();
   cmd->add_option("--trials", a->trials, "trials the workload should have on this target, earlier runs included")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--time-budget", a->time_budget, "stop after this long: 90s, 10m, 1h");

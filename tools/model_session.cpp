@@ -8,7 +8,7 @@
 #include "tir/analysis/workload_key.h"
 #include "tir/schedule/schedule.h"
 #include "tuning_logs/best.h"
-#include "tuning_logs/sqlite_database.h"
+#include "tuning_logs/open_database.h"
 
 namespace kiln {
 
@@ -36,7 +36,7 @@ ModelProgram prepare_model(const std::string& path, const std::string& input_sha
 std::vector<PrimFunc> schedule_tasks(const ModelProgram& m, const std::string& db_path, const Target& target) {
   std::vector<PrimFunc> out;
   std::unique_ptr<tuning::Database> db;
-  if (!db_path.empty()) db = tuning::open_sqlite_database(db_path, tuning::OpenMode::kExisting);
+  if (!db_path.empty()) db = tuning::open_database(db_path, tuning::OpenMode::kExisting);
   std::vector<std::string> untuned;
   for (size_t t = 0; t < m.tasks.size(); ++t) {
     const graph::Task& task = m.tasks[t];
@@ -51,13 +51,13 @@ std::vector<PrimFunc> schedule_tasks(const ModelProgram& m, const std::string& d
     try {
       out.push_back(apply_trace(Trace::parse(best->trace_json), canonical_workload(task.func)).func());
     } catch (const Error& e) {
-      KILN_USER_ERROR() << db_path << ": record " << best->id << ", the best for task " << t << " (" << task.name
+      KILN_USER_ERROR() << tuning::database_name(db_path) << ": record " << best->id << ", the best for task " << t << " (" << task.name
                         << ", workload " << task.key << "), holds a trace that does not apply: " << e.what();
     }
   }
   if (!untuned.empty()) {
     std::cerr << "kiln: warning: " << untuned.size() << " of " << m.tasks.size() << " tasks have no tuned record"
-              << (db_path.empty() ? "" : " in " + db_path) << " for '" << target.str()
+              << (db_path.empty() ? "" : " in " + tuning::database_name(db_path)) << " for '" << target.str()
               << "' and run their default program:";
     for (const std::string& u : untuned) std::cerr << " " << u << (&u == &untuned.back() ? "" : ",");
     std::cerr << "\n";

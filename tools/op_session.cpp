@@ -10,20 +10,20 @@
 #include "tir/analysis/workload_key.h"
 #include "tir/schedule/schedule.h"
 #include "tuning_logs/best.h"
-#include "tuning_logs/sqlite_database.h"
+#include "tuning_logs/open_database.h"
 #include "tuning_logs/workload_entry.h"
 
 namespace kiln {
 
 std::optional<StoredTrace> best_trace(const std::string& db_path, const PrimFunc& func, const Target& target) {
-  auto db = tuning::open_sqlite_database(db_path, tuning::OpenMode::kExisting);
+  auto db = tuning::open_database(db_path, tuning::OpenMode::kExisting);
   std::optional<tuning::TuningRecord> best = tuning::best_record(*db, func, target.str());
   if (!best) {
-    std::cerr << "kiln: warning: " << db_path << ": " << tuning::no_record_message(*db, func, target.str())
+    std::cerr << "kiln: warning: " << tuning::database_name(db_path) << ": " << tuning::no_record_message(*db, func, target.str())
               << "; using the default schedule\n";
     return std::nullopt;
   }
-  std::string origin = db_path + ": record " + std::to_string(best->id) + " (workload " + best->workload_key +
+  std::string origin = tuning::database_name(db_path) + ": record " + std::to_string(best->id) + " (workload " + best->workload_key +
                        ", target '" + best->target + "')";
   try {
     return StoredTrace{Trace::parse(best->trace_json), origin};
@@ -86,13 +86,13 @@ NamedProgram prepare_workload_or_key(const std::string& workload, const Target& 
 }
 
 PrimFunc stored_workload(const std::string& db_path, const std::string& key) {
-  auto db = tuning::open_sqlite_database(db_path, tuning::OpenMode::kExisting);
+  auto db = tuning::open_database(db_path, tuning::OpenMode::kExisting);
   std::optional<tuning::WorkloadEntry> entry = db->workload(key);
-  if (!entry) KILN_USER_ERROR() << db_path << " holds no workload " << key << " (kiln db list shows what it holds)";
+  if (!entry) KILN_USER_ERROR() << tuning::database_name(db_path) << " holds no workload " << key << " (kiln db list shows what it holds)";
   try {
     return tuning::read_workload_ir(entry->ir_json);
   } catch (const Error& e) {
-    KILN_USER_ERROR() << db_path << ": workload " << key << ": " << e.what();
+    KILN_USER_ERROR() << tuning::database_name(db_path) << ": workload " << key << ": " << e.what();
   }
 }
 

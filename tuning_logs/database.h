@@ -27,6 +27,14 @@ struct WorkloadBest {
   double secs = 0;
 };
 
+// How a database is opened: a tuning job creates one, commands that read
+// (kiln db stats, bench-op --db) require it, so that a mistyped name is an
+// error and not a new, empty database.
+enum class OpenMode {
+  kCreate,    // create the file, or the schema on a server, if missing
+  kExisting,  // it must exist
+};
+
 class Database {
  public:
   virtual ~Database() = default;

@@ -1,6 +1,7 @@
 #include "tuning_logs/record.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 
 namespace kiln::tuning {
@@ -24,5 +25,13 @@ double median_of(std::vector<double> v) {
 double TuningRecord::median_secs() const { return median_of(run_secs); }
 
 double TuningRecord::rank_secs() const { return final_secs.empty() ? median_secs() : median_of(final_secs); }
+
+std::string trace_hash(const std::string& trace_json) {
+  uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  for (char c : trace_json) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
 
 }  // namespace kiln::tuning

@@ -49,4 +49,8 @@ struct TuningRecord {
   double rank_secs() const;
 };
 
+// A short hash of a trace's JSON (FNV-1a, 16 hex digits): how a database
+// finds a trace's duplicates through an index without indexing whole traces.
+std::string trace_hash(const std::string& trace_json);
+
 }  // namespace kiln::tuning

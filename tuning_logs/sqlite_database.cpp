@@ -1,12 +1,11 @@
 #include "tuning_logs/sqlite_database.h"
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/json.h"
-#include "core/structural.h"
 #include "tir/analysis/workload_key.h"
+#include "tuning_logs/record_sql.h"
 #include "tuning_logs/sqlite_schema.h"
 #include "tuning_logs/sqlite_statement.h"
 #include "tuning_logs/workload_entry.h"
@@ -16,35 +15,6 @@ namespace {
 
 // PRAGMA application_id of every kiln tuning database: "KILN".
 constexpr int64_t kApplicationId = 0x4B494C4E;
-
-constexpr const char* kRecordColumns =
-    "workload_key, target, device_key, cpu_model, trace_json, run_secs, build_ms, error_kind, error_message, "
-    "feature_version, kiln_version, created_at, final_secs";
-
-// How valid records rank, best first: those timed again at the end of a
-// job (its shortlist, timed together) by that, then the rest by their
-// median (docs/tuning_database.md).
-constexpr const char* kRankOrder = "final_secs IS NULL, rank_secs, id";
-
-// Whether two IR JSON documents hold the same function: byte-equal, or
-// structurally equal (names are hints). Unreadable JSON differs from anything.
-bool same_computation(const std::string& a, const std::string& b) {
-  if (a == b) return true;
-  try {
-    return structural_equal(load_json(a), load_json(b));
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
-// Finds a trace's duplicates through an index without indexing whole traces.
-std::string trace_hash(const std::string& trace) {
-  uint64_t h = 1469598103934665603ULL;  // FNV-1a
-  for (char c : trace) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
 
 int64_t pragma(SqliteConnection& c, const std::string& name) {
   SqliteStatement s(c, "PRAGMA " + name);

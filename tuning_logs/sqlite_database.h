@@ -17,11 +17,6 @@
 
 namespace kiln::tuning {
 
-enum class OpenMode {
-  kCreate,    // create the file if missing
-  kExisting,  // the file must exist
-};
-
 // Opens (or creates) the database at `path`. Throws kiln::Error naming the
 // file when it is not a kiln tuning database, is corrupt, or has a schema
 // newer than kSchemaVersion; the file is left as it was.

@@ -1,6 +1,7 @@
 #include "tuning_logs/workload_entry.h"
 
 #include "core/json.h"
+#include "core/structural.h"
 #include "tir/analysis/verify.h"
 #include "tir/analysis/workload_key.h"
 
@@ -14,6 +15,15 @@ PrimFunc read_workload_ir(const std::string& ir_json) {
   PrimFunc f = load_json_as<PrimFunc>(ir_json);
   verify(f);
   return f;
+}
+
+bool same_computation(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  try {
+    return structural_equal(load_json(a), load_json(b));
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
 Rekeyed rekey_workload(const std::string& ir_json) {

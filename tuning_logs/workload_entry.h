@@ -16,6 +16,12 @@ WorkloadEntry workload_entry(const PrimFunc& f, std::string op, std::string shap
 // kiln::Error saying what is wrong.
 PrimFunc read_workload_ir(const std::string& ir_json);
 
+// Whether two IR JSON documents hold the same function: byte-equal, or
+// structurally equal (names are hints). Unreadable JSON differs from
+// anything. What a database checks before it lets a new workload share a
+// key with the one it holds.
+bool same_computation(const std::string& a, const std::string& b);
+
 // The key and canonical JSON this kiln gives a stored IR JSON: what a file
 // keyed by an older scheme migrates to.
 Rekeyed rekey_workload(const std::string& ir_json);

@@ -13,6 +13,7 @@
 #include "tir/analysis/workload_key.h"
 #include "tuning_logs/sqlite_database.h"
 #include "tuning_logs/workload_entry.h"
+#include "support/postgres.h"
 #include "support/scratch.h"
 
 namespace kiln::testing {
@@ -205,6 +206,57 @@ TEST(DbCli, BadFilesExitTwoAndStayAsTheyWere) {
   EXPECT_NE(r.out.find(bad + ":1:"), std::string::npos) << r.out;
   EXPECT_EQ(kiln("db export " + db).out, before);
   EXPECT_EQ(kiln("db stats " + temp("missing.db")).code, 2);
+}
+
+// The password inside a test server's URL.
+std::string password_of(const std::string& url) {
+  const size_t colon = url.find(':', std::string("postgresql://").size());
+  return url.substr(colon + 1, url.find('@') - colon - 1);
+}
+
+TEST(DbCli, EveryCommandWorksOnAServerAndNeverPrintsItsPassword) {
+  const std::string file = sample_db("to-server");
+  const std::string url = fresh_postgres_database("cli");
+  const std::string password = password_of(url);
+  ASSERT_GE(password.size(), 8u);
+  std::vector<CliRun> runs;
+  auto run = [&](const std::string& cmd) {
+    runs.push_back(kiln(cmd));
+    EXPECT_EQ(runs.back().out.find(password), std::string::npos) << cmd << " printed the password\n" << runs.back().out;
+    return runs.back();
+  };
+  EXPECT_EQ(run("db stats " + url).code, 2) << "an empty server database is not opened as a tuning database";
+  CliRun m = run("db merge " + url + " " + file + " --json");
+  ASSERT_EQ(m.code, 0) << m.out;
+  EXPECT_EQ(nlohmann::json::parse(last_line(m.out))["added"], 2);
+  CliRun st = run("db stats " + url + " --json");
+  ASSERT_EQ(st.code, 0) << st.out;
+  nlohmann::json stats = nlohmann::json::parse(last_line(st.out));
+  EXPECT_EQ(stats["records"], 2);
+  EXPECT_NE(stats["file"].get<std::string>().find(":***@"), std::string::npos) << st.out;
+  EXPECT_EQ(run("db export " + url).out, kiln("db export " + file).out);
+  EXPECT_EQ(nlohmann::json::parse(last_line(run("db best " + url + " " + kWorkload + " --json").out)).size(), 1u);
+  EXPECT_EQ(run("db list " + url).code, 0);
+  EXPECT_EQ(run("bench-op " + kWorkload + " --db " + url + " --repeat 1").code, 0);
+  // And back into a file.
+  const std::string back = temp("from-server.db");
+  EXPECT_EQ(nlohmann::json::parse(last_line(run("db merge " + back + " " + url + " --json").out))["added"], 2);
+  EXPECT_EQ(kiln("db export " + back).out, kiln("db export " + file).out);
+  // A tuning job writes to the server and resumes from it.
+  const std::string tune = "tune-op matmul:M=16,N=16,K=16 --batch-size 4 --repeat 2 --final-top 0 --json --db " + url;
+  CliRun t = run(tune + " --trials 4");
+  ASSERT_EQ(t.code, 0) << t.out;
+  CliRun again = run(tune + " --trials 8");
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_EQ(nlohmann::json::parse(last_line(again.out))["trials_done"], 8);
+  EXPECT_EQ(nlohmann::json::parse(last_line(again.out))["measured_now"], 4) << "the first 4 came from the server";
+  // A wrong password: exit 2, the URL named without it.
+  std::string wrong = url;
+  wrong.replace(wrong.find(password), password.size(), "wrong-password-0815");
+  CliRun w = kiln("db stats " + wrong);
+  EXPECT_EQ(w.code, 2) << w.out;
+  EXPECT_NE(w.out.find(":***@127.0.0.1"), std::string::npos) << w.out;
+  EXPECT_EQ(w.out.find("wrong-password-0815"), std::string::npos) << w.out;
 }
 
 }  // namespace

@@ -1,11 +1,22 @@
 #include "tuning_logs/fixtures.h"
 
+#include "support/postgres.h"
+#include "support/scratch.h"
+
 #include <nlohmann/json.hpp>
 
 #include "ops/workload.h"
 #include "tuning_logs/workload_entry.h"
 
 namespace kiln::tuning {
+
+std::string fresh_database(const std::string& backend, const std::string& name) {
+  if (backend == "sqlite") return testing::scratch_path(name + ".db");
+  return testing::fresh_postgres_database(name);
+}
+
+std::string backend_name(const ::testing::TestParamInfo<std::string>& p) { return p.param; }
+
 
 WorkloadEntry test_workload(int m) {
   ops::Workload w = ops::parse_workload("matmul:M=" + std::to_string(m) + ",N=8,K=8");
