@@ -88,10 +88,41 @@ void check(const PgConnection& c, const State& s) {
 }
 
 void set_meta(PgConnection& c, const std::string& name, const std::string& value) {
-  c.exec("INSERT INTO meta(name, value) VALUES($1, $2) ON CONFLICT(name) DO UPDATE SET value = $2", {name, value});
+  c.exec("INSERT INTO kiln.meta(name, value) VALUES($1, $2) ON CONFLICT(name) DO UPDATE SET value = $2", {name, value});
+}
+
+int meta_version(PgConnection& c, const std::string& name) {
+  PgResult q = c.exec("SELECT value FROM kiln.meta WHERE name = $1", {name});
+  return q.rows() ? std::stoi(q.text(0, 0)) : 0;
 }
 
 }  // namespace
+
+void migrate_pg_part(PgConnection& c, const std::string& version_name, const std::vector<const char*>& steps) {
+  const int target = static_cast<int>(steps.size());
+  auto check_version = [&](int v) {
+    if (v > target)
+      KILN_USER_ERROR() << c.name() << " has " << version_name << " " << v << ", newer than this kiln's " << target
+                        << ": use a newer kiln";
+  };
+  int v = meta_version(c, version_name);
+  check_version(v);
+  if (v == target) return;
+  c.transaction([&] {
+    c.exec("SELECT pg_advisory_xact_lock(" + pg_text(kMigrationLock) + ")");
+    v = meta_version(c, version_name);  // another process may have done it meanwhile
+    check_version(v);
+    for (int i = v; i < target; ++i) {
+      try {
+        c.exec(steps[static_cast<size_t>(i)]);
+      } catch (const Error& e) {
+        KILN_USER_ERROR() << c.name() << ": migrating " << version_name << " from " << i << " to " << i + 1
+                          << " failed, the database is unchanged: " << e.what();
+      }
+    }
+    set_meta(c, version_name, std::to_string(target));
+  });
+}
 
 void prepare_pg_schema(PgConnection& c, bool create) {
   State s = read_state(c);

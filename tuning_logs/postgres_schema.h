@@ -10,6 +10,8 @@
 // open a new database at once: an advisory lock lets one of them migrate.
 #pragma once
 
+#include <vector>
+
 #include "tuning_logs/pg_connection.h"
 
 namespace kiln::tuning {
@@ -24,5 +26,12 @@ constexpr int kPgSchemaVersion = 1;
 // workload keys of another scheme; nothing is changed then. Leaves the
 // connection's search_path at "kiln".
 void prepare_pg_schema(PgConnection& c, bool create);
+
+// Another part of kiln's schema with its own versions (the farm's job
+// queue, farm/farm_schema.h): brings it to steps.size() the same way, its
+// version kept in the meta row `version_name`. Call after
+// prepare_pg_schema. Throws kiln::Error naming the database when it holds
+// a newer version.
+void migrate_pg_part(PgConnection& c, const std::string& version_name, const std::vector<const char*>& steps);
 
 }  // namespace kiln::tuning

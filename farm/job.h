@@ -1,0 +1,60 @@
+// A tuning job as the farm keeps it: what to tune (JobSpec, written by
+// `kiln job submit`), and where it stands (Job, a row of the queue).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tuning_logs/record.h"
+
+namespace kiln::farm {
+
+struct JobSpec {
+  // What is tuned: each task's workload with its IR (an operator's, or a
+  // model's fused subgraphs), so that a daemon anywhere tunes exactly what
+  // the submitter meant without reading its files.
+  std::vector<tuning::WorkloadEntry> tasks;
+  std::string name;        // what people read: the workload string or the model file
+  std::string target;      // canonical target string
+  std::string device_key;  // the runners that measure it
+  int64_t trials = 64;     // per task, earlier runs included (the tuner's TuneOptions::trials)
+  double time_budget_s = 0;  // the whole job; 0: none
+  int priority = 0;          // higher first
+  std::string strategy = "evolutionary";
+  std::string cost_model = "xgb";
+  uint64_t seed = 1;
+  int batch_size = 64;
+  int repeat = 5;
+  int final_top = 5;
+
+  nlohmann::json to_json() const;
+  // Throws kiln::Error naming what is missing or malformed.
+  static JobSpec from_json(const nlohmann::json& j);
+};
+
+enum class JobState { kQueued, kRunning, kDone, kFailed, kCancelled };
+const char* job_state_name(JobState s);
+JobState parse_job_state(const std::string& s);
+
+struct Job {
+  int64_t id = 0;
+  std::string owner;
+  std::string name;
+  std::string device_key;
+  int priority = 0;
+  JobState state = JobState::kQueued;
+  std::string daemon;  // the daemon holding it, while running
+  int attempts = 0;    // claims: more than one means a daemon took it up again
+  bool cancel_requested = false;
+  nlohmann::json progress;  // the tuner's last progress (TuneProgress as JSON)
+  std::string message;      // why it ended, or what it waits for
+  double created_at = 0, started_at = 0, finished_at = 0;  // unix seconds; 0: not yet
+  JobSpec spec;
+
+  bool finished() const { return state == JobState::kDone || state == JobState::kFailed || state == JobState::kCancelled; }
+  nlohmann::json to_json() const;
+};
+
+}  // namespace kiln::farm
