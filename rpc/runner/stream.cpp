@@ -59,7 +59,8 @@ DeviceInfo runner_info(proto::Runner::Stub& stub, const std::string& address, co
 }
 
 grpc::Status measure_stream(proto::Runner::Stub& stub, const std::string& token, const MeasureBatch& batch,
-                            const std::vector<size_t>& which, const std::function<void(size_t, MeasureResult)>& got) {
+                            const std::vector<size_t>& which, const std::function<void(size_t, MeasureResult)>& got,
+                            const std::function<void(grpc::ClientContext&)>& started) {
   MeasureBatch subset;
   subset.timing = batch.timing;
   subset.references = batch.references;
@@ -71,6 +72,7 @@ grpc::Status measure_stream(proto::Runner::Stub& stub, const std::string& token,
   grpc::ClientContext ctx;
   authorize(ctx, token);
   std::unique_ptr<grpc::ClientReader<proto::MeasureResult>> reader = stub.Measure(&ctx, req);
+  if (started) started(ctx);
   proto::MeasureResult r;
   while (reader->Read(&r)) {
     MeasureResult m = from_proto(r);

@@ -22,8 +22,12 @@ DeviceInfo runner_info(proto::Runner::Stub& stub, const std::string& address, co
 // Sends batch.candidates[i] for each i in `which` (on the wire, candidate
 // id i) and calls got(i, result) for each result as it arrives, the
 // result's id restored to the caller's. Returns the stream's final status.
+// `started`, when given, is called with the call's context once the call
+// is made: another thread may TryCancel() it until measure_stream returns
+// (a runner that stopped answering without failing, farm/farm_runner.h).
 grpc::Status measure_stream(proto::Runner::Stub& stub, const std::string& token, const MeasureBatch& batch,
-                            const std::vector<size_t>& which, const std::function<void(size_t, MeasureResult)>& got);
+                            const std::vector<size_t>& which, const std::function<void(size_t, MeasureResult)>& got,
+                            const std::function<void(grpc::ClientContext&)>& started = {});
 
 // "runner at ADDR refused the request: UNAUTHENTICATED: ..."
 std::string describe_failure(const std::string& address, const grpc::Status& s);
