@@ -19,6 +19,7 @@
 #include "tools/commands.h"
 #include "tools/duration.h"
 #include "tools/model_session.h"
+#include "search/strategy_by_name.h"
 #include "tools/tune_session.h"
 #include "tuning_logs/open_database.h"
 #include "tuning_logs/workload_entry.h"
@@ -90,7 +91,7 @@ void run(const Args& a) {
     StopOnInterrupt interrupt;
     r = search::tune_tasks(
         tasks, o, {*db, builder, *runner},
-        [&](size_t) { return make_strategy(a.strategy, a.cost_model, a.seed, search_threads); },
+        [&](size_t) { return search::make_strategy(a.strategy, a.cost_model, a.seed, search_threads); },
         [&](const search::SchedulerProgress& p) {
           const search::TaskState& s = (*p.tasks)[p.task];
           std::cerr << std::fixed << std::setprecision(2) << "round " << p.round << ": task " << p.task << " ("

@@ -28,6 +28,7 @@
 #include "search/tuner.h"
 #include "tools/commands.h"
 #include "tools/duration.h"
+#include "search/strategy_by_name.h"
 #include "tools/tune_session.h"
 #include "tuning_logs/open_database.h"
 #include "tuning_logs/workload_entry.h"
@@ -123,7 +124,7 @@ void run(const Args& a) {
   o.timing.slow_factor = a.slow_factor;
   // The search runs between batches, on the machine's cores.
   const int search_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  std::unique_ptr<search::SearchStrategy> strategy = make_strategy(a.strategy, a.cost_model, a.seed, search_threads);
+  std::unique_ptr<search::SearchStrategy> strategy = search::make_strategy(a.strategy, a.cost_model, a.seed, search_threads);
 
   const bool terminal = isatty(STDERR_FILENO);
   std::ofstream curve;

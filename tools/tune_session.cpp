@@ -4,12 +4,6 @@
 #include <iomanip>
 #include <sstream>
 
-#include "costmodel/cost_model.h"
-#include "costmodel/features.h"
-#include "costmodel/random_model.h"
-#include "costmodel/xgb_model.h"
-#include "search/evolutionary.h"
-
 namespace kiln::cli {
 namespace {
 
@@ -20,23 +14,7 @@ extern "C" void on_interrupt(int) {
   std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends it at once
 }
 
-std::unique_ptr<costmodel::CostModel> make_model(const std::string& which, uint64_t seed, int threads) {
-  if (which == "random") return costmodel::make_random_model(seed);
-  if (which == "xgb")
-    return costmodel::make_xgb_model({.feature_version = costmodel::kFeatureVersion,
-                                      .feature_length = costmodel::kFeatureLength,
-                                      .nthread = threads,
-                                      .seed = seed});
-  return costmodel::load_cost_model(which, costmodel::kFeatureVersion);
-}
-
 }  // namespace
-
-std::unique_ptr<search::SearchStrategy> make_strategy(const std::string& strategy, const std::string& cost_model,
-                                                      uint64_t seed, int threads) {
-  if (strategy == "random") return search::make_random_search(threads);
-  return search::make_evolutionary_search(make_model(cost_model, seed, threads), {.threads = threads});
-}
 
 StopOnInterrupt::StopOnInterrupt() {
   g_stop = false;

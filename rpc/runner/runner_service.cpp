@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "rpc/convert.h"
+#include "rpc/grpc_util.h"
 #include "rpc/proto/worker.pb.h"
 #include "rpc/runner/device.h"
 #include "targets/runtime/timing.h"
@@ -18,14 +19,6 @@ namespace kiln::rpc {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Compares without an early exit, so timing says nothing about the token.
-bool same_secret(const std::string& given, const std::string& secret) {
-  unsigned char diff = given.size() == secret.size() ? 0 : 1;
-  for (size_t i = 0; i < secret.size(); ++i)
-    diff |= static_cast<unsigned char>(secret[i] ^ (i < given.size() ? given[i] : 0));
-  return diff == 0;
-}
 
 grpc::Status check_version(uint32_t v) {
   if (v == kProtocolVersion) return grpc::Status::OK;
@@ -80,11 +73,7 @@ RunnerService::~RunnerService() = default;
 
 grpc::Status RunnerService::authenticate(const grpc::ServerContext& ctx) const {
   if (options_.token.empty()) return grpc::Status::OK;
-  auto range = ctx.client_metadata().equal_range("authorization");
-  for (auto it = range.first; it != range.second; ++it) {
-    std::string value(it->second.data(), it->second.size());
-    if (same_secret(value, "Bearer " + options_.token)) return grpc::Status::OK;
-  }
+  if (same_secret(presented_token(ctx), options_.token)) return grpc::Status::OK;
   return {grpc::StatusCode::UNAUTHENTICATED, "this runner needs a token: the request carried none or a wrong one"};
 }
 

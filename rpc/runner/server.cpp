@@ -1,6 +1,7 @@
 #include "rpc/runner/server.h"
 
 #include "core/error.h"
+#include "rpc/grpc_util.h"
 
 namespace kiln::rpc {
 namespace {
@@ -8,22 +9,7 @@ namespace {
 // Candidates carry their code: allow batches far above gRPC's 4 MB default.
 constexpr int kMaxMessageBytes = 512 << 20;
 
-std::string host_of(const std::string& address) {
-  std::string a = address;
-  if (a.rfind("ipv4:", 0) == 0) a = a.substr(5);
-  if (a.rfind("ipv6:", 0) == 0) a = a.substr(5);
-  if (!a.empty() && a[0] == '[') return a.substr(1, a.find(']') - 1);
-  size_t colon = a.rfind(':');
-  return colon == std::string::npos ? a : a.substr(0, colon);
-}
-
 }  // namespace
-
-bool is_local_address(const std::string& address) {
-  if (address.rfind("unix:", 0) == 0 || address.rfind("unix-abstract:", 0) == 0) return true;
-  std::string host = host_of(address);
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
 
 RunnerServer::RunnerServer(const std::string& address, RunnerOptions options) {
   if (!is_local_address(address) && options.token.empty())

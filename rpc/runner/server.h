@@ -10,12 +10,10 @@
 #include <memory>
 #include <string>
 
+#include "rpc/grpc_util.h"
 #include "rpc/runner/runner_service.h"
 
 namespace kiln::rpc {
-
-// Whether an address is reachable only from this machine.
-bool is_local_address(const std::string& address);
 
 class RunnerServer {
  public:

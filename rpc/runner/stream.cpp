@@ -3,32 +3,13 @@
 #include <chrono>
 
 #include "rpc/convert.h"
+#include "rpc/grpc_util.h"
 #include "core/error.h"
 
 namespace kiln::rpc {
 namespace {
 
 constexpr int kMaxMessageBytes = 512 << 20;
-
-void authorize(grpc::ClientContext& ctx, const std::string& token) {
-  if (!token.empty()) ctx.AddMetadata("authorization", "Bearer " + token);
-}
-
-const char* code_name(grpc::StatusCode c) {
-  switch (c) {
-    case grpc::StatusCode::CANCELLED: return "CANCELLED";
-    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
-    case grpc::StatusCode::FAILED_PRECONDITION: return "FAILED_PRECONDITION";
-    case grpc::StatusCode::UNAUTHENTICATED: return "UNAUTHENTICATED";
-    case grpc::StatusCode::PERMISSION_DENIED: return "PERMISSION_DENIED";
-    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
-    case grpc::StatusCode::UNIMPLEMENTED: return "UNIMPLEMENTED";
-    case grpc::StatusCode::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
-    case grpc::StatusCode::INTERNAL: return "INTERNAL";
-    default: return "UNKNOWN";
-  }
-}
 
 }  // namespace
 
@@ -41,7 +22,7 @@ std::unique_ptr<proto::Runner::Stub> make_runner_stub(const std::string& address
 
 std::string describe_failure(const std::string& address, const grpc::Status& s) {
   std::string what = s.error_code() == grpc::StatusCode::UNAVAILABLE ? "cannot reach runner at " : "runner at ";
-  if (s.error_code() != grpc::StatusCode::UNAVAILABLE) return what + address + " refused the request: " + code_name(s.error_code()) + ": " + s.error_message();
+  if (s.error_code() != grpc::StatusCode::UNAVAILABLE) return what + address + " refused the request: " + status_code_name(s.error_code()) + ": " + s.error_message();
   return what + address + ": " + s.error_message();
 }
 
