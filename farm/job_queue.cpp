@@ -125,6 +125,13 @@ std::vector<Job> JobQueue::list(int limit) {
   return out;
 }
 
+std::map<std::string, int64_t> JobQueue::counts_by_state() {
+  PgResult q = c_.exec("SELECT state, COUNT(*) FROM jobs GROUP BY state");
+  std::map<std::string, int64_t> out;
+  for (int i = 0; i < q.rows(); ++i) out[q.text(i, 0)] = q.integer(i, 1);
+  return out;
+}
+
 std::string JobQueue::waiting_reason(const Job& job, double runner_timeout_s) {
   if (job.state != JobState::kQueued) return "";
   PgResult q = c_.exec(

@@ -14,6 +14,7 @@
 //   if (auto job = q.claim("host-a/1", {.lease_s = 30})) { ...; q.finish(job->id, "host-a/1", JobState::kDone, "ok"); }
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +68,8 @@ class JobQueue {
   std::optional<Job> get(int64_t id);
   // The newest first, at most `limit`.
   std::vector<Job> list(int limit = 100);
+  // Jobs per state ("queued", "running", ...).
+  std::map<std::string, int64_t> counts_by_state();
   // What a queued job waits for, when it waits for a runner: "no runner of
   // key 'K' is live" (kiln farm status shows them); "" otherwise.
   std::string waiting_reason(const Job& job, double runner_timeout_s);

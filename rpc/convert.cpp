@@ -124,6 +124,16 @@ MeasureResult from_proto(const proto::MeasureResult& r) {
   return m;
 }
 
+void to_proto(const DeviceInfo& d, proto::InfoReply* out) {
+  out->set_kiln_version(d.kiln_version);
+  out->set_device_key(d.device_key);
+  out->set_cpu_model(d.cpu_model);
+  out->set_cpu_name(d.cpu_name);
+  for (const std::string& f : d.isa_features) out->add_isa_features(f);
+  out->set_num_cores(d.num_cores);
+  for (const std::string& t : d.targets) out->add_targets(t);
+}
+
 DeviceInfo from_proto(const proto::InfoReply& r) {
   DeviceInfo d;
   d.kiln_version = r.kiln_version();

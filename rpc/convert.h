@@ -24,6 +24,7 @@ TimingConfig from_proto(const proto::TimingConfig& t);
 
 proto::MeasureRequest to_proto(const MeasureBatch& b);
 MeasureResult from_proto(const proto::MeasureResult& r);
+void to_proto(const DeviceInfo& d, proto::InfoReply* out);  // all but protocol_version
 DeviceInfo from_proto(const proto::InfoReply& r);
 
 }  // namespace kiln::rpc

@@ -1,6 +1,9 @@
 // kiln runner [--listen ADDR] [--key KEY] [--token TOKEN] [--device-target T] [--workdir DIR]
+//             [--register DAEMON [--advertise ADDR] [--tls-ca F]]
 //
 // Serves the Runner protocol (docs/measurement.md) until SIGINT or SIGTERM.
+// With --register it announces itself to a farm's kilnd and sends it
+// heartbeats meanwhile (docs/farm.md).
 // Prints the device, then "kiln runner: listening on ADDR" as its last line
 // on stdout: a parent that spawned it (the local runner) waits for that line.
 #include <signal.h>
@@ -12,6 +15,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "farm/announcer.h"
 #include "rpc/runner/server.h"
 #include "tools/commands.h"
 
@@ -24,6 +28,7 @@ struct Args {
   std::string token;
   std::string device_target = "llvm";
   std::string workdir;
+  std::string register_with, advertise, tls_ca;
   int lifeline_fd = -1;
 };
 
@@ -53,6 +58,7 @@ void run(const Args& a) {
     o.workdir = a.workdir;
   }
   const std::string workdir = o.workdir;
+  const std::string token = o.token;
 
   rpc::RunnerServer server(a.listen, std::move(o));
   const rpc::DeviceInfo& d = server.device_info();
@@ -60,6 +66,13 @@ void run(const Args& a) {
             << d.num_cores << " cores, kiln " << d.kiln_version << "\n"
             << "kiln runner: runs target " << d.targets.front() << "\n"
             << "kiln runner: listening on " << server.address() << std::endl;
+
+  std::unique_ptr<farm::Announcer> announcer;
+  if (!a.register_with.empty())
+    announcer = std::make_unique<farm::Announcer>(
+        a.register_with, farm::FarmClientOptions{.token = token, .tls_ca = a.tls_ca},
+        a.advertise.empty() ? server.address() : a.advertise, d,
+        [](const std::string& s) { std::cerr << "kiln runner: " << s << std::endl; });
 
   std::thread waiter([&] {
     int sig = 0;
@@ -69,6 +82,7 @@ void run(const Args& a) {
   });
   server.wait();
   waiter.join();
+  announcer.reset();  // says it leaves
   if (own_workdir) std::filesystem::remove_all(workdir);
 }
 
@@ -86,6 +100,9 @@ void add_runner(CLI::App& app) {
                   "the target whose CPU features this device offers; artifacts needing more are refused")
       ->capture_default_str();
   cmd->add_option("--workdir", a->workdir, "where artifacts and reference outputs go (default: a private temporary one)");
+  cmd->add_option("--register", a->register_with, "announce this runner to the kilnd at this address (docs/farm.md)");
+  cmd->add_option("--advertise", a->advertise, "the address daemons dial this runner at (default: --listen's)");
+  cmd->add_option("--tls-ca", a->tls_ca, "PEM file of the CA that signed the daemon's certificate (TLS)");
   cmd->add_option("--lifeline-fd", a->lifeline_fd)->group("");
   cmd->callback([a] { run(*a); });
 }

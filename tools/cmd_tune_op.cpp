@@ -28,6 +28,7 @@
 #include "search/tuner.h"
 #include "tools/commands.h"
 #include "tools/duration.h"
+#include "search/progress_json.h"
 #include "search/strategy_by_name.h"
 #include "tools/tune_session.h"
 #include "tuning_logs/open_database.h"
@@ -57,15 +58,6 @@ struct Args {
   bool json = false;
   std::string curve;
 };
-
-nlohmann::json progress_json(const search::TuneProgress& p) {
-  return {{"round", p.round},         {"trials", p.trials_done},     {"errors", p.errors},
-          {"screened", p.screened},   {"carried_over", p.carried_over},
-          {"register_designs", p.register_designs},
-          {"best_gflops", p.best_gflops}, {"elapsed_s", p.elapsed_s},  {"propose_s", p.propose_s},
-          {"build_s", p.build_s},     {"measure_s", p.measure_s},    {"update_s", p.update_s},
-          {"failed_draws", p.failed_draws}, {"final_measured", p.final_measured}};
-}
 
 void show_progress(const search::TuneProgress& p, bool terminal) {
   std::ostringstream best;
@@ -142,7 +134,7 @@ void run(const Args& a) {
       search::tune({entry, f}, o, {*db, builder, *runner}, *strategy,
                    [&](const search::TuneProgress& p) {
                      show_progress(p, terminal);
-                     if (curve.is_open() && p.final_measured == 0) curve << progress_json(p).dump() << std::endl;
+                     if (curve.is_open() && p.final_measured == 0) curve << search::progress_json(p).dump() << std::endl;
                    },
                    interrupt.stop());
   }

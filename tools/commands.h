@@ -18,5 +18,7 @@ void add_graph(CLI::App& app);
 void add_compile(CLI::App& app);
 void add_run(CLI::App& app);
 void add_tune(CLI::App& app);
+void add_job(CLI::App& app);
+void add_farm(CLI::App& app);
 
 }  // namespace kiln::cli

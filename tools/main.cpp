@@ -18,13 +18,15 @@ int main(int argc, char** argv) {
   kiln::cli::add_compile(app);
   kiln::cli::add_run(app);
   kiln::cli::add_tune(app);
+  kiln::cli::add_job(app);
+  kiln::cli::add_farm(app);
   auto is_command = [&](const std::string& name) {
     for (const CLI::App* sub : app.get_subcommands({}))
       if (sub->get_name() == name) return true;
     return false;
   };
   if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
-    std::cerr << "kiln: error: unknown command '" << argv[1] << "' (commands: bench-op, print, tune-op, costmodel, graph, runner, db)\n";
+    std::cerr << "kiln: error: unknown command '" << argv[1] << "' (commands: bench-op, print, tune-op, tune, compile, run, costmodel, graph, runner, db, job, farm)\n";
     return 2;
   }
   try {

@@ -81,13 +81,7 @@ grpc::Status RunnerService::Info(grpc::ServerContext* ctx, const proto::InfoRequ
   if (grpc::Status s = authenticate(*ctx); !s.ok()) return s;
   if (grpc::Status s = check_version(req->protocol_version()); !s.ok()) return s;
   reply->set_protocol_version(kProtocolVersion);
-  reply->set_kiln_version(info_.kiln_version);
-  reply->set_device_key(info_.device_key);
-  reply->set_cpu_model(info_.cpu_model);
-  reply->set_cpu_name(info_.cpu_name);
-  for (const std::string& f : info_.isa_features) reply->add_isa_features(f);
-  reply->set_num_cores(info_.num_cores);
-  for (const std::string& t : info_.targets) reply->add_targets(t);
+  to_proto(info_, reply);
   return grpc::Status::OK;
 }
 

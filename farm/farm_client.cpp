@@ -1,0 +1,142 @@
+#include "farm/farm_client.h"
+
+#include <chrono>
+
+#include "core/error.h"
+#include "farm/farm_service.h"
+#include "rpc/convert.h"
+#include "rpc/grpc_util.h"
+
+namespace kiln::farm {
+namespace {
+namespace pb = rpc::proto;
+}  // namespace
+
+FarmClient::FarmClient(const std::string& address, FarmClientOptions o) : address_(address), o_(std::move(o)) {
+  grpc::ChannelArguments args;
+  args.SetMaxSendMessageSize(64 << 20);
+  stub_ = pb::Farm::NewStub(grpc::CreateCustomChannel(address, rpc::channel_credentials(o_.tls_ca), args));
+}
+
+void FarmClient::fail(const grpc::Status& s) const {
+  if (s.error_code() == grpc::StatusCode::UNAVAILABLE)
+    KILN_USER_ERROR() << "cannot reach the daemon at " << address_ << ": " << s.error_message();
+  KILN_USER_ERROR() << "daemon at " << address_ << " refused the request: " << rpc::status_code_name(s.error_code())
+                    << ": " << s.error_message();
+}
+
+void FarmClient::prepare(grpc::ClientContext& ctx) const {
+  rpc::authorize(ctx, o_.token);
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+}
+
+std::pair<double, double> FarmClient::register_runner(const std::string& runner_address, const rpc::DeviceInfo& device) {
+  pb::RegisterRequest req;
+  req.set_protocol_version(kFarmProtocolVersion);
+  req.set_address(runner_address);
+  rpc::to_proto(device, req.mutable_device());
+  pb::RegisterReply reply;
+  grpc::ClientContext ctx;
+  prepare(ctx);
+  if (grpc::Status s = stub_->Register(&ctx, req, &reply); !s.ok()) fail(s);
+  return {reply.heartbeat_s(), reply.timeout_s()};
+}
+
+bool FarmClient::heartbeat(const std::string& runner_address) {
+  pb::HeartbeatRequest req;
+  req.set_protocol_version(kFarmProtocolVersion);
+  req.set_address(runner_address);
+  pb::HeartbeatReply reply;
+  grpc::ClientContext ctx;
+  prepare(ctx);
+  if (grpc::Status s = stub_->Heartbeat(&ctx, req, &reply); !s.ok()) fail(s);
+  return reply.known();
+}
+
+void FarmClient::leave(const std::string& runner_address) {
+  pb::HeartbeatRequest req;
+  req.set_protocol_version(kFarmProtocolVersion);
+  req.set_address(runner_address);
+  pb::HeartbeatReply reply;
+  grpc::ClientContext ctx;
+  prepare(ctx);
+  if (grpc::Status s = stub_->Leave(&ctx, req, &reply); !s.ok()) fail(s);
+}
+
+nlohmann::json FarmClient::submit(const JobSpec& spec) {
+  pb::SubmitRequest req;
+  req.set_protocol_version(kFarmProtocolVersion);
+  req.set_spec_json(spec.to_json().dump());
+  pb::JobReply reply;
+  grpc::ClientContext ctx;
+  prepare(ctx);
+  if (grpc::Status s = stub_->Submit(&ctx, req, &reply); !s.ok()) fail(s);
+  return nlohmann::json::parse(reply.job_json());
+}
+
+nlohmann::json FarmClient::job(int64_t id) {
+  pb::JobRequest req;
+  req.set_protocol_version(kFarmProtocolVersion);
+  req.set_id(id);
+  pb::JobReply reply;
+  grpc::ClientContext ctx;
+  prepare(ctx);
+  if (grpc::Status s = stub_->GetJob(&ctx, req, &reply); !s.ok()) fail(s);
+  return nlohmann::json::parse(reply.job_json());
+}
+
+std::vector<nlohmann::json> FarmClient::jobs(int limit) {
+  pb::ListJobsRequest req;
+  req.set_protocol_version(kFarmProtocolVersion);
+  req.set_limit(limit);
+  pb::ListJobsReply reply;
+  grpc::ClientContext ctx;
+  prepare(ctx);
+  if (grpc::Status s = stub_->ListJobs(&ctx, req, &reply); !s.ok()) fail(s);
+  std::vector<nlohmann::json> out;
+  for (const std::string& j : reply.job_json()) out.push_back(nlohmann::json::parse(j));
+  return out;
+}
+
+nlohmann::json FarmClient::cancel(int64_t id) {
+  pb::JobRequest req;
+  req.set_protocol_version(kFarmProtocolVersion);
+  req.set_id(id);
+  pb::JobReply reply;
+  grpc::ClientContext ctx;
+  prepare(ctx);
+  if (grpc::Status s = stub_->Cancel(&ctx, req, &reply); !s.ok()) fail(s);
+  return nlohmann::json::parse(reply.job_json());
+}
+
+nlohmann::json FarmClient::logs(int64_t id, int64_t after, bool follow,
+                                const std::function<void(double, const std::string&)>& on_line) {
+  pb::LogsRequest req;
+  req.set_protocol_version(kFarmProtocolVersion);
+  req.set_id(id);
+  req.set_after(after);
+  req.set_follow(follow);
+  grpc::ClientContext ctx;
+  rpc::authorize(ctx, o_.token);  // no deadline: a followed job may run for hours
+  std::unique_ptr<grpc::ClientReader<pb::LogLine>> reader = stub_->Logs(&ctx, req);
+  pb::LogLine line;
+  nlohmann::json last;
+  while (reader->Read(&line)) {
+    if (!line.final_job_json().empty()) last = nlohmann::json::parse(line.final_job_json());
+    else if (on_line) on_line(line.at(), line.line());
+  }
+  if (grpc::Status s = reader->Finish(); !s.ok()) fail(s);
+  return last;
+}
+
+nlohmann::json FarmClient::status() {
+  pb::StatusRequest req;
+  req.set_protocol_version(kFarmProtocolVersion);
+  pb::StatusReply reply;
+  grpc::ClientContext ctx;
+  prepare(ctx);
+  if (grpc::Status s = stub_->Status(&ctx, req, &reply); !s.ok()) fail(s);
+  return {{"runners", nlohmann::json::parse(reply.runners_json())}, {"jobs", nlohmann::json::parse(reply.jobs_json())}};
+}
+
+}  // namespace kiln::farm

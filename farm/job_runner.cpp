@@ -1,0 +1,190 @@
+#include "farm/job_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <iomanip>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "core/error.h"
+#include "farm/farm_runner.h"
+#include "farm/job_queue.h"
+#include "rpc/builder.h"
+#include "search/progress_json.h"
+#include "search/strategy_by_name.h"
+#include "search/tuner.h"
+#include "tuning_logs/postgres_database.h"
+#include "tuning_logs/workload_entry.h"
+
+namespace kiln::farm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Renews the lease every lease/3 seconds on its own connection until
+// stopped; sets `stop` when the lease is lost or cancellation is asked for.
+class LeaseKeeper {
+ public:
+  LeaseKeeper(const Job& job, const JobRunnerOptions& o, std::atomic<bool>& stop) : stop_(stop) {
+    thread_ = std::thread([this, id = job.id, o] {
+      JobQueue q(o.db_url);
+      std::unique_lock<std::mutex> lock(mu_);
+      while (!done_) {
+        cv_.wait_for(lock, std::chrono::duration<double>(o.lease_s / 3));
+        if (done_) break;
+        bool mine = false;
+        try {
+          mine = q.renew(id, o.daemon, o.lease_s);
+        } catch (const Error&) {
+          mine = true;  // the server is unreachable for a moment: the lease may still hold
+        }
+        if (!mine) {
+          lost_or_cancelled_ = true;
+          stop_ = true;
+        }
+      }
+    });
+  }
+  ~LeaseKeeper() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  bool lost_or_cancelled() const { return lost_or_cancelled_; }
+
+ private:
+  std::atomic<bool>& stop_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::atomic<bool> lost_or_cancelled_{false};
+  std::thread thread_;
+};
+
+std::string progress_line(size_t task, size_t tasks, const std::string& shape, const search::TuneProgress& p) {
+  std::ostringstream os;
+  os << "task " << task + 1 << "/" << tasks << " " << shape << ": ";
+  if (p.final_measured > 0) {
+    os << "final measurement: " << p.final_measured << " of the best records timed again, best " << std::fixed
+       << std::setprecision(1) << p.best_gflops << " GFLOP/s";
+    return os.str();
+  }
+  os << "round " << p.round << ": " << p.trials_done << "/" << p.trials_total << " trials, best " << std::fixed
+     << std::setprecision(1) << p.best_gflops << " GFLOP/s, " << p.errors << " errors, elapsed "
+     << std::setprecision(0) << p.elapsed_s << " s";
+  if (p.eta_s > 0) os << ", ETA " << p.eta_s << " s";
+  return os.str();
+}
+
+}  // namespace
+
+JobOutcome run_job(const Job& job, const JobRunnerOptions& o, const std::atomic<bool>& shutdown) {
+  JobOutcome out;
+  std::atomic<bool> stop{false};
+  std::unique_ptr<JobQueue> q;
+  try {
+    q = std::make_unique<JobQueue>(o.db_url);
+  } catch (const Error& e) {
+    return {JobState::kFailed, e.what(), false, false};
+  }
+  auto log = [&](const std::string& line) {
+    try {
+      q->log(job.id, line);
+    } catch (const Error&) {
+    }
+  };
+  // Stop when the daemon stops, too.
+  std::thread watch_shutdown([&] {
+    while (!stop && !shutdown) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (shutdown) stop = true;
+  });
+  LeaseKeeper lease(job, o, stop);
+  try {
+    log("claimed by " + o.daemon + (job.attempts > 1 ? " (attempt " + std::to_string(job.attempts) + ", resuming)" : ""));
+    const JobSpec& s = job.spec;
+    auto db = tuning::open_postgres_database(o.db_url);
+    RunnerRegistry registry(o.db_url);
+    FarmRunner runner(registry, {.device_key = s.device_key,
+                                 .token = o.runner_token,
+                                 .runner_timeout_s = o.runner_timeout_s,
+                                 .job = job.id,
+                                 .on_wait = log,
+                                 .stop = &stop});
+    const Target target = Target::parse(s.target);
+    rpc::Builder builder({.workers = o.build_workers > 0 ? o.build_workers : std::max(1, target.num_cores())});
+    const int search_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    const auto start = Clock::now();
+    double best_gflops = 0;
+    int64_t trials = 0;
+    for (size_t t = 0; t < s.tasks.size() && !stop; ++t) {
+      const tuning::WorkloadEntry& entry = s.tasks[t];
+      db->add_workload(entry);
+      search::TuneOptions opt;
+      opt.target = target;
+      opt.trials = s.trials;
+      opt.batch_size = s.batch_size;
+      opt.seed = s.seed;
+      opt.final_top = s.final_top;
+      opt.timing.repeat = s.repeat;
+      if (s.time_budget_s > 0) {
+        const double left = s.time_budget_s - std::chrono::duration<double>(Clock::now() - start).count();
+        if (left <= 0) break;
+        opt.time_budget_s = left;
+      }
+      std::unique_ptr<search::SearchStrategy> strategy = search::make_strategy(s.strategy, s.cost_model, s.seed, search_threads);
+      search::TuneResult r = search::tune({entry, tuning::read_workload_ir(entry.ir_json)}, opt, {*db, builder, runner},
+                                          *strategy,
+                                          [&](const search::TuneProgress& p) {
+                                            log(progress_line(t, s.tasks.size(), entry.shape, p));
+                                            nlohmann::json j = search::progress_json(p);
+                                            j["task"] = t + 1;
+                                            j["tasks"] = s.tasks.size();
+                                            try {
+                                              q->set_progress(job.id, o.daemon, j);
+                                            } catch (const Error&) {
+                                            }
+                                          },
+                                          &stop);
+      trials += r.last.trials_done;
+      best_gflops = std::max(best_gflops, r.last.best_gflops);
+    }
+    std::ostringstream summary;
+    summary << trials << " trials over " << s.tasks.size() << " task(s)";
+    if (s.tasks.size() == 1 && best_gflops > 0) summary << ", best " << std::fixed << std::setprecision(1) << best_gflops << " GFLOP/s";
+    if (runner.resent() > 0) summary << "; " << runner.resent() << " candidate(s) measured again after their runner was lost";
+    out.message = summary.str();
+  } catch (const std::exception& e) {
+    if (!stop) {  // a stop ends a wait for runners with an error too: that is no failure
+      out.state = JobState::kFailed;
+      out.message = e.what();
+    }
+  }
+  stop = true;
+  watch_shutdown.join();
+  if (lease.lost_or_cancelled()) {
+    std::optional<Job> now;
+    try {
+      now = q->get(job.id);
+    } catch (const Error&) {
+    }
+    if (now && now->cancel_requested && now->daemon == o.daemon) {
+      out.state = JobState::kCancelled;
+      out.message = "cancelled while running; every measured batch is kept";
+    } else {
+      out.lost_lease = true;
+    }
+  } else if (shutdown && out.state != JobState::kFailed) {  // the job did not end: it was stopped
+    out.shut_down = true;
+  }
+  log(out.lost_lease ? "lease lost: another daemon holds the job now"
+      : out.shut_down ? "the daemon stops: the job goes back to the queue"
+                      : std::string(job_state_name(out.state)) + ": " + out.message);
+  return out;
+}
+
+}  // namespace kiln::farm
