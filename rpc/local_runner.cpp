@@ -1,5 +1,4 @@
 #include <fcntl.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -14,8 +13,6 @@
 namespace kiln::rpc {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // How long a fresh `kiln runner` may take to say it listens.
 constexpr int kStartupMs = 60000;
 // The line `kiln runner` prints once it serves (tools/cmd_runner.cpp).
@@ -25,22 +22,6 @@ std::string make_private_dir() {
   std::string tmpl = (std::filesystem::temp_directory_path() / "kiln-runner-XXXXXX").string();
   if (!mkdtemp(tmpl.data())) KILN_USER_ERROR() << "cannot create a directory under " << std::filesystem::temp_directory_path();
   return tmpl;
-}
-
-// Reads the child's stdout until the ready line; false on timeout or EOF.
-bool wait_ready(int fd, std::string& seen) {
-  auto deadline = Clock::now() + std::chrono::milliseconds(kStartupMs);
-  char buf[4096];
-  for (;;) {
-    if (seen.find(kReadyPrefix) != std::string::npos) return true;
-    int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
-    if (left <= 0) return false;
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, left) <= 0) continue;
-    ssize_t n = read(fd, buf, sizeof buf);
-    if (n <= 0) return seen.find(kReadyPrefix) != std::string::npos;
-    seen.append(buf, static_cast<size_t>(n));
-  }
 }
 
 }  // namespace
@@ -78,7 +59,7 @@ void LocalRunner::ensure_running() {
   }
   close(out[1]);
   std::string seen;
-  bool ready = wait_ready(out[0], seen);
+  bool ready = read_line_after(out[0], kReadyPrefix, kStartupMs, seen).has_value();
   close(out[0]);  // `kiln runner` writes nothing to stdout after the ready line
   if (!ready) {
     child_.wait_or_kill(1000);

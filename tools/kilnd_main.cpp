@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "farm/daemon.h"
+#include "rpc/process/child_process.h"
 #include "tuning_logs/open_database.h"
 #include "tuning_logs/pg_connection.h"
 
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
   app.add_option("--heartbeat", o.heartbeat_s, "seconds between a runner's heartbeats")->capture_default_str();
   app.add_option("--runner-timeout", o.runner_timeout_s, "seconds without a heartbeat after which a runner is lost")
       ->capture_default_str();
+  int lifeline_fd = -1;
+  app.add_option("--lifeline-fd", lifeline_fd)->group("");
   app.add_option("--build-workers", o.build_workers, "compile processes per job (default: the target's cores)");
   try {
     app.parse(argc, argv);
@@ -50,6 +53,7 @@ int main(int argc, char** argv) {
   sigaddset(&stop, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  if (lifeline_fd >= 0) rpc::watch_lifeline(lifeline_fd);  // started by a kiln process (a test): die with it
   try {
     if (!tuning::is_postgres_url(o.db_url))
       KILN_USER_ERROR() << "--db " << tuning::database_name(o.db_url) << ": a farm keeps its queue on PostgreSQL "

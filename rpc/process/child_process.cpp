@@ -1,6 +1,7 @@
 #include "rpc/process/child_process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -173,6 +174,25 @@ void watch_lifeline(int fd) {
       if (n == 0 || (n < 0 && errno != EINTR)) _exit(0);
     }
   }).detach();
+}
+
+std::optional<std::string> read_line_after(int fd, const std::string& prefix, int timeout_ms, std::string& seen) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  char buf[4096];
+  for (;;) {
+    for (size_t at = seen.find(prefix); at != std::string::npos; at = seen.find(prefix, at + 1)) {
+      if (at != 0 && seen[at - 1] != '\n') continue;
+      const size_t end = seen.find('\n', at);
+      if (end != std::string::npos) return seen.substr(at + prefix.size(), end - at - prefix.size());
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) return std::nullopt;
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(left)) <= 0) continue;
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) return std::nullopt;
+    seen.append(buf, static_cast<size_t>(n));
+  }
 }
 
 std::string kiln_binary() {

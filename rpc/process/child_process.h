@@ -16,6 +16,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,12 @@ class ChildProcess {
   int status_ = 0;
   std::string exit_;
 };
+
+// Reads fd (a child's stdout) until a whole line starting with `prefix`
+// has arrived, for at most timeout_ms: what follows the prefix on that line;
+// nullopt on timeout or end-of-file. `seen` gets everything read, to show
+// what a child said instead.
+std::optional<std::string> read_line_after(int fd, const std::string& prefix, int timeout_ms, std::string& seen);
 
 // In a child: exits the process (status 0) as soon as the lifeline fd reads
 // end-of-file. Starts a detached thread; returns at once.

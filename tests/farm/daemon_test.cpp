@@ -1,0 +1,186 @@
+// A farm on one machine, every part real: a PostgreSQL server, kilnd
+// daemons and `kiln runner --register` runners as processes. Two daemons
+// share the queue and run each job once; a daemon killed with SIGKILL
+// mid-job is restarted and the job completes with every committed record
+// kept; a paused runner is marked lost; a wrong or missing token is refused
+// everywhere; a job for a key with no runner waits and says so.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <fstream>
+#include <set>
+
+#include "core/error.h"
+#include "farm/farm_client.h"
+#include "ops/workload.h"
+#include "processes.h"
+#include "support/postgres.h"
+#include "support/scratch.h"
+#include "tir/analysis/workload_key.h"
+#include "tuning_logs/postgres_database.h"
+#include "tuning_logs/workload_entry.h"
+
+namespace kiln::farm {
+namespace {
+
+JobSpec matmul_job(int m, const std::string& key, int64_t trials, int batch = 4) {
+  ops::Workload w = ops::parse_workload("matmul:M=" + std::to_string(m) + ",N=32,K=32");
+  JobSpec s;
+  s.tasks = {tuning::workload_entry(ops::build_workload(w), w.op, w.str(), ops::workload_flops(w))};
+  s.name = w.str();
+  s.target = "llvm";
+  s.device_key = key;
+  s.trials = trials;
+  s.batch_size = batch;
+  s.repeat = 2;
+  s.final_top = 0;
+  return s;
+}
+
+std::string message_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string state_of(FarmClient& c, int64_t id) { return c.job(id)["state"]; }
+
+std::string runner_state(FarmClient& c, const std::string& address) {
+  const nlohmann::json status = c.status();
+  for (const nlohmann::json& r : status["runners"])
+    if (r["address"] == address) return r["state"];
+  return "(absent)";
+}
+
+TEST(Farm, TwoDaemonsShareTheQueueAndRunEachJobOnce) {
+  const std::string url = testing::fresh_postgres_database("two_daemons");
+  FarmProcess a = start_kilnd(url), b = start_kilnd(url);
+  FarmProcess runner = start_runner(a.address, "cpu");
+  FarmClient client(b.address);
+  std::vector<int64_t> ids;
+  for (int m : {8, 16, 24, 40}) ids.push_back(client.submit(matmul_job(m, "cpu", 4))["id"]);
+  ASSERT_TRUE(eventually([&] {
+    for (int64_t id : ids)
+      if (state_of(client, id) != "done") return false;
+    return true;
+  }, 240)) << client.job(ids.back()).dump();
+  auto db = tuning::open_postgres_database(url, tuning::OpenMode::kExisting);
+  for (int64_t id : ids) {
+    nlohmann::json j = client.job(id);
+    EXPECT_EQ(j["attempts"], 1) << j.dump();
+    EXPECT_EQ(j["progress"]["trials"], 4) << j.dump();
+  }
+  EXPECT_EQ(db->num_records(), 16) << "four jobs of four trials, none measured twice";
+}
+
+TEST(Farm, ADaemonKilledMidJobIsRestartedAndTheJobCompletesWithEveryRecordKept) {
+  const std::string url = testing::fresh_postgres_database("killed_daemon");
+  FarmProcess d = start_kilnd(url);
+  const int port = std::stoi(d.address.substr(d.address.rfind(':') + 1));
+  FarmProcess runner = start_runner(d.address, "cpu");
+  FarmClient client(d.address);
+  const JobSpec spec = matmul_job(48, "cpu", 24, 4);
+  const int64_t id = client.submit(spec)["id"];
+  auto db = tuning::open_postgres_database(url, tuning::OpenMode::kExisting);
+  const std::string key = spec.tasks[0].key, target = Target::parse("llvm").str();
+  ASSERT_TRUE(eventually([&] { return db->count_records(key, target) >= 8; }, 120));
+  d.child.kill();  // SIGKILL, mid-job
+  std::vector<int64_t> committed;
+  for (const tuning::TuningRecord& r : db->records_of(key, target)) committed.push_back(r.id);
+  ASSERT_GE(committed.size(), 8u);
+
+  FarmProcess again = start_kilnd(url, {}, "127.0.0.1:" + std::to_string(port));  // the runner's heartbeats reach it at the same address
+  FarmClient client2(again.address);
+  ASSERT_TRUE(eventually([&] { return state_of(client2, id) == "done"; }, 180)) << client2.job(id).dump();
+  nlohmann::json j = client2.job(id);
+  EXPECT_EQ(j["attempts"], 2) << j.dump();
+  std::vector<tuning::TuningRecord> now = db->records_of(key, target);
+  EXPECT_EQ(now.size(), 24u) << "the job resumed: what was committed counted, nothing measured twice";
+  std::set<int64_t> ids;
+  for (const tuning::TuningRecord& r : now) ids.insert(r.id);
+  for (int64_t c : committed) EXPECT_TRUE(ids.count(c)) << "record " << c << " was lost";
+  std::set<std::string> traces;
+  for (const tuning::TuningRecord& r : now) traces.insert(r.trace_json);
+  EXPECT_EQ(traces.size(), now.size()) << "no trace measured twice";
+}
+
+TEST(Farm, APausedRunnerIsMarkedLostAfterTheHeartbeatTimeout) {
+  const std::string url = testing::fresh_postgres_database("paused_runner");
+  FarmProcess d = start_kilnd(url);
+  FarmProcess runner = start_runner(d.address, "cpu");
+  FarmClient client(d.address);
+  ASSERT_TRUE(eventually([&] { return runner_state(client, runner.address) == "alive"; }, 30)) ;
+  ::kill(runner.child.pid(), SIGSTOP);
+  EXPECT_TRUE(eventually([&] { return runner_state(client, runner.address) == "lost"; }, 10));
+  ::kill(runner.child.pid(), SIGCONT);
+  EXPECT_TRUE(eventually([&] { return runner_state(client, runner.address) == "alive"; }, 10));
+}
+
+TEST(Farm, AWrongOrMissingTokenIsRefusedEverywhere) {
+  const std::string url = testing::fresh_postgres_database("tokens");
+  const std::string tokens = testing::scratch_path("tokens");
+  std::ofstream(tokens) << "# role name token\n"
+                           "admin  ops    admin-0123456789abcdef\n"
+                           "user   alice  alice-0123456789abcdef\n"
+                           "user   bob    bob-0123456789abcdef00\n"
+                           "runner farm   runner-0123456789abcdef\n";
+  FarmProcess d = start_kilnd(url, {"--tokens", tokens});
+  rpc::DeviceInfo device;
+  device.device_key = "cpu";
+  for (const std::string& token : {std::string(), std::string("wrong-0123456789abcdef")}) {
+    FarmClient c(d.address, {.token = token});
+    const std::vector<std::function<void()>> calls = {
+        [&] { c.submit(matmul_job(8, "cpu", 4)); }, [&] { c.jobs(); },          [&] { c.job(1); },
+        [&] { c.cancel(1); },                          [&] { c.status(); },        [&] { c.logs(1, 0, false, {}); },
+        [&] { c.register_runner("127.0.0.1:1", device); }, [&] { c.heartbeat("127.0.0.1:1"); },
+        [&] { c.leave("127.0.0.1:1"); }};
+    for (size_t i = 0; i < calls.size(); ++i)
+      EXPECT_NE(message_of(calls[i]).find("UNAUTHENTICATED"), std::string::npos) << "call " << i << " with '" << token << "'";
+  }
+  FarmClient alice(d.address, {.token = "alice-0123456789abcdef"}), bob(d.address, {.token = "bob-0123456789abcdef00"}),
+      ops(d.address, {.token = "admin-0123456789abcdef"}), farm_runner(d.address, {.token = "runner-0123456789abcdef"});
+  // A job for a key no runner has waits, and says so.
+  nlohmann::json j = alice.submit(matmul_job(8, "gpu", 4));
+  EXPECT_EQ(j["owner"], "alice");
+  EXPECT_EQ(j["state"], "queued");
+  EXPECT_NE(j.value("waiting", "").find("no runner of key 'gpu' is live"), std::string::npos) << j.dump();
+  const int64_t id = j["id"];
+  EXPECT_NE(message_of([&] { bob.cancel(id); }).find("belongs to alice"), std::string::npos);
+  EXPECT_NE(message_of([&] { farm_runner.submit(matmul_job(8, "cpu", 4)); }).find("PERMISSION_DENIED"), std::string::npos);
+  EXPECT_NE(message_of([&] { alice.register_runner("127.0.0.1:1", device); }).find("PERMISSION_DENIED"), std::string::npos);
+  EXPECT_EQ(farm_runner.register_runner("127.0.0.1:1", device).second, 1.5);
+  EXPECT_EQ(ops.cancel(id)["state"], "cancelled") << "an admin cancels anyone's job";
+  EXPECT_EQ(alice.jobs().size(), 1u);
+}
+
+// kilnd's exit status and what it printed.
+std::pair<int, std::string> run_kilnd(const std::string& args) {
+  FILE* p = popen((std::string(KILND_BINARY) + " " + args + " 2>&1").c_str(), "r");
+  std::string out;
+  char buf[512];
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+TEST(Farm, ADaemonRefusesToListenOffLoopbackWithoutTokensAndTls) {
+  const std::string url = testing::fresh_postgres_database("open");
+  auto [code, out] = run_kilnd("--db '" + url + "' --listen 0.0.0.0:0");
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find("give a --tokens file"), std::string::npos) << out;
+  const std::string tokens = testing::scratch_path("tokens2");
+  std::ofstream(tokens) << "admin ops admin-0123456789abcdef\n";
+  std::tie(code, out) = run_kilnd("--db '" + url + "' --listen 0.0.0.0:0 --tokens " + tokens);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find("--tls-cert"), std::string::npos) << out;
+  EXPECT_EQ(out.find(url.substr(url.find(':', 13) + 1, url.find('@') - url.find(':', 13) - 1)), std::string::npos)
+      << "the password is never printed";
+}
+
+}  // namespace
+}  // namespace kiln::farm
