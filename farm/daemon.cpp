@@ -69,6 +69,7 @@ void Daemon::work(int worker) {
                              {.db_url = o_.db_url,
                               .daemon = me,
                               .runner_token = o_.runner_token,
+                              .runner_tls_ca = o_.runner_tls_ca,
                               .lease_s = o_.lease_s,
                               .runner_timeout_s = o_.runner_timeout_s,
                               .build_workers = o_.build_workers},

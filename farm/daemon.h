@@ -27,6 +27,7 @@ struct DaemonOptions {
   Tokens tokens;             // required off loopback
   rpc::TlsFiles tls;         // required off loopback
   std::string runner_token;  // what runners are dialled with; default: the tokens' runner token
+  std::string runner_tls_ca; // the CA of the runners' certificates; empty: plain connections
   int jobs = 1;              // jobs run at once
   double lease_s = 30;
   double heartbeat_s = 2;

@@ -46,7 +46,7 @@ std::vector<RegisteredRunner> FarmRunner::wait_for_runners() {
 
 rpc::proto::Runner::Stub& FarmRunner::stub(const std::string& address) {
   auto& s = stubs_[address];
-  if (!s) s = rpc::make_runner_stub(address);
+  if (!s) s = rpc::make_runner_stub(address, o_.tls_ca);
   return *s;
 }
 

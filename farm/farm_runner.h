@@ -27,6 +27,7 @@ namespace kiln::farm {
 struct FarmRunnerOptions {
   std::string device_key;
   std::string token;              // the farm's runner token
+  std::string tls_ca;             // PEM file to trust the runners' certificates by; empty: plain
   double runner_timeout_s = 10;   // heartbeat age at which a runner is lost
   double poll_s = 0.25;           // how often liveness is checked during a batch
   int64_t job = 0;                // shown as the runners' busy job

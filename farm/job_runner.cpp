@@ -111,6 +111,7 @@ JobOutcome run_job(const Job& job, const JobRunnerOptions& o, const std::atomic<
     RunnerRegistry registry(o.db_url);
     FarmRunner runner(registry, {.device_key = s.device_key,
                                  .token = o.runner_token,
+                                 .tls_ca = o.runner_tls_ca,
                                  .runner_timeout_s = o.runner_timeout_s,
                                  .job = job.id,
                                  .on_wait = log,

@@ -20,6 +20,7 @@ struct JobRunnerOptions {
   std::string db_url;
   std::string daemon;        // the lease holder's name
   std::string runner_token;  // what runners are dialled with
+  std::string runner_tls_ca; // and the CA their certificates are trusted by; empty: plain
   double lease_s = 30;
   double runner_timeout_s = 10;
   int build_workers = 0;     // 0: the target's cores

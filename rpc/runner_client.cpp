@@ -12,8 +12,8 @@ namespace {
 
 class RemoteRunner final : public Runner {
  public:
-  RemoteRunner(const std::string& address, const std::string& token)
-      : address_(address), token_(token), stub_(make_runner_stub(address)) {}
+  RemoteRunner(const std::string& address, const std::string& token, const std::string& tls_ca)
+      : address_(address), token_(token), stub_(make_runner_stub(address, tls_ca)) {}
 
   DeviceInfo info() override { return runner_info(*stub_, address_, token_); }
 
@@ -43,13 +43,15 @@ class RemoteRunner final : public Runner {
 
 }  // namespace
 
-std::unique_ptr<Runner> connect_remote_runner(const std::string& address, const std::string& token) {
-  return std::make_unique<RemoteRunner>(address, token);
+std::unique_ptr<Runner> connect_remote_runner(const std::string& address, const std::string& token,
+                                              const std::string& tls_ca) {
+  return std::make_unique<RemoteRunner>(address, token, tls_ca);
 }
 
-std::unique_ptr<Runner> connect_runner(const std::string& address, const std::string& token) {
+std::unique_ptr<Runner> connect_runner(const std::string& address, const std::string& token,
+                                       const std::string& tls_ca) {
   if (address == "local") return std::make_unique<LocalRunner>();
-  return connect_remote_runner(address, token);
+  return connect_remote_runner(address, token, tls_ca);
 }
 
 }  // namespace kiln::rpc

@@ -37,7 +37,9 @@ class Runner {
 
 // A runner listening at `address` (gRPC form, e.g. "127.0.0.1:9190",
 // "unix:/run/kiln.sock").
-std::unique_ptr<Runner> connect_remote_runner(const std::string& address, const std::string& token = "");
+// With `tls_ca` (a PEM file), over TLS trusting that CA.
+std::unique_ptr<Runner> connect_remote_runner(const std::string& address, const std::string& token = "",
+                                              const std::string& tls_ca = "");
 
 struct LocalRunnerOptions {
   std::string kiln = kiln_binary();
@@ -71,6 +73,7 @@ class LocalRunner : public Runner {
 };
 
 // "local": a LocalRunner; anything else: connect_remote_runner.
-std::unique_ptr<Runner> connect_runner(const std::string& address, const std::string& token = "");
+std::unique_ptr<Runner> connect_runner(const std::string& address, const std::string& token = "",
+                                       const std::string& tls_ca = "");
 
 }  // namespace kiln::rpc

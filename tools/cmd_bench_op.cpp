@@ -37,6 +37,7 @@ struct Args {
   std::string db;
   std::string runner;
   std::string token;
+  std::string tls_ca;
   int number = 1;
   double min_repeat_ms = 0;
   bool flush_cache = false;
@@ -76,7 +77,7 @@ void run_on_runner(const Args& a) {
 
   std::string token = a.token;
   if (const char* env = std::getenv("KILN_RUNNER_TOKEN"); token.empty() && env) token = env;
-  std::unique_ptr<rpc::Runner> runner = rpc::connect_runner(a.runner, token);
+  std::unique_ptr<rpc::Runner> runner = rpc::connect_runner(a.runner, token, a.tls_ca);
   rpc::MeasureBatch batch;
   batch.timing.repeat = a.repeat;
   batch.timing.number = a.number;
@@ -202,6 +203,7 @@ void add_bench_op(CLI::App& app) {
   CLI::Option* runner = cmd->add_option("--runner", a->runner,
                   "measure through a runner: 'local' (a child process) or its address (docs/measurement.md)");
   cmd->add_option("--token", a->token, "the runner's token (or set KILN_RUNNER_TOKEN)")->needs(runner);
+  cmd->add_option("--tls-ca", a->tls_ca, "PEM file of the CA that signed the runner's certificate (TLS)")->needs(runner);
   cmd->add_option("--number", a->number, "with --runner: runs per timed repeat to start from")
       ->check(CLI::PositiveNumber)
       ->needs(runner);

@@ -29,8 +29,17 @@ struct Args {
   std::string device_target = "llvm";
   std::string workdir;
   std::string register_with, advertise, tls_ca;
+  rpc::TlsFiles tls;
   int lifeline_fd = -1;
 };
+
+// Where daemons dial this runner: --advertise as given, HOST alone taking
+// the bound port, or the listening address.
+std::string advertised_address(const std::string& advertise, const std::string& bound) {
+  if (advertise.empty()) return bound;
+  if (advertise.find(':') != std::string::npos) return advertise;
+  return advertise + bound.substr(bound.rfind(':'));
+}
 
 void run(const Args& a) {
   // Signals are taken by one thread with sigwait; every other thread (gRPC
@@ -47,6 +56,7 @@ void run(const Args& a) {
   o.device = Target::parse(a.device_target);
   o.device_key = a.key.empty() ? o.device.mcpu() : a.key;
   o.token = a.token;
+  o.tls = a.tls;
   if (o.token.empty())
     if (const char* env = std::getenv("KILN_RUNNER_TOKEN")) o.token = env;
   bool own_workdir = a.workdir.empty();
@@ -71,7 +81,7 @@ void run(const Args& a) {
   if (!a.register_with.empty())
     announcer = std::make_unique<farm::Announcer>(
         a.register_with, farm::FarmClientOptions{.token = token, .tls_ca = a.tls_ca},
-        a.advertise.empty() ? server.address() : a.advertise, d,
+        advertised_address(a.advertise, server.address()), d,
         [](const std::string& s) { std::cerr << "kiln runner: " << s << std::endl; });
 
   std::thread waiter([&] {
@@ -100,8 +110,10 @@ void add_runner(CLI::App& app) {
                   "the target whose CPU features this device offers; artifacts needing more are refused")
       ->capture_default_str();
   cmd->add_option("--workdir", a->workdir, "where artifacts and reference outputs go (default: a private temporary one)");
+  cmd->add_option("--tls-cert", a->tls.cert, "PEM certificate chain to serve TLS with (required off loopback)");
+  cmd->add_option("--tls-key", a->tls.key, "PEM private key of --tls-cert");
   cmd->add_option("--register", a->register_with, "announce this runner to the kilnd at this address (docs/farm.md)");
-  cmd->add_option("--advertise", a->advertise, "the address daemons dial this runner at (default: --listen's)");
+  cmd->add_option("--advertise", a->advertise, "the address daemons dial this runner at, HOST:PORT or HOST with the bound port (default: --listen's)");
   cmd->add_option("--tls-ca", a->tls_ca, "PEM file of the CA that signed the daemon's certificate (TLS)");
   cmd->add_option("--lifeline-fd", a->lifeline_fd)->group("");
   cmd->callback([a] { run(*a); });

@@ -55,6 +55,7 @@ struct Args {
   int final_top = 5;
   std::string runner = "local";
   std::string token;
+  std::string tls_ca;
   bool json = false;
   std::string curve;
 };
@@ -108,7 +109,7 @@ void run(const Args& a) {
   std::string token = a.token;
   if (const char* env = std::getenv("KILN_RUNNER_TOKEN"); token.empty() && env) token = env;
   rpc::Builder builder({.workers = std::max(1, o.target.num_cores())});
-  std::unique_ptr<rpc::Runner> runner = rpc::connect_runner(a.runner, token);
+  std::unique_ptr<rpc::Runner> runner = rpc::connect_runner(a.runner, token, a.tls_ca);
   o.timing.threads = a.threads;
   o.timing.repeat = a.repeat;
   if (a.slow_factor != 0 && a.slow_factor < 1)
@@ -202,6 +203,7 @@ void add_tune_op(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--runner", a->runner, "'local' (a child process) or a runner's address");
   cmd->add_option("--token", a->token, "the runner's token (or set KILN_RUNNER_TOKEN)");
+  cmd->add_option("--tls-ca", a->tls_ca, "PEM file of the CA that signed the runner's certificate (TLS)");
   cmd->add_flag("--json", a->json, "print one JSON object as the last line of stdout");
   cmd->add_option("--curve", a->curve, "write a JSON line per round (trials, best GFLOP/s, time split) to this file");
   cmd->callback([a] { run(*a); });

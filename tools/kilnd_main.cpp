@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   app.add_option("--tls-cert", o.tls.cert, "PEM certificate chain to serve TLS with");
   app.add_option("--tls-key", o.tls.key, "PEM private key of --tls-cert");
   app.add_option("--runner-token", o.runner_token, "token to dial runners with (default: the tokens file's runner token, else $KILN_RUNNER_TOKEN)");
+  app.add_option("--runner-tls-ca", o.runner_tls_ca, "PEM file of the CA that signed the runners' certificates (TLS)");
   app.add_option("--name", o.name, "this daemon's name in the queue (default: host:pid)");
   app.add_option("--jobs", o.jobs, "jobs to run at once")->capture_default_str();
   app.add_option("--lease", o.lease_s, "seconds a claimed job stays this daemon's without a renewal")->capture_default_str();

@@ -24,6 +24,7 @@
 #include <mutex>
 #include <string>
 
+#include "rpc/grpc_util.h"
 #include "rpc/measure.h"
 #include "rpc/process/worker_process.h"
 #include "rpc/proto/runner.grpc.pb.h"
@@ -34,6 +35,7 @@ namespace kiln::rpc {
 struct RunnerOptions {
   std::string device_key = "local";
   std::string token;  // empty: no authentication
+  TlsFiles tls;       // empty: a plain connection (loopback and unix sockets only)
   Target device = Target::host();
   // Where artifacts and reference outputs are written; created if missing.
   std::string workdir;

@@ -16,10 +16,15 @@ RunnerServer::RunnerServer(const std::string& address, RunnerOptions options) {
     KILN_USER_ERROR() << "listening on " << address
                       << " would let anyone on the network run code here: give a --token, or listen on "
                          "loopback (127.0.0.1) or a unix socket";
+  if (!is_local_address(address) && !options.tls.enabled())
+    KILN_USER_ERROR() << "listening on " << address
+                      << " would send the token in the clear: give --tls-cert and --tls-key, or listen on "
+                         "loopback (127.0.0.1) or a unix socket";
+  const std::shared_ptr<grpc::ServerCredentials> credentials = server_credentials(options.tls);
   service_ = std::make_unique<RunnerService>(std::move(options));
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(address, credentials, &port);
   builder.RegisterService(service_.get());
   builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
   builder.SetMaxSendMessageSize(kMaxMessageBytes);

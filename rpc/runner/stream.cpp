@@ -13,11 +13,11 @@ constexpr int kMaxMessageBytes = 512 << 20;
 
 }  // namespace
 
-std::unique_ptr<proto::Runner::Stub> make_runner_stub(const std::string& address) {
+std::unique_ptr<proto::Runner::Stub> make_runner_stub(const std::string& address, const std::string& tls_ca) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxMessageBytes);
   args.SetMaxSendMessageSize(kMaxMessageBytes);
-  return proto::Runner::NewStub(grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args));
+  return proto::Runner::NewStub(grpc::CreateCustomChannel(address, channel_credentials(tls_ca), args));
 }
 
 std::string describe_failure(const std::string& address, const grpc::Status& s) {

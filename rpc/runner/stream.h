@@ -14,7 +14,9 @@
 
 namespace kiln::rpc {
 
-std::unique_ptr<proto::Runner::Stub> make_runner_stub(const std::string& address);
+// A stub for the runner at `address`: over TLS trusting the CA in
+// `tls_ca` (PEM file) when one is given.
+std::unique_ptr<proto::Runner::Stub> make_runner_stub(const std::string& address, const std::string& tls_ca = "");
 
 // Throws kiln::Error naming the address when the call fails.
 DeviceInfo runner_info(proto::Runner::Stub& stub, const std::string& address, const std::string& token);

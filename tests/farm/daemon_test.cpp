@@ -182,5 +182,33 @@ TEST(Farm, ADaemonRefusesToListenOffLoopbackWithoutTokensAndTls) {
       << "the password is never printed";
 }
 
+// A self-signed certificate for localhost and 127.0.0.1: {cert, key}.
+std::pair<std::string, std::string> self_signed_certificate() {
+  const std::string cert = testing::scratch_path("cert.pem"), key = testing::scratch_path("key.pem");
+  const std::string cmd = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost -addext "
+                          "subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout " + key + " -out " + cert + " 2>/dev/null";
+  if (std::system(cmd.c_str()) != 0) throw std::runtime_error("openssl failed");
+  return {cert, key};
+}
+
+TEST(Farm, OffLoopbackEverythingGoesOverTlsWithTokens) {
+  const std::string url = testing::fresh_postgres_database("tls");
+  const auto [cert, key] = self_signed_certificate();
+  const std::string tokens = testing::scratch_path("tls-tokens");
+  std::ofstream(tokens) << "user alice alice-0123456789abcdef\nrunner farm runner-0123456789abcdef\n";
+  FarmProcess d = start_kilnd(url, {"--tokens", tokens, "--tls-cert", cert, "--tls-key", key, "--runner-tls-ca", cert},
+                              "0.0.0.0:0");
+  const std::string daemon = "localhost" + d.address.substr(d.address.rfind(':'));
+  FarmProcess runner = start_runner(daemon, "cpu",
+                                    {"--listen", "0.0.0.0:0", "--token", "runner-0123456789abcdef", "--tls-cert", cert,
+                                     "--tls-key", key, "--tls-ca", cert, "--advertise", "localhost"});
+  FarmClient alice(daemon, {.token = "alice-0123456789abcdef", .tls_ca = cert});
+  const int64_t id = alice.submit(matmul_job(8, "cpu", 4))["id"];
+  ASSERT_TRUE(eventually([&] { return state_of(alice, id) == "done"; }, 120)) << alice.job(id).dump();
+  // Without TLS, the right token gets nowhere.
+  FarmClient plain(daemon, {.token = "alice-0123456789abcdef"});
+  EXPECT_THROW(plain.jobs(), Error);
+}
+
 }  // namespace
 }  // namespace kiln::farm

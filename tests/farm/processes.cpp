@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <stdexcept>
@@ -35,7 +36,8 @@ FarmProcess start_kilnd(const std::string& url, std::vector<std::string> extra, 
 }
 
 FarmProcess start_runner(const std::string& daemon, const std::string& key, std::vector<std::string> extra) {
-  std::vector<std::string> argv = {KILN_BINARY, "runner", "--listen", "127.0.0.1:0", "--key", key, "--register", daemon};
+  std::vector<std::string> argv = {KILN_BINARY, "runner", "--key", key, "--register", daemon};
+  if (std::find(extra.begin(), extra.end(), "--listen") == extra.end()) argv.insert(argv.end(), {"--listen", "127.0.0.1:0"});
   argv.insert(argv.end(), extra.begin(), extra.end());
   return start(argv, "kiln runner: listening on ");
 }

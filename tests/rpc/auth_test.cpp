@@ -40,6 +40,15 @@ TEST(RunnerAuth, ListeningOffLoopbackNeedsAToken) {
   }
 }
 
+TEST(RunnerAuth, ListeningOffLoopbackNeedsTlsBesideTheToken) {
+  try {
+    rpc::RunnerServer server("0.0.0.0:0", with_token("s3cret"));
+    FAIL() << "listened on every interface with a token sent in the clear";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--tls-cert"), std::string::npos) << e.what();
+  }
+}
+
 TEST(RunnerAuth, AWrongOrMissingTokenIsRefusedAndTheRightOneAccepted) {
   rpc::RunnerServer server("127.0.0.1:0", with_token("s3cret"));
   ASSERT_NE(server.address(), "127.0.0.1:0");
