@@ -59,7 +59,7 @@ std::string runner_state(FarmClient& c, const std::string& address) {
 
 TEST(Farm, TwoDaemonsShareTheQueueAndRunEachJobOnce) {
   const std::string url = testing::fresh_postgres_database("two_daemons");
-  FarmProcess a = start_kilnd(url), b = start_kilnd(url);
+  FarmProcess a = start_test_kilnd(url), b = start_test_kilnd(url);
   FarmProcess runner = start_runner(a.address, "cpu");
   FarmClient client(b.address);
   std::vector<int64_t> ids;
@@ -80,7 +80,7 @@ TEST(Farm, TwoDaemonsShareTheQueueAndRunEachJobOnce) {
 
 TEST(Farm, ADaemonKilledMidJobIsRestartedAndTheJobCompletesWithEveryRecordKept) {
   const std::string url = testing::fresh_postgres_database("killed_daemon");
-  FarmProcess d = start_kilnd(url);
+  FarmProcess d = start_test_kilnd(url);
   const int port = std::stoi(d.address.substr(d.address.rfind(':') + 1));
   FarmProcess runner = start_runner(d.address, "cpu");
   FarmClient client(d.address);
@@ -94,7 +94,7 @@ TEST(Farm, ADaemonKilledMidJobIsRestartedAndTheJobCompletesWithEveryRecordKept) 
   for (const tuning::TuningRecord& r : db->records_of(key, target)) committed.push_back(r.id);
   ASSERT_GE(committed.size(), 8u);
 
-  FarmProcess again = start_kilnd(url, {}, "127.0.0.1:" + std::to_string(port));  // the runner's heartbeats reach it at the same address
+  FarmProcess again = start_test_kilnd(url, {}, "127.0.0.1:" + std::to_string(port));  // the runner's heartbeats reach it at the same address
   FarmClient client2(again.address);
   ASSERT_TRUE(eventually([&] { return state_of(client2, id) == "done"; }, 180)) << client2.job(id).dump();
   nlohmann::json j = client2.job(id);
@@ -111,7 +111,7 @@ TEST(Farm, ADaemonKilledMidJobIsRestartedAndTheJobCompletesWithEveryRecordKept) 
 
 TEST(Farm, APausedRunnerIsMarkedLostAfterTheHeartbeatTimeout) {
   const std::string url = testing::fresh_postgres_database("paused_runner");
-  FarmProcess d = start_kilnd(url);
+  FarmProcess d = start_test_kilnd(url);
   FarmProcess runner = start_runner(d.address, "cpu");
   FarmClient client(d.address);
   ASSERT_TRUE(eventually([&] { return runner_state(client, runner.address) == "alive"; }, 30)) ;
@@ -129,7 +129,7 @@ TEST(Farm, AWrongOrMissingTokenIsRefusedEverywhere) {
                            "user   alice  alice-0123456789abcdef\n"
                            "user   bob    bob-0123456789abcdef00\n"
                            "runner farm   runner-0123456789abcdef\n";
-  FarmProcess d = start_kilnd(url, {"--tokens", tokens});
+  FarmProcess d = start_test_kilnd(url, {"--tokens", tokens});
   rpc::DeviceInfo device;
   device.device_key = "cpu";
   for (const std::string& token : {std::string(), std::string("wrong-0123456789abcdef")}) {
@@ -160,7 +160,7 @@ TEST(Farm, AWrongOrMissingTokenIsRefusedEverywhere) {
 
 // kilnd's exit status and what it printed.
 std::pair<int, std::string> run_kilnd(const std::string& args) {
-  FILE* p = popen((std::string(KILND_BINARY) + " " + args + " 2>&1").c_str(), "r");
+  FILE* p = popen((kilnd_binary() + " " + args + " 2>&1").c_str(), "r");
   std::string out;
   char buf[512];
   while (fgets(buf, sizeof buf, p)) out += buf;
@@ -196,7 +196,7 @@ TEST(Farm, OffLoopbackEverythingGoesOverTlsWithTokens) {
   const auto [cert, key] = self_signed_certificate();
   const std::string tokens = testing::scratch_path("tls-tokens");
   std::ofstream(tokens) << "user alice alice-0123456789abcdef\nrunner farm runner-0123456789abcdef\n";
-  FarmProcess d = start_kilnd(url, {"--tokens", tokens, "--tls-cert", cert, "--tls-key", key, "--runner-tls-ca", cert},
+  FarmProcess d = start_test_kilnd(url, {"--tokens", tokens, "--tls-cert", cert, "--tls-key", key, "--runner-tls-ca", cert},
                               "0.0.0.0:0");
   const std::string daemon = "localhost" + d.address.substr(d.address.rfind(':'));
   FarmProcess runner = start_runner(daemon, "cpu",

@@ -1,28 +1,19 @@
-// The processes of a farm, started for real by the tests: kilnd daemons and
-// `kiln runner --register` runners, each a child of the test process (they
-// die with it), ready once it says where it listens.
+// A farm on one machine for the tests (farm/local_farm.h), with leases and
+// heartbeats short enough for a test to see a daemon or runner die.
 #pragma once
 
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "rpc/process/child_process.h"
+#include "farm/local_farm.h"
 
 namespace kiln::farm {
 
-struct FarmProcess {
-  rpc::ChildProcess child;
-  std::string address;  // where it listens
-};
-
-// kilnd --db url --listen listen, with short leases and heartbeats for
-// tests, then `extra`.
-FarmProcess start_kilnd(const std::string& url, std::vector<std::string> extra = {},
-                        const std::string& listen = "127.0.0.1:0");
-
-// kiln runner --listen 127.0.0.1:0 --key key --register daemon, then `extra`.
-FarmProcess start_runner(const std::string& daemon, const std::string& key, std::vector<std::string> extra = {});
+// kilnd with --lease 3, --heartbeat 0.3, --runner-timeout 1.5 and one build
+// worker, then `extra`.
+FarmProcess start_test_kilnd(const std::string& url, std::vector<std::string> extra = {},
+                             const std::string& listen = "127.0.0.1:0");
 
 // Polls until pred() holds, at most timeout_s; returns whether it did. A
 // pred that throws (a daemon restarting) does not hold yet.
