@@ -1,6 +1,7 @@
 #include "farm/farm_runner.h"
 
 #include <chrono>
+#include <condition_variable>
 #include <thread>
 
 #include "core/error.h"
@@ -57,6 +58,9 @@ std::vector<rpc::MeasureResult> FarmRunner::measure(const rpc::MeasureBatch& bat
   std::vector<rpc::MeasureResult> results(n);
   std::vector<bool> done(n, false);
   std::mutex mu;  // guards results, done and on_result
+  std::mutex ended_mu;  // with ended_cv: a share has ended
+  std::condition_variable ended_cv;
+  size_t ended = 0;
   std::vector<size_t> pending(n);
   for (size_t i = 0; i < n; ++i) pending[i] = i;
   bool first_round = true;
@@ -105,22 +109,25 @@ std::vector<rpc::MeasureResult> FarmRunner::measure(const rpc::MeasureBatch& bat
               s->ctx = &ctx;
               if (s->lost) ctx.TryCancel();
             });
-        std::lock_guard<std::mutex> lock(s->mu);
-        s->ctx = nullptr;
-        s->finished = true;
-        s->status = status;
+        {
+          std::lock_guard<std::mutex> lock(s->mu);
+          s->ctx = nullptr;
+          s->finished = true;
+          s->status = status;
+        }
+        std::lock_guard<std::mutex> lock(ended_mu);
+        ++ended;
+        ended_cv.notify_all();
       });
     }
     // Watch the runners until every share has ended: a lost one's call is
     // cancelled, and its unanswered candidates go round again.
     for (;;) {
-      bool all_finished = true;
-      for (auto& sh : shares) {
-        std::lock_guard<std::mutex> lock(sh->mu);
-        all_finished = all_finished && sh->finished;
+      {
+        std::unique_lock<std::mutex> lock(ended_mu);
+        if (ended_cv.wait_for(lock, std::chrono::duration<double>(o_.poll_s), [&] { return ended == shares.size(); }))
+          break;
       }
-      if (all_finished) break;
-      sleep_s(o_.poll_s);
       for (auto& sh : shares) {
         {
           std::lock_guard<std::mutex> lock(sh->mu);
@@ -131,6 +138,10 @@ std::vector<rpc::MeasureResult> FarmRunner::measure(const rpc::MeasureBatch& bat
         sh->lost = true;
         if (sh->ctx) sh->ctx->TryCancel();
       }
+    }
+    {
+      std::lock_guard<std::mutex> lock(ended_mu);
+      ended = 0;
     }
     for (auto& sh : shares) {
       sh->thread.join();
