@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -180,6 +181,38 @@ TEST(Farm, ADaemonRefusesToListenOffLoopbackWithoutTokensAndTls) {
   EXPECT_NE(out.find("--tls-cert"), std::string::npos) << out;
   EXPECT_EQ(out.find(url.substr(url.find(':', 13) + 1, url.find('@') - url.find(':', 13) - 1)), std::string::npos)
       << "the password is never printed";
+}
+
+// What a shell prints and its exit status.
+std::pair<int, std::string> shell(const std::string& cmd) {
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  std::string out;
+  char buf[512];
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+TEST(Farm, TheLocalFarmScriptRunsAJobOnARunnerOfEachKey) {
+  const std::string state = testing::scratch_path("local-farm");
+  const std::string bin = std::filesystem::path(rpc::kiln_binary()).parent_path().string();
+  const std::string env = "KILN_BIN=" + bin + " ";
+  auto [code, out] = shell(env + KILN_SOURCE_DIR "/scripts/local-farm start " + state + " 0");
+  ASSERT_EQ(code, 0) << out;
+  const std::string daemon = out.substr(0, out.find('\n'));
+  for (const char* key : {"avx2", "avx512"}) {
+    const std::string target = std::string(key) == "avx2" ? "'llvm -mattr=-avx512f'" : "llvm";
+    auto [c, o] = shell(std::string(KILN_BINARY) + " job submit matmul:M=16,N=16,K=16 --daemon " + daemon + " --key " +
+                        key + " --target " + target + " --trials 4 --batch-size 4 --final-top 0 --follow");
+    EXPECT_EQ(c, 0) << o;
+    EXPECT_NE(o.find("done: 4 trials over 1 task(s)"), std::string::npos) << o;
+  }
+  auto [c, o] = shell(std::string(KILN_BINARY) + " farm status --json --daemon " + daemon);
+  ASSERT_EQ(c, 0) << o;
+  const nlohmann::json s = nlohmann::json::parse(o.substr(o.find('{')));
+  ASSERT_EQ(s["runners"].size(), 2u) << o;
+  for (const nlohmann::json& r : s["runners"]) EXPECT_EQ(r["measured"], 4) << o;
+  EXPECT_EQ(shell(KILN_SOURCE_DIR "/scripts/local-farm stop " + state).first, 0);
 }
 
 // A self-signed certificate for localhost and 127.0.0.1: {cert, key}.
