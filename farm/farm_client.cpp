@@ -30,83 +30,61 @@ void FarmClient::prepare(grpc::ClientContext& ctx) const {
   ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
 }
 
-std::pair<double, double> FarmClient::register_runner(const std::string& runner_address, const rpc::DeviceInfo& device) {
-  pb::RegisterRequest req;
+template <typename Request, typename Reply>
+Reply FarmClient::call(grpc::Status (pb::Farm::Stub::*method)(grpc::ClientContext*, const Request&, Reply*),
+                       Request req) {
   req.set_protocol_version(kFarmProtocolVersion);
-  req.set_address(runner_address);
-  rpc::to_proto(device, req.mutable_device());
-  pb::RegisterReply reply;
+  Reply reply;
   grpc::ClientContext ctx;
   prepare(ctx);
-  if (grpc::Status s = stub_->Register(&ctx, req, &reply); !s.ok()) fail(s);
+  if (grpc::Status s = (stub_.get()->*method)(&ctx, req, &reply); !s.ok()) fail(s);
+  return reply;
+}
+
+std::pair<double, double> FarmClient::register_runner(const std::string& runner_address, const rpc::DeviceInfo& device) {
+  pb::RegisterRequest req;
+  req.set_address(runner_address);
+  rpc::to_proto(device, req.mutable_device());
+  pb::RegisterReply reply = call(&pb::Farm::Stub::Register, req);
   return {reply.heartbeat_s(), reply.timeout_s()};
 }
 
 bool FarmClient::heartbeat(const std::string& runner_address) {
   pb::HeartbeatRequest req;
-  req.set_protocol_version(kFarmProtocolVersion);
   req.set_address(runner_address);
-  pb::HeartbeatReply reply;
-  grpc::ClientContext ctx;
-  prepare(ctx);
-  if (grpc::Status s = stub_->Heartbeat(&ctx, req, &reply); !s.ok()) fail(s);
-  return reply.known();
+  return call(&pb::Farm::Stub::Heartbeat, req).known();
 }
 
 void FarmClient::leave(const std::string& runner_address) {
   pb::HeartbeatRequest req;
-  req.set_protocol_version(kFarmProtocolVersion);
   req.set_address(runner_address);
-  pb::HeartbeatReply reply;
-  grpc::ClientContext ctx;
-  prepare(ctx);
-  if (grpc::Status s = stub_->Leave(&ctx, req, &reply); !s.ok()) fail(s);
+  call(&pb::Farm::Stub::Leave, req);
 }
 
 nlohmann::json FarmClient::submit(const JobSpec& spec) {
   pb::SubmitRequest req;
-  req.set_protocol_version(kFarmProtocolVersion);
   req.set_spec_json(spec.to_json().dump());
-  pb::JobReply reply;
-  grpc::ClientContext ctx;
-  prepare(ctx);
-  if (grpc::Status s = stub_->Submit(&ctx, req, &reply); !s.ok()) fail(s);
-  return nlohmann::json::parse(reply.job_json());
+  return nlohmann::json::parse(call(&pb::Farm::Stub::Submit, req).job_json());
 }
 
 nlohmann::json FarmClient::job(int64_t id) {
   pb::JobRequest req;
-  req.set_protocol_version(kFarmProtocolVersion);
   req.set_id(id);
-  pb::JobReply reply;
-  grpc::ClientContext ctx;
-  prepare(ctx);
-  if (grpc::Status s = stub_->GetJob(&ctx, req, &reply); !s.ok()) fail(s);
-  return nlohmann::json::parse(reply.job_json());
+  return nlohmann::json::parse(call(&pb::Farm::Stub::GetJob, req).job_json());
 }
 
 std::vector<nlohmann::json> FarmClient::jobs(int limit) {
   pb::ListJobsRequest req;
-  req.set_protocol_version(kFarmProtocolVersion);
   req.set_limit(limit);
-  pb::ListJobsReply reply;
-  grpc::ClientContext ctx;
-  prepare(ctx);
-  if (grpc::Status s = stub_->ListJobs(&ctx, req, &reply); !s.ok()) fail(s);
   std::vector<nlohmann::json> out;
-  for (const std::string& j : reply.job_json()) out.push_back(nlohmann::json::parse(j));
+  for (const std::string& j : call(&pb::Farm::Stub::ListJobs, req).job_json()) out.push_back(nlohmann::json::parse(j));
   return out;
 }
 
 nlohmann::json FarmClient::cancel(int64_t id) {
   pb::JobRequest req;
-  req.set_protocol_version(kFarmProtocolVersion);
   req.set_id(id);
-  pb::JobReply reply;
-  grpc::ClientContext ctx;
-  prepare(ctx);
-  if (grpc::Status s = stub_->Cancel(&ctx, req, &reply); !s.ok()) fail(s);
-  return nlohmann::json::parse(reply.job_json());
+  return nlohmann::json::parse(call(&pb::Farm::Stub::Cancel, req).job_json());
 }
 
 nlohmann::json FarmClient::logs(int64_t id, int64_t after, bool follow,
@@ -130,12 +108,7 @@ nlohmann::json FarmClient::logs(int64_t id, int64_t after, bool follow,
 }
 
 nlohmann::json FarmClient::status() {
-  pb::StatusRequest req;
-  req.set_protocol_version(kFarmProtocolVersion);
-  pb::StatusReply reply;
-  grpc::ClientContext ctx;
-  prepare(ctx);
-  if (grpc::Status s = stub_->Status(&ctx, req, &reply); !s.ok()) fail(s);
+  pb::StatusReply reply = call(&pb::Farm::Stub::Status, pb::StatusRequest());
   return {{"runners", nlohmann::json::parse(reply.runners_json())}, {"jobs", nlohmann::json::parse(reply.jobs_json())}};
 }
 

@@ -47,6 +47,9 @@ class FarmClient {
  private:
   [[noreturn]] void fail(const grpc::Status& s) const;
   void prepare(grpc::ClientContext& ctx) const;
+  // One unary call with the protocol version, token and deadline set.
+  template <typename Request, typename Reply>
+  Reply call(grpc::Status (rpc::proto::Farm::Stub::*method)(grpc::ClientContext*, const Request&, Reply*), Request req);
 
   std::string address_;
   FarmClientOptions o_;

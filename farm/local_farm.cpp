@@ -1,8 +1,5 @@
 #include "farm/local_farm.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -15,20 +12,9 @@ namespace {
 constexpr int kStartupMs = 60000;
 
 FarmProcess start(const std::vector<std::string>& argv, const std::string& ready) {
-  int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) KILN_USER_ERROR() << "pipe failed";
   FarmProcess p;
-  try {
-    p.child = rpc::ChildProcess::spawn(argv, {}, out[1]);
-  } catch (...) {
-    close(out[0]);
-    close(out[1]);
-    throw;
-  }
-  close(out[1]);
   std::string seen;
-  std::optional<std::string> addr = rpc::read_line_after(out[0], ready, kStartupMs, seen);
-  close(out[0]);
+  std::optional<std::string> addr = rpc::spawn_until_line(p.child, argv, ready, kStartupMs, seen);
   if (!addr) {
     p.child.wait_or_kill(1000);
     KILN_USER_ERROR() << argv[0] << " did not start (" << (p.child.running() ? "no ready line" : p.child.exit_description())

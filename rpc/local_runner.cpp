@@ -46,21 +46,10 @@ void LocalRunner::ensure_running() {
   if (child_.running()) return;
   std::error_code ec;
   std::filesystem::remove(dir_ + "/runner.sock", ec);
-  int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) KILN_USER_ERROR() << "pipe failed";
   std::vector<std::string> argv = {options_.kiln, "runner", "--listen", address_, "--workdir", dir_ + "/work"};
   argv.insert(argv.end(), options_.args.begin(), options_.args.end());
-  try {
-    child_ = ChildProcess::spawn(argv, {}, out[1]);
-  } catch (...) {
-    close(out[0]);
-    close(out[1]);
-    throw;
-  }
-  close(out[1]);
   std::string seen;
-  bool ready = read_line_after(out[0], kReadyPrefix, kStartupMs, seen).has_value();
-  close(out[0]);  // `kiln runner` writes nothing to stdout after the ready line
+  const bool ready = spawn_until_line(child_, argv, kReadyPrefix, kStartupMs, seen).has_value();
   if (!ready) {
     child_.wait_or_kill(1000);
     KILN_USER_ERROR() << "the local runner (" << options_.kiln << " runner) did not start: "

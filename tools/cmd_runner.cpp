@@ -18,6 +18,7 @@
 #include "farm/announcer.h"
 #include "rpc/runner/server.h"
 #include "tools/commands.h"
+#include "tools/stop_signals.h"
 
 namespace kiln::cli {
 namespace {
@@ -42,14 +43,7 @@ std::string advertised_address(const std::string& advertise, const std::string& 
 }
 
 void run(const Args& a) {
-  // Signals are taken by one thread with sigwait; every other thread (gRPC
-  // starts many) inherits the blocked mask, so none of them is interrupted.
-  sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  StopSignals signals;
   if (a.lifeline_fd >= 0) rpc::watch_lifeline(a.lifeline_fd);
 
   rpc::RunnerOptions o;
@@ -84,14 +78,11 @@ void run(const Args& a) {
         advertised_address(a.advertise, server.address()), d,
         [](const std::string& s) { std::cerr << "kiln runner: " << s << std::endl; });
 
-  std::thread waiter([&] {
-    int sig = 0;
-    sigwait(&stop, &sig);
+  signals.on_stop([&](int sig) {
     std::cerr << "kiln runner: stopping on signal " << sig << "\n";
     server.shutdown();
   });
   server.wait();
-  waiter.join();
   announcer.reset();  // says it leaves
   if (own_workdir) std::filesystem::remove_all(workdir);
 }

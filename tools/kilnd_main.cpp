@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "farm/daemon.h"
 #include "rpc/process/child_process.h"
+#include "tools/stop_signals.h"
 #include "tuning_logs/open_database.h"
 #include "tuning_logs/pg_connection.h"
 
@@ -46,14 +47,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
 
-  // Signals are taken by one thread with sigwait; every other thread
-  // inherits the blocked mask.
-  sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  cli::StopSignals signals;
   if (lifeline_fd >= 0) rpc::watch_lifeline(lifeline_fd);  // started by a kiln process (a test): die with it
   try {
     if (!tuning::is_postgres_url(o.db_url))
@@ -66,14 +60,11 @@ int main(int argc, char** argv) {
     std::cout << "kilnd: " << d.name() << ", database " << tuning::database_name(o.db_url) << ", " << o.jobs
               << " job(s) at once" << (o.tokens.empty() ? ", no tokens (loopback only)" : "") << "\n"
               << "kilnd: listening on " << d.address() << std::endl;
-    std::thread waiter([&] {
-      int sig = 0;
-      sigwait(&stop, &sig);
+    signals.on_stop([&](int sig) {
       std::cerr << "kilnd: stopping on signal " << sig << "; running jobs go back to the queue\n";
       d.shutdown();
     });
     d.run();
-    waiter.join();
   } catch (const Error& e) {
     std::cerr << "kilnd: error: " << e.what() << "\n";
     return 2;

@@ -195,6 +195,23 @@ std::optional<std::string> read_line_after(int fd, const std::string& prefix, in
   }
 }
 
+std::optional<std::string> spawn_until_line(ChildProcess& child, const std::vector<std::string>& argv,
+                                            const std::string& prefix, int timeout_ms, std::string& seen) {
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) KILN_USER_ERROR() << "pipe failed";
+  try {
+    child = ChildProcess::spawn(argv, {}, out[1]);
+  } catch (...) {
+    close(out[0]);
+    close(out[1]);
+    throw;
+  }
+  close(out[1]);
+  std::optional<std::string> line = read_line_after(out[0], prefix, timeout_ms, seen);
+  close(out[0]);
+  return line;
+}
+
 std::string kiln_binary() {
   if (const char* env = std::getenv("KILN_BINARY"); env && *env) return env;
   std::error_code ec;

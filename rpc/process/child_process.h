@@ -66,6 +66,13 @@ class ChildProcess {
 // what a child said instead.
 std::optional<std::string> read_line_after(int fd, const std::string& prefix, int timeout_ms, std::string& seen);
 
+// Starts argv as spawn() does, its stdout into a pipe read until a line
+// starting with `prefix` (read_line_after): what follows the prefix, or
+// nullopt (then `seen` holds what it printed). The child's later output is
+// discarded: it should print nothing more to stdout.
+std::optional<std::string> spawn_until_line(ChildProcess& child, const std::vector<std::string>& argv,
+                                            const std::string& prefix, int timeout_ms, std::string& seen);
+
 // In a child: exits the process (status 0) as soon as the lifeline fd reads
 // end-of-file. Starts a detached thread; returns at once.
 void watch_lifeline(int fd);

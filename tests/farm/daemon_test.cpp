@@ -14,6 +14,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "support/error_of.h"
 #include "farm/farm_client.h"
 #include "ops/workload.h"
 #include "processes.h"
@@ -40,15 +41,6 @@ JobSpec matmul_job(int m, const std::string& key, int64_t trials, int batch = 4)
   return s;
 }
 
-std::string message_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 std::string state_of(FarmClient& c, int64_t id) { return c.job(id)["state"]; }
 
 std::string runner_state(FarmClient& c, const std::string& address) {
@@ -56,6 +48,16 @@ std::string runner_state(FarmClient& c, const std::string& address) {
   for (const nlohmann::json& r : status["runners"])
     if (r["address"] == address) return r["state"];
   return "(absent)";
+}
+
+// What a shell prints and its exit status.
+std::pair<int, std::string> shell(const std::string& cmd) {
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  std::string out;
+  char buf[512];
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
 TEST(Farm, TwoDaemonsShareTheQueueAndRunEachJobOnce) {
@@ -141,7 +143,7 @@ TEST(Farm, AWrongOrMissingTokenIsRefusedEverywhere) {
         [&] { c.register_runner("127.0.0.1:1", device); }, [&] { c.heartbeat("127.0.0.1:1"); },
         [&] { c.leave("127.0.0.1:1"); }};
     for (size_t i = 0; i < calls.size(); ++i)
-      EXPECT_NE(message_of(calls[i]).find("UNAUTHENTICATED"), std::string::npos) << "call " << i << " with '" << token << "'";
+      EXPECT_NE(testing::error_of(calls[i]).find("UNAUTHENTICATED"), std::string::npos) << "call " << i << " with '" << token << "'";
   }
   FarmClient alice(d.address, {.token = "alice-0123456789abcdef"}), bob(d.address, {.token = "bob-0123456789abcdef00"}),
       ops(d.address, {.token = "admin-0123456789abcdef"}), farm_runner(d.address, {.token = "runner-0123456789abcdef"});
@@ -151,46 +153,26 @@ TEST(Farm, AWrongOrMissingTokenIsRefusedEverywhere) {
   EXPECT_EQ(j["state"], "queued");
   EXPECT_NE(j.value("waiting", "").find("no runner of key 'gpu' is live"), std::string::npos) << j.dump();
   const int64_t id = j["id"];
-  EXPECT_NE(message_of([&] { bob.cancel(id); }).find("belongs to alice"), std::string::npos);
-  EXPECT_NE(message_of([&] { farm_runner.submit(matmul_job(8, "cpu", 4)); }).find("PERMISSION_DENIED"), std::string::npos);
-  EXPECT_NE(message_of([&] { alice.register_runner("127.0.0.1:1", device); }).find("PERMISSION_DENIED"), std::string::npos);
+  EXPECT_NE(testing::error_of([&] { bob.cancel(id); }).find("belongs to alice"), std::string::npos);
+  EXPECT_NE(testing::error_of([&] { farm_runner.submit(matmul_job(8, "cpu", 4)); }).find("PERMISSION_DENIED"), std::string::npos);
+  EXPECT_NE(testing::error_of([&] { alice.register_runner("127.0.0.1:1", device); }).find("PERMISSION_DENIED"), std::string::npos);
   EXPECT_EQ(farm_runner.register_runner("127.0.0.1:1", device).second, 1.5);
   EXPECT_EQ(ops.cancel(id)["state"], "cancelled") << "an admin cancels anyone's job";
   EXPECT_EQ(alice.jobs().size(), 1u);
 }
 
-// kilnd's exit status and what it printed.
-std::pair<int, std::string> run_kilnd(const std::string& args) {
-  FILE* p = popen((kilnd_binary() + " " + args + " 2>&1").c_str(), "r");
-  std::string out;
-  char buf[512];
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
 TEST(Farm, ADaemonRefusesToListenOffLoopbackWithoutTokensAndTls) {
   const std::string url = testing::fresh_postgres_database("open");
-  auto [code, out] = run_kilnd("--db '" + url + "' --listen 0.0.0.0:0");
+  auto [code, out] = shell(kilnd_binary() + " --db '" + url + "' --listen 0.0.0.0:0");
   EXPECT_EQ(code, 2) << out;
   EXPECT_NE(out.find("give a --tokens file"), std::string::npos) << out;
   const std::string tokens = testing::scratch_path("tokens2");
   std::ofstream(tokens) << "admin ops admin-0123456789abcdef\n";
-  std::tie(code, out) = run_kilnd("--db '" + url + "' --listen 0.0.0.0:0 --tokens " + tokens);
+  std::tie(code, out) = shell(kilnd_binary() + " --db '" + url + "' --listen 0.0.0.0:0 --tokens " + tokens);
   EXPECT_EQ(code, 2) << out;
   EXPECT_NE(out.find("--tls-cert"), std::string::npos) << out;
   EXPECT_EQ(out.find(url.substr(url.find(':', 13) + 1, url.find('@') - url.find(':', 13) - 1)), std::string::npos)
       << "the password is never printed";
-}
-
-// What a shell prints and its exit status.
-std::pair<int, std::string> shell(const std::string& cmd) {
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  std::string out;
-  char buf[512];
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
 TEST(Farm, TheLocalFarmScriptRunsAJobOnARunnerOfEachKey) {

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "support/error_of.h"
 #include "farm/job_queue.h"
 #include "farm/runner_registry.h"
 #include "support/postgres.h"
@@ -36,15 +37,6 @@ rpc::DeviceInfo device(const std::string& key) {
   d.num_cores = 2;
   d.targets = {"llvm -num-cores=2"};
   return d;
-}
-
-std::string message_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 TEST(JobQueue, FourDaemonsRacingNeverClaimOneJobTwice) {
@@ -132,12 +124,12 @@ TEST(JobQueue, OnlyTheOwnerOrAnAdminCancels) {
   JobQueue q(url);
   RunnerRegistry(url).announce("127.0.0.1:1", device("cpu"));
   const int64_t queued = q.submit(spec("cpu"), "alice");
-  EXPECT_NE(message_of([&] { q.cancel(queued, "bob", false); }).find("belongs to alice"), std::string::npos);
+  EXPECT_NE(testing::error_of([&] { q.cancel(queued, "bob", false); }).find("belongs to alice"), std::string::npos);
   EXPECT_EQ(q.get(queued)->state, JobState::kQueued);
   q.cancel(queued, "alice", false);
   EXPECT_EQ(q.get(queued)->state, JobState::kCancelled);
-  EXPECT_NE(message_of([&] { q.cancel(queued, "alice", false); }).find("has already ended"), std::string::npos);
-  EXPECT_NE(message_of([&] { q.cancel(999, "alice", false); }).find("no job 999"), std::string::npos);
+  EXPECT_NE(testing::error_of([&] { q.cancel(queued, "alice", false); }).find("has already ended"), std::string::npos);
+  EXPECT_NE(testing::error_of([&] { q.cancel(999, "alice", false); }).find("no job 999"), std::string::npos);
 
   const int64_t running = q.submit(spec("cpu"), "alice");
   ASSERT_EQ(q.claim("d", {})->id, running);

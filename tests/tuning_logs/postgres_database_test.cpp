@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "support/error_of.h"
 #include "support/postgres.h"
 #include "support/scratch.h"
 #include "tuning_logs/fixtures.h"
@@ -20,15 +21,6 @@
 
 namespace kiln::tuning {
 namespace {
-
-std::string message_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 TuningRecord record(const std::string& key, const std::string& trace, double secs) {
   TuningRecord r;
@@ -64,20 +56,20 @@ TEST(PostgresDatabase, AWrongPasswordIsRefusedWithoutShowingIt) {
   const std::string url = testing::fresh_postgres_database("password");
   const std::string host = url.substr(url.find('@'));
   const std::string wrong = "postgresql://kiln:not-the-password-4711" + host;
-  const std::string msg = message_of([&] { open_database(wrong); });
+  const std::string msg = testing::error_of([&] { open_database(wrong); });
   EXPECT_NE(msg.find("postgresql://kiln:***@"), std::string::npos) << msg;
   EXPECT_NE(msg.find("password authentication failed"), std::string::npos) << msg;
   EXPECT_EQ(msg.find("not-the-password-4711"), std::string::npos) << msg;
   // A statement that fails names the database without its password too.
   const std::string right = url.substr(url.find(':', 13) + 1, url.find('@') - url.find(':', 13) - 1);
-  const std::string bad = message_of([&] { PgConnection(url).exec("SELECT * FROM no_such_table"); });
+  const std::string bad = testing::error_of([&] { PgConnection(url).exec("SELECT * FROM no_such_table"); });
   EXPECT_NE(bad.find("no_such_table"), std::string::npos) << bad;
   EXPECT_EQ(bad.find(right), std::string::npos) << bad;
 }
 
 TEST(PostgresDatabase, AnEmptyDatabaseIsNotOpenedAsExistingAndStaysEmpty) {
   const std::string url = testing::fresh_postgres_database("empty");
-  const std::string msg = message_of([&] { open_database(url, OpenMode::kExisting); });
+  const std::string msg = testing::error_of([&] { open_database(url, OpenMode::kExisting); });
   EXPECT_NE(msg.find("holds no kiln tuning database"), std::string::npos) << msg;
   PgConnection c(url);
   EXPECT_EQ(c.exec("SELECT COUNT(*) FROM pg_namespace WHERE nspname = 'kiln'").integer(0, 0), 0);
@@ -89,7 +81,7 @@ TEST(PostgresDatabase, ASchemaThatIsNotOursIsRefusedAndLeftAlone) {
   const std::string url = testing::fresh_postgres_database("foreign");
   PgConnection c(url);
   c.exec("CREATE SCHEMA kiln; CREATE TABLE kiln.photos(id INTEGER); INSERT INTO kiln.photos VALUES (7)");
-  const std::string msg = message_of([&] { open_database(url); });
+  const std::string msg = testing::error_of([&] { open_database(url); });
   EXPECT_NE(msg.find("is not a kiln tuning database"), std::string::npos) << msg;
   EXPECT_EQ(c.exec("SELECT COUNT(*) FROM pg_tables WHERE schemaname = 'kiln'").integer(0, 0), 1) << "nothing was added";
   EXPECT_EQ(c.exec("SELECT id FROM kiln.photos").integer(0, 0), 7);
@@ -103,7 +95,7 @@ TEST(PostgresDatabase, ANewerSchemaIsRefused) {
   const std::string url = testing::fresh_postgres_database("newer");
   open_database(url)->add_workload(test_workload(1));
   PgConnection(url).exec("UPDATE kiln.meta SET value = '99' WHERE name = 'schema_version'");
-  const std::string msg = message_of([&] { open_database(url); });
+  const std::string msg = testing::error_of([&] { open_database(url); });
   EXPECT_NE(msg.find("schema version 99, newer than this kiln's " + std::to_string(kPgSchemaVersion)), std::string::npos)
       << msg;
 }
@@ -113,7 +105,7 @@ TEST(PostgresDatabase, ManyProcessesMayCreateItAtOnce) {
   std::vector<std::thread> openers;
   std::vector<std::string> errors(6);
   for (size_t i = 0; i < errors.size(); ++i)
-    openers.emplace_back([&, i] { errors[i] = message_of([&] { open_database(url)->add_workload(test_workload(1)); }); });
+    openers.emplace_back([&, i] { errors[i] = testing::error_of([&] { open_database(url)->add_workload(test_workload(1)); }); });
   for (std::thread& t : openers) t.join();
   for (const std::string& e : errors) EXPECT_EQ(e, "(no error)");
   EXPECT_EQ(PgConnection(url).exec("SELECT value FROM kiln.meta WHERE name = 'schema_version'").text(0, 0),
