@@ -76,8 +76,9 @@ nlohmann::json FarmClient::job(int64_t id) {
 std::vector<nlohmann::json> FarmClient::jobs(int limit) {
   pb::ListJobsRequest req;
   req.set_limit(limit);
+  const pb::ListJobsReply reply = call(&pb::Farm::Stub::ListJobs, req);
   std::vector<nlohmann::json> out;
-  for (const std::string& j : call(&pb::Farm::Stub::ListJobs, req).job_json()) out.push_back(nlohmann::json::parse(j));
+  for (const std::string& j : reply.job_json()) out.push_back(nlohmann::json::parse(j));
   return out;
 }
 

@@ -71,7 +71,12 @@ PgConnection::PgConnection(const std::string& url) : name_(redact_url(url)) {
   const char* values[] = {"10", "kiln", url.c_str(), nullptr};
   conn_ = PQconnectdbParams(keys, values, 1);
   if (!conn_) fail("cannot connect", "out of memory");
-  if (PQstatus(conn_) != CONNECTION_OK) fail("cannot connect", PQerrorMessage(conn_));
+  if (PQstatus(conn_) != CONNECTION_OK) {
+    const std::string why = PQerrorMessage(conn_);
+    PQfinish(conn_);  // no destructor runs for a constructor that throws
+    conn_ = nullptr;
+    fail("cannot connect", why);
+  }
   PQsetNoticeProcessor(conn_, ignore_notice, nullptr);
 }
 

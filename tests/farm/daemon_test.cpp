@@ -213,10 +213,12 @@ TEST(Farm, OffLoopbackEverythingGoesOverTlsWithTokens) {
   std::ofstream(tokens) << "user alice alice-0123456789abcdef\nrunner farm runner-0123456789abcdef\n";
   FarmProcess d = start_test_kilnd(url, {"--tokens", tokens, "--tls-cert", cert, "--tls-key", key, "--runner-tls-ca", cert},
                               "0.0.0.0:0");
-  const std::string daemon = "localhost" + d.address.substr(d.address.rfind(':'));
+  // 127.0.0.1 rather than localhost: the certificate names both, and an
+  // address needs no name lookup.
+  const std::string daemon = "127.0.0.1" + d.address.substr(d.address.rfind(':'));
   FarmProcess runner = start_runner(daemon, "cpu",
                                     {"--listen", "0.0.0.0:0", "--token", "runner-0123456789abcdef", "--tls-cert", cert,
-                                     "--tls-key", key, "--tls-ca", cert, "--advertise", "localhost"});
+                                     "--tls-key", key, "--tls-ca", cert, "--advertise", "127.0.0.1"});
   FarmClient alice(daemon, {.token = "alice-0123456789abcdef", .tls_ca = cert});
   const int64_t id = alice.submit(matmul_job(8, "cpu", 4))["id"];
   ASSERT_TRUE(eventually([&] { return state_of(alice, id) == "done"; }, 120)) << alice.job(id).dump();
