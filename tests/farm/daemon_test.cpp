@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "support/error_of.h"
 #include "farm/farm_client.h"
+#include "graph/model_builder.h"
 #include "ops/workload.h"
 #include "processes.h"
 #include "support/postgres.h"
@@ -195,6 +196,30 @@ TEST(Farm, TheLocalFarmScriptRunsAJobOnARunnerOfEachKey) {
   ASSERT_EQ(s["runners"].size(), 2u) << o;
   for (const nlohmann::json& r : s["runners"]) EXPECT_EQ(r["measured"], 4) << o;
   EXPECT_EQ(shell(KILN_SOURCE_DIR "/scripts/local-farm stop " + state).first, 0);
+}
+
+TEST(Farm, AModelJobTunesEveryTaskAndTheModelRunsFromTheFarmsDatabase) {
+  const std::string url = testing::fresh_postgres_database("model");
+  FarmProcess d = start_test_kilnd(url);
+  FarmProcess runner = start_runner(d.address, "cpu");
+  graph::testing::ModelBuilder m;  // a Conv + Relu and a second Conv
+  m.input("x", {1, 8, 6, 6}).weights("w1", {8, 8, 3, 3}).weights("w2", {8, 8, 3, 3}).output("y");
+  graph::testing::set_ints(m.node("Conv", {"x", "w1"}, {"c1"}), "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c1"}, {"a"});
+  graph::testing::set_ints(m.node("Conv", {"a", "w2"}, {"y"}), "pads", {1, 1, 1, 1});
+  const std::string model = testing::scratch_path("farm_model.onnx");
+  std::ofstream(model, std::ios::binary) << m.bytes();
+
+  auto [code, out] = shell(std::string(KILN_BINARY) + " job submit --model " + model + " --daemon " + d.address +
+                           " --key cpu --trials 4 --batch-size 4 --final-top 0 --follow --json");
+  ASSERT_EQ(code, 0) << out;
+  const nlohmann::json job = nlohmann::json::parse(out.substr(out.rfind("\n{") + 1));
+  EXPECT_EQ(job["state"], "done") << out;
+  EXPECT_EQ(job["tasks"], 4) << "both convolutions, blocked, and the layout conversions into and out of blocks\n" << out;
+  auto [rc, ro] = shell(std::string(KILN_BINARY) + " run " + model + " --db '" + url + "' --check --repeat 1 --json");
+  ASSERT_EQ(rc, 0) << ro;
+  EXPECT_EQ(ro.find("have no tuned record"), std::string::npos) << "every task was tuned on the farm\n" << ro;
+  EXPECT_EQ(nlohmann::json::parse(ro.substr(ro.rfind("\n{") + 1))["check"], "ok") << ro;
 }
 
 // A self-signed certificate for localhost and 127.0.0.1: {cert, key}.
