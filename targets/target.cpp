@@ -21,6 +21,7 @@ struct Target::Data {
   int num_cores = 1;
   bool fp_contract = true;
   std::string arch;
+  GpuLimits gpu;
   std::vector<std::string> features;  // llvm: every enabled feature, sorted
   std::string canonical;
 };
@@ -119,18 +120,79 @@ void parse_llvm(Target::Data& d, std::map<std::string, std::string> opts) {
   d.canonical = os.str();
 }
 
+// The limits every CUDA GPU of compute capability 7.0 and newer shares;
+// what differs is the shared memory a kernel may opt in to.
+GpuLimits cuda_limits(int sm) {
+  GpuLimits g;
+  g.max_threads_per_block = 1024;
+  g.max_shared_memory_per_block = 48 * 1024;
+  g.warp_size = 32;
+  g.max_registers_per_thread = 255;
+  g.max_threads_per_dim[0] = g.max_threads_per_dim[1] = 1024;
+  g.max_threads_per_dim[2] = 64;
+  g.max_blocks_per_dim[0] = (int64_t{1} << 31) - 1;
+  g.max_blocks_per_dim[1] = g.max_blocks_per_dim[2] = 65535;
+  int64_t opt_in_kib = 96;                    // 7.0, 7.2
+  if (sm == 75) opt_in_kib = 64;              // Turing
+  if (sm == 80 || sm == 87) opt_in_kib = 163; // A100, Orin
+  if (sm == 86 || sm == 89) opt_in_kib = 99;  // GA10x, Ada
+  if (sm >= 90) opt_in_kib = 227;             // Hopper and newer
+  g.max_dynamic_shared_memory_per_block = opt_in_kib * 1024;
+  return g;
+}
+
 void parse_cuda(Target::Data& d, std::map<std::string, std::string> opts) {
   check_allowed(d.kind, opts, {"arch"});
   d.canonical = "cuda";
+  int sm = 70;
   if (opts.count("arch")) {
     const std::string& a = opts["arch"];
     bool ok = a.size() > 3 && a.compare(0, 3, "sm_") == 0 && std::isdigit(static_cast<unsigned char>(a[3]));
     for (size_t i = 3; ok && i < a.size(); ++i)
       ok = std::isdigit(static_cast<unsigned char>(a[i])) || (i + 1 == a.size() && a[i] == 'a');
     if (!ok) KILN_USER_ERROR() << "-arch must look like sm_90, not '" << a << "'";
+    sm = std::stoi(a.substr(3));
+    if (sm < 70) KILN_USER_ERROR() << "-arch=" << a << ": kiln generates CUDA code for sm_70 and newer";
     d.arch = a;
     d.canonical += " -arch=" + a;
   }
+  d.gpu = cuda_limits(sm);
+}
+
+// A positive integer option, or `fallback` when absent.
+int64_t positive_option(const std::map<std::string, std::string>& opts, const std::string& name, int64_t fallback) {
+  auto it = opts.find(name);
+  if (it == opts.end()) return fallback;
+  size_t used = 0;
+  int64_t v = 0;
+  try {
+    v = std::stoll(it->second, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != it->second.size() || v <= 0)
+    KILN_USER_ERROR() << "-" << name << " must be a positive integer, not '" << it->second << "'";
+  return v;
+}
+
+// OpenCL devices differ too much for one table: by default what almost any
+// GPU allows (256 work-items and 32 KiB of local memory per work-group, the
+// standard's minimum for the latter), and what the device allows when the
+// target string says.
+void parse_opencl(Target::Data& d, const std::map<std::string, std::string>& opts) {
+  check_allowed(d.kind, opts, {"max-threads-per-block", "max-shared-memory-per-block"});
+  GpuLimits g;
+  g.max_threads_per_block = static_cast<int>(positive_option(opts, "max-threads-per-block", 256));
+  g.max_shared_memory_per_block = positive_option(opts, "max-shared-memory-per-block", 32 * 1024);
+  g.max_dynamic_shared_memory_per_block = g.max_shared_memory_per_block;
+  g.warp_size = 1;
+  for (int& t : g.max_threads_per_dim) t = g.max_threads_per_block;
+  for (int64_t& b : g.max_blocks_per_dim) b = (int64_t{1} << 31) - 1;
+  d.gpu = g;
+  d.canonical = "opencl";
+  if (g.max_threads_per_block != 256) d.canonical += " -max-threads-per-block=" + std::to_string(g.max_threads_per_block);
+  if (g.max_shared_memory_per_block != 32 * 1024)
+    d.canonical += " -max-shared-memory-per-block=" + std::to_string(g.max_shared_memory_per_block);
 }
 
 }  // namespace
@@ -166,8 +228,7 @@ Target Target::parse_uncached(const std::string& s) {
   } else if (d->kind == "cuda") {
     parse_cuda(*d, std::move(opts));
   } else if (d->kind == "opencl") {
-    check_allowed(d->kind, opts, {});
-    d->canonical = "opencl";
+    parse_opencl(*d, opts);
   } else {
     KILN_USER_ERROR() << "unknown target kind '" << d->kind << "' (expected llvm, cuda or opencl)";
   }
@@ -183,6 +244,11 @@ const std::vector<std::string>& Target::mattr() const { return d_->mattr; }
 int Target::num_cores() const { return d_->num_cores; }
 bool Target::fp_contract() const { return d_->fp_contract; }
 const std::string& Target::arch() const { return d_->arch; }
+
+const GpuLimits& Target::gpu_limits() const {
+  KILN_ICHECK(!is_cpu()) << "gpu_limits() of the CPU target " << str();
+  return d_->gpu;
+}
 std::string Target::str() const { return d_->canonical; }
 
 bool Target::has_feature(const std::string& name) const {

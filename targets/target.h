@@ -7,6 +7,7 @@
 //   llvm -fp-contract=off                  no FMA fusion: bit-exact float arithmetic
 //   cuda -arch=sm_90
 //   opencl
+//   opencl -max-threads-per-block=1024 -max-shared-memory-per-block=65536
 //
 // The tuning database keys records by target string, so str() is canonical:
 // it names the resolved CPU (never "native"), the feature changes relative to
@@ -19,6 +20,7 @@
 // and command lines can name them.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +28,24 @@
 #include "core/dtype.h"
 
 namespace kiln {
+
+// What a GPU target allows one kernel launch (Target::gpu_limits): the
+// verifier refuses a kernel past any of them, and the GPU schedule rules
+// size their tiles within them.
+struct GpuLimits {
+  int max_threads_per_block = 0;
+  // Shared memory (OpenCL's __local) one block may declare statically.
+  int64_t max_shared_memory_per_block = 0;
+  // With the kernel's opt-in (cudaFuncAttributeMaxDynamicSharedMemorySize);
+  // the same as the static limit where there is none.
+  int64_t max_dynamic_shared_memory_per_block = 0;
+  // Threads that run in lockstep (CUDA's warp; 1 where the device does not
+  // say, as for OpenCL in general).
+  int warp_size = 1;
+  int max_registers_per_thread = 0;  // 0: not known
+  int max_threads_per_dim[3] = {0, 0, 0};
+  int64_t max_blocks_per_dim[3] = {0, 0, 0};
+};
 
 class Target {
  public:
@@ -56,6 +76,12 @@ class Target {
   bool fp_contract() const;
   // cuda: "sm_90" and the like; empty elsewhere.
   const std::string& arch() const;
+  // cuda and opencl: what one launch may use. cuda: by -arch (sm_70 and
+  // newer; without -arch, sm_70's). opencl: 256 threads and 32 KiB of local
+  // memory per block unless -max-threads-per-block and
+  // -max-shared-memory-per-block say what the device allows. Throws
+  // kiln::InternalError on a CPU target.
+  const GpuLimits& gpu_limits() const;
 
   // llvm: whether the CPU with mattr applied has the LLVM feature `name`
   // (e.g. "avx512f"), implied features included.

@@ -125,5 +125,32 @@ TEST(Target, Errors) {
   EXPECT_EQ(error_of("llvm -fp-contract=fast"), "-fp-contract must be on or off, not 'fast'");
 }
 
+TEST(Target, GpuTargetsSayWhatOneLaunchMayUse) {
+  const GpuLimits& a100 = Target::parse("cuda -arch=sm_80").gpu_limits();
+  EXPECT_EQ(a100.max_threads_per_block, 1024);
+  EXPECT_EQ(a100.warp_size, 32);
+  EXPECT_EQ(a100.max_shared_memory_per_block, 48 * 1024);
+  EXPECT_EQ(a100.max_dynamic_shared_memory_per_block, 163 * 1024);
+  EXPECT_EQ(a100.max_threads_per_dim[2], 64);
+  EXPECT_EQ(Target::parse("cuda -arch=sm_90").gpu_limits().max_dynamic_shared_memory_per_block, 227 * 1024);
+  EXPECT_EQ(Target::parse("cuda -arch=sm_90a").gpu_limits().max_dynamic_shared_memory_per_block, 227 * 1024);
+  EXPECT_EQ(Target::parse("cuda").gpu_limits().max_dynamic_shared_memory_per_block, 96 * 1024) << "sm_70's";
+  EXPECT_EQ(error_of("cuda -arch=sm_60"), "-arch=sm_60: kiln generates CUDA code for sm_70 and newer");
+
+  const GpuLimits& cl = Target::parse("opencl").gpu_limits();
+  EXPECT_EQ(cl.max_threads_per_block, 256);
+  EXPECT_EQ(cl.max_shared_memory_per_block, 32 * 1024);
+  EXPECT_EQ(cl.warp_size, 1);
+  Target big = Target::parse("opencl -max-shared-memory-per-block=65536 -max-threads-per-block=1024");
+  EXPECT_EQ(big.gpu_limits().max_threads_per_block, 1024);
+  EXPECT_EQ(big.str(), "opencl -max-threads-per-block=1024 -max-shared-memory-per-block=65536");
+  EXPECT_EQ(Target::parse(big.str()), big);
+  EXPECT_EQ(Target::parse("opencl -max-threads-per-block=256").str(), "opencl") << "the default is not spelled out";
+  EXPECT_EQ(error_of("opencl -max-threads-per-block=0"), "-max-threads-per-block must be a positive integer, not '0'");
+  EXPECT_EQ(error_of("opencl -max-shared-memory-per-block=32k"),
+            "-max-shared-memory-per-block must be a positive integer, not '32k'");
+  EXPECT_THROW(Target::host().gpu_limits(), InternalError);
+}
+
 }  // namespace
 }  // namespace kiln
