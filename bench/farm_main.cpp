@@ -48,40 +48,14 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-std::string script(const std::string& verb, const std::string& state) {
-  const std::string cmd = std::string(KILN_SOURCE_DIR) + "/scripts/local-postgres " + verb + " '" + state + "'";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[256];
-  while (p && fgets(buf, sizeof buf, p)) out += buf;
-  if (!p || pclose(p) != 0) KILN_USER_ERROR() << cmd << " failed";
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
-}
-
 // A PostgreSQL server for the run, with a database per phase.
 class Server {
  public:
-  Server() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "kiln-farm-bench-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) KILN_USER_ERROR() << "mkdtemp failed";
-    state_ = tmpl;
-    url_ = script("start", state_);
-  }
-  ~Server() {
-    try {
-      script("stop", state_);
-    } catch (const Error&) {
-    }
-    std::filesystem::remove_all(state_);
-  }
-  std::string database(const std::string& name) {
-    tuning::PgConnection(url_).exec("CREATE DATABASE " + name);
-    return url_.substr(0, url_.rfind('/') + 1) + name;
-  }
+  Server() : pg_(std::string(KILN_SOURCE_DIR) + "/scripts/local-postgres") {}
+  std::string database(const std::string& name) { return farm::create_postgres_database(pg_.url(), name); }
 
  private:
-  std::string state_, url_;
+  farm::LocalPostgres pg_;
 };
 
 farm::JobSpec tiny_job(int n, const std::string& key) {

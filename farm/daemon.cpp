@@ -40,9 +40,7 @@ Daemon::Daemon(DaemonOptions o) : o_(std::move(o)) {
   builder.SetMaxReceiveMessageSize(64 << 20);
   server_ = builder.BuildAndStart();
   if (!server_) KILN_USER_ERROR() << "cannot listen on " << o_.listen;
-  address_ = o_.listen;
-  if (size_t colon = address_.rfind(':'); colon != std::string::npos && address_.substr(colon + 1) == "0")
-    address_ = address_.substr(0, colon + 1) + std::to_string(port);
+  address_ = rpc::bound_address(o_.listen, port);
 }
 
 Daemon::~Daemon() { shutdown(); }

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "farm/farm_schema.h"
+#include "farm/runner_registry.h"
 
 namespace kiln::farm {
 namespace {
@@ -34,10 +35,9 @@ Job read_job(const PgResult& q, int i) {
   return j;
 }
 
-// A live runner of the job's key: heartbeat within the timeout, not gone.
-constexpr const char* kHasLiveRunner =
-    "EXISTS(SELECT 1 FROM runners r WHERE r.device_key = jobs.device_key AND r.state = 'alive' "
-    "AND r.last_heartbeat > now() - make_interval(secs => $2))";
+// A live runner of the job's key, the timeout in $2.
+const std::string kHasLiveRunner =
+    "EXISTS(SELECT 1 FROM runners r WHERE r.device_key = jobs.device_key AND " + live_runner_sql("r.", 2) + ")";
 
 }  // namespace
 
@@ -135,8 +135,7 @@ std::map<std::string, int64_t> JobQueue::counts_by_state() {
 std::string JobQueue::waiting_reason(const Job& job, double runner_timeout_s) {
   if (job.state != JobState::kQueued) return "";
   PgResult q = c_.exec(
-      "SELECT COUNT(*) FROM runners WHERE device_key = $1 AND state = 'alive' AND last_heartbeat > now() - "
-      "make_interval(secs => $2)",
+      "SELECT COUNT(*) FROM runners WHERE device_key = $1 AND " + live_runner_sql("", 2),
       {job.device_key, pg_text(runner_timeout_s)});
   if (q.integer(0, 0) > 0) return "";
   return "no runner of key '" + job.device_key + "' is live (kiln farm status lists the runners)";

@@ -1,10 +1,14 @@
 #include "farm/local_farm.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
 #include "core/error.h"
+#include "tuning_logs/pg_connection.h"
 
 namespace kiln::farm {
 namespace {
@@ -24,7 +28,43 @@ FarmProcess start(const std::vector<std::string>& argv, const std::string& ready
   return p;
 }
 
+// Runs `script verb state` and returns what it printed, trailing newlines
+// dropped.
+std::string run_script(const std::string& script, const std::string& verb, const std::string& state) {
+  const std::string cmd = "'" + script + "' " + verb + " '" + state + "'";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) KILN_USER_ERROR() << "cannot run " << cmd;
+  std::string out;
+  char buf[256];
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  if (pclose(p) != 0) KILN_USER_ERROR() << cmd << " failed";
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
 }  // namespace
+
+LocalPostgres::LocalPostgres(const std::string& script) : script_(script), owner_(getpid()) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "kiln-postgres-state-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) KILN_USER_ERROR() << "cannot create a directory under " << std::filesystem::temp_directory_path();
+  state_ = tmpl;
+  url_ = run_script(script_, "start", state_);
+}
+
+LocalPostgres::~LocalPostgres() {
+  if (getpid() != owner_) return;
+  try {
+    run_script(script_, "stop", state_);
+  } catch (const Error&) {
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(state_, ec);
+}
+
+std::string create_postgres_database(const std::string& server_url, const std::string& name) {
+  tuning::PgConnection(server_url).exec("CREATE DATABASE " + name);
+  return server_url.substr(0, server_url.rfind('/') + 1) + name;
+}
 
 std::string kilnd_binary() {
   if (const char* env = std::getenv("KILND_BINARY"); env && *env) return env;

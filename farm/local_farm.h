@@ -20,6 +20,28 @@ struct FarmProcess {
 // The kilnd executable: $KILND_BINARY if set, else "kilnd" beside kiln's.
 std::string kilnd_binary();
 
+// A PostgreSQL server of this process's own, started by
+// scripts/local-postgres (`script`, its path) in a new temporary state
+// directory; stopped and removed with this object, by the process that made
+// it only (a forked child exits through the destructor too).
+class LocalPostgres {
+ public:
+  explicit LocalPostgres(const std::string& script);
+  ~LocalPostgres();
+  LocalPostgres(const LocalPostgres&) = delete;
+  LocalPostgres& operator=(const LocalPostgres&) = delete;
+  // The URL of its database "kiln" (it holds a password).
+  const std::string& url() const { return url_; }
+
+ private:
+  std::string script_, state_, url_;
+  int owner_ = 0;
+};
+
+// Creates database `name` on the server of `server_url` (a postgresql://
+// URL of any of its databases) and returns its URL.
+std::string create_postgres_database(const std::string& server_url, const std::string& name);
+
 // kilnd --db url --listen listen, then `extra`. Throws kiln::Error with
 // what it printed when it does not start.
 FarmProcess start_kilnd(const std::string& url, const std::vector<std::string>& extra = {},

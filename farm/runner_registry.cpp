@@ -32,6 +32,11 @@ rpc::DeviceInfo read_info(const std::string& text) {
 
 }  // namespace
 
+std::string live_runner_sql(const std::string& prefix, int timeout_param) {
+  return prefix + "state = 'alive' AND " + prefix + "last_heartbeat > now() - make_interval(secs => $" +
+         std::to_string(timeout_param) + ")";
+}
+
 RunnerRegistry::RunnerRegistry(const std::string& url) : c_(url) { prepare_farm_schema(c_); }
 
 void RunnerRegistry::announce(const std::string& address, const rpc::DeviceInfo& info) {
@@ -55,8 +60,8 @@ void RunnerRegistry::leave(const std::string& address) {
 std::vector<RegisteredRunner> RunnerRegistry::read(const std::string& where, const std::vector<tuning::PgParam>& params) {
   // $1 is always the timeout.
   PgResult q = c_.exec(
-      "SELECT address, device_key, info, CASE WHEN state = 'gone' THEN 'gone' WHEN last_heartbeat > now() - "
-      "make_interval(secs => $1) THEN 'alive' ELSE 'lost' END, EXTRACT(EPOCH FROM last_heartbeat)::float8, "
+      "SELECT address, device_key, info, CASE WHEN " + live_runner_sql("", 1) +
+          " THEN 'alive' WHEN state = 'gone' THEN 'gone' ELSE 'lost' END, EXTRACT(EPOCH FROM last_heartbeat)::float8, "
       "EXTRACT(EPOCH FROM now() - last_heartbeat)::float8, COALESCE(busy_job, 0), measured, errors FROM runners " +
           where,
       params);
@@ -68,10 +73,9 @@ std::vector<RegisteredRunner> RunnerRegistry::read(const std::string& where, con
 }
 
 std::vector<RegisteredRunner> RunnerRegistry::live(const std::string& device_key, double timeout_s) {
-  return read(
-      "WHERE device_key = $2 AND state = 'alive' AND last_heartbeat > now() - make_interval(secs => $1) "
-      "ORDER BY busy_job IS NOT NULL, address COLLATE \"C\"",
-      {pg_text(timeout_s), device_key});
+  return read("WHERE device_key = $2 AND " + live_runner_sql("", 1) +
+                  " ORDER BY busy_job IS NOT NULL, address COLLATE \"C\"",
+              {pg_text(timeout_s), device_key});
 }
 
 std::vector<RegisteredRunner> RunnerRegistry::all(double timeout_s) {
@@ -79,9 +83,7 @@ std::vector<RegisteredRunner> RunnerRegistry::all(double timeout_s) {
 }
 
 bool RunnerRegistry::is_live(const std::string& address, double timeout_s) {
-  return !read("WHERE address = $2 AND state = 'alive' AND last_heartbeat > now() - make_interval(secs => $1)",
-               {pg_text(timeout_s), address})
-              .empty();
+  return !read("WHERE address = $2 AND " + live_runner_sql("", 1), {pg_text(timeout_s), address}).empty();
 }
 
 void RunnerRegistry::set_busy(const std::string& address, int64_t job) {

@@ -29,6 +29,12 @@ struct RegisteredRunner {
   int64_t measured = 0, errors = 0;
 };
 
+// SQL that holds for a live row of the runners table (`prefix`: its alias
+// and a dot, or ""): not gone, and its last heartbeat younger than the
+// timeout in parameter $`timeout_param`, seconds. The one definition of
+// "live" that the registry and the queue's claims share.
+std::string live_runner_sql(const std::string& prefix, int timeout_param);
+
 class RunnerRegistry {
  public:
   // Connects and creates or migrates the farm's tables.

@@ -53,6 +53,13 @@ bool is_local_address(const std::string& address) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
 
+std::string bound_address(const std::string& listen, int port) {
+  if (listen.rfind("unix", 0) == 0) return listen;
+  const size_t colon = listen.rfind(':');
+  if (colon == std::string::npos || listen.substr(colon + 1) != "0") return listen;
+  return listen.substr(0, colon + 1) + std::to_string(port);
+}
+
 std::shared_ptr<grpc::ServerCredentials> server_credentials(const TlsFiles& tls) {
   if (!tls.enabled()) return grpc::InsecureServerCredentials();
   if (tls.key.empty()) KILN_USER_ERROR() << "a TLS certificate needs its private key (--tls-key)";

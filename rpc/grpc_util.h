@@ -26,6 +26,11 @@ bool same_secret(const std::string& given, const std::string& secret);
 // sockets).
 bool is_local_address(const std::string& address);
 
+// The address clients dial for a server asked to listen on `listen`: the
+// port gRPC bound filled in where `listen` said port 0 ("127.0.0.1:0" ->
+// "127.0.0.1:40213"); unix sockets and fixed ports as they are.
+std::string bound_address(const std::string& listen, int port);
+
 struct TlsFiles {
   std::string cert, key;  // PEM: the server's certificate chain and private key
   bool enabled() const { return !cert.empty(); }

@@ -30,12 +30,7 @@ RunnerServer::RunnerServer(const std::string& address, RunnerOptions options) {
   builder.SetMaxSendMessageSize(kMaxMessageBytes);
   server_ = builder.BuildAndStart();
   if (!server_) KILN_USER_ERROR() << "cannot listen on " << address;
-  address_ = address;
-  if (address.rfind("unix", 0) != 0) {
-    size_t colon = address.rfind(':');
-    if (colon != std::string::npos && address.substr(colon + 1) == "0")
-      address_ = address.substr(0, colon + 1) + std::to_string(port);
-  }
+  address_ = bound_address(address, port);
 }
 
 RunnerServer::~RunnerServer() { shutdown(); }
