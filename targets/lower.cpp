@@ -1,10 +1,15 @@
 #include "targets/lower.h"
 
+#include "targets/codegen/gpu/gpu_program.h"
+#include "targets/codegen/gpu/verify_gpu.h"
+
 namespace kiln {
 
 LowerOptions lower_options_for(const Target& target) {
   LowerOptions o;
-  o.max_lanes = target.vector_lanes(DataType::Float32());
+  // GPU kernels are scalar per thread for now (targets/codegen/gpu/c_source.h).
+  o.max_lanes = target.is_gpu() ? 1 : target.vector_lanes(DataType::Float32());
+  o.gpu = target.is_gpu();
   return o;
 }
 
@@ -12,7 +17,9 @@ PrimFunc lower(const PrimFunc& f, const Target& target,
                const std::function<void(const std::string& pass, const PrimFunc& f)>& after_pass) {
   LowerOptions o = lower_options_for(target);
   o.after_pass = after_pass;
-  return lower(f, o);
+  PrimFunc lowered = lower(f, o);
+  if (target.is_gpu()) verify_gpu(split_kernels(lowered), target.gpu_limits());
+  return lowered;
 }
 
 }  // namespace kiln

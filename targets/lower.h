@@ -16,7 +16,8 @@ namespace kiln {
 // The tir pipeline's options for `target`.
 LowerOptions lower_options_for(const Target& target);
 
-// lower(f, lower_options_for(target)), calling `after_pass` after each step
+// lower(f, lower_options_for(target)), checked for a GPU target by
+// verify_gpu (targets/codegen/gpu/verify_gpu.h), calling `after_pass` after each step
 // when given (`kiln print --print-after-all`).
 PrimFunc lower(const PrimFunc& f, const Target& target,
                const std::function<void(const std::string& pass, const PrimFunc& f)>& after_pass = {});

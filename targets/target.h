@@ -59,6 +59,7 @@ class Target {
   // "llvm", "cuda" or "opencl".
   const std::string& kind() const;
   bool is_cpu() const { return kind() == "llvm"; }
+  bool is_gpu() const { return kind() == "cuda" || kind() == "opencl"; }
 
   // llvm: the target triple (the process triple unless -mtriple is given).
   const std::string& mtriple() const;

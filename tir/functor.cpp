@@ -122,7 +122,8 @@ void for_each_block(const Stmt& s, FunctionRef<void(const BlockNode*)> fn) {
       break;
     }
     case StmtKind::BufferStore:
-    case StmtKind::Evaluate: break;
+    case StmtKind::Evaluate:
+    case StmtKind::Barrier: break;
   }
 }
 

@@ -1,5 +1,6 @@
 #include "tir/printer.h"
 
+#include <algorithm>
 #include <ostream>
 #include <sstream>
 #include <unordered_set>
@@ -111,6 +112,9 @@ class StmtPrinter {
       }
       case StmtKind::Evaluate:
         line(indent) << "T.evaluate(" << expr(s.as<EvaluateNode>()->value) << ")\n";
+        return;
+      case StmtKind::Barrier:
+        line(indent) << "T.barrier(\"" << s.as<BarrierNode>()->scope << "\")\n";
         return;
       case StmtKind::Block: return print_block(*s.as<BlockNode>(), nullptr, indent);
       case StmtKind::BlockRealize: {
@@ -355,6 +359,12 @@ std::ostream& operator<<(std::ostream& os, const IRModule& m) {
     print_func(os, f, key, /*in_module=*/true, 1);
   }
   return os;
+}
+
+std::string first_line(const Stmt& s) {
+  const std::string text = to_string(s);
+  const size_t start = std::min(text.find_first_not_of(' '), text.size());
+  return text.substr(start, text.find('\n', start) - start);
 }
 
 }  // namespace kiln

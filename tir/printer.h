@@ -34,6 +34,9 @@
 namespace kiln {
 
 std::string to_string(const Stmt& s);
+// The statement's first line of text, unindented (`for k0 in range(64):`):
+// how messages name a statement.
+std::string first_line(const Stmt& s);
 std::string to_string(const PrimFunc& f);
 std::string to_string(const IRModule& m);
 std::ostream& operator<<(std::ostream& os, const Stmt& s);

@@ -10,6 +10,7 @@ KILN_DEFINE_NODE(IfThenElseNode);
 KILN_DEFINE_NODE(LetStmtNode);
 KILN_DEFINE_NODE(AllocateNode);
 KILN_DEFINE_NODE(EvaluateNode);
+KILN_DEFINE_NODE(BarrierNode);
 KILN_DEFINE_NODE(BufferRegionNode);
 KILN_DEFINE_NODE(BlockNode);
 KILN_DEFINE_NODE(BlockRealizeNode);
@@ -143,6 +144,12 @@ Stmt allocate(Buffer buffer, Stmt body) {
 Stmt evaluate(Expr value) {
   auto n = node<EvaluateNode>();
   n->value = std::move(value);
+  return Stmt(std::move(n));
+}
+
+Stmt barrier(std::string scope) {
+  auto n = node<BarrierNode>();
+  n->scope = std::move(scope);
   return Stmt(std::move(n));
 }
 

@@ -32,6 +32,7 @@ namespace kiln {
   X(LetStmt)                  \
   X(Allocate)                 \
   X(Evaluate)                 \
+  X(Barrier)                  \
   X(Block)                    \
   X(BlockRealize)
 
@@ -129,6 +130,17 @@ class EvaluateNode : public StmtNode {
   KILN_STMT_NODE(Evaluate, value)
 };
 
+// Every thread of a GPU thread block waits here until all have arrived,
+// and what each wrote to `scope` memory before is visible to all after
+// (CUDA's __syncthreads(), OpenCL's barrier(CLK_LOCAL_MEM_FENCE)). Placed
+// by tir/transform/insert_barriers.h; one thread running the code alone
+// (the interpreter, a CPU) passes straight through.
+class BarrierNode : public StmtNode {
+ public:
+  std::string scope = "shared";
+  KILN_STMT_NODE(Barrier, scope)
+};
+
 class BufferRegionNode : public Object {
  public:
   Buffer buffer;
@@ -186,6 +198,7 @@ Stmt if_then_else(Expr cond, Stmt then_case, Stmt else_case = Stmt());
 Stmt let_stmt(Var v, Expr value, Stmt body);
 Stmt allocate(Buffer buffer, Stmt body);
 Stmt evaluate(Expr value);
+Stmt barrier(std::string scope = "shared");
 // A no-op statement.
 Stmt no_op();
 bool is_no_op(const Stmt& s);

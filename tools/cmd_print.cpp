@@ -1,7 +1,9 @@
-// kiln print WORKLOAD|KEY [--trace FILE | --db FILE] [--postprocess-again] [--lowered | --llvm-ir | --asm] [--print-after-all] [--target T]
+// kiln print WORKLOAD|KEY [--trace FILE | --db FILE] [--postprocess-again] [--lowered | --llvm-ir | --asm | --source] [--print-after-all] [--target T]
 #include <iostream>
 #include <optional>
 
+#include "core/error.h"
+#include "targets/codegen/gpu/build_gpu.h"
 #include "targets/codegen/llvm/build_llvm.h"
 #include "tir/printer.h"
 #include "tools/commands.h"
@@ -17,6 +19,7 @@ void add_print(CLI::App& app) {
     bool after_all = false;
     bool llvm_ir = false;
     bool asm_ = false;
+    bool source = false;
     std::string trace;
     std::string db;
     bool postprocess_again = false;
@@ -31,6 +34,7 @@ void add_print(CLI::App& app) {
   cmd->add_flag("--lowered", args->lowered, "print the lowered IR that the code generator takes");
   cmd->add_flag("--llvm-ir", args->llvm_ir, "print the optimised LLVM IR of the kernel");
   cmd->add_flag("--asm", args->asm_, "print the kernel's machine code as assembly");
+  cmd->add_flag("--source", args->source, "print the kernels' CUDA C or OpenCL C (a cuda or opencl target)");
   cmd->add_flag("--print-after-all", args->after_all, "print the IR after every lowering step");
   cmd->add_option("--trace", args->trace, "apply the schedule in this trace file (JSON, docs/schedule_trace.md)");
   cmd->add_option("--db", args->db, "without --trace: apply the best schedule this tuning database holds");
@@ -39,6 +43,11 @@ void add_print(CLI::App& app) {
                 "edited by hand take effect");
   cmd->callback([args] {
     Target target = Target::parse(args->target);
+    if (args->source && !target.is_gpu())
+      KILN_USER_ERROR() << "--source prints a GPU target's kernel source; target '" << target.str()
+                        << "' is compiled by LLVM (use --llvm-ir or --asm)";
+    if ((args->asm_ || args->llvm_ir) && !target.is_cpu())
+      KILN_USER_ERROR() << "--llvm-ir and --asm are for llvm targets; for '" << target.kind() << "' use --source";
     PrepareOptions options;
     options.db = args->db;
     options.postprocess_again = args->postprocess_again;
@@ -51,7 +60,9 @@ void add_print(CLI::App& app) {
     }
     NamedProgram p = prepare_workload_or_key(args->workload, target, options);
     if (args->after_all) return;
-    if (args->asm_)
+    if (args->source)
+      std::cout << build_gpu_module(p.lowered, target).source;
+    else if (args->asm_)
       std::cout << emit_assembly(p.lowered, target);
     else if (args->llvm_ir)
       std::cout << emit_llvm_ir(p.lowered, target);

@@ -111,37 +111,56 @@ OpenclProgram::~OpenclProgram() {
 
 double OpenclProgram::run(const std::string& name, const std::vector<NDArray*>& args, std::array<size_t, 3> global,
                           std::array<size_t, 3> local) {
+  return run({OpenclLaunch{name, global, local}}, args);
+}
+
+double OpenclProgram::run(const std::vector<OpenclLaunch>& launches, const std::vector<NDArray*>& args,
+                          const std::vector<size_t>& scratch_bytes) {
   OpenclDevice::Handles& d = device_.handles();
   cl_int err = CL_SUCCESS;
-  cl_kernel k = clCreateKernel(h_->program, name.c_str(), &err);
-  if (err != CL_SUCCESS) fail("kernel " + name + ": clCreateKernel", err);
   std::vector<cl_mem> buffers;
+  std::vector<cl_kernel> kernels;
   auto release = [&] {
     for (cl_mem b : buffers) clReleaseMemObject(b);
-    clReleaseKernel(k);
+    for (cl_kernel k : kernels) clReleaseKernel(k);
   };
   try {
     for (size_t i = 0; i < args.size(); ++i) {
       NDArray& a = *args[i];
       cl_mem b = clCreateBuffer(d.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, std::max<size_t>(a.nbytes(), 1),
                                 a.data(), &err);
-      if (err != CL_SUCCESS) fail("kernel " + name + ": argument " + std::to_string(i) + ": clCreateBuffer", err);
+      if (err != CL_SUCCESS) fail("argument " + std::to_string(i) + ": clCreateBuffer", err);
       buffers.push_back(b);
-      check(clSetKernelArg(k, static_cast<cl_uint>(i), sizeof(cl_mem), &b), "kernel " + name + ": clSetKernelArg");
     }
-    cl_event done = nullptr;
-    err = clEnqueueNDRangeKernel(d.queue, k, 3, nullptr, global.data(), local.data(), 0, nullptr, &done);
-    if (err != CL_SUCCESS) fail("kernel " + name + ": clEnqueueNDRangeKernel", err);
-    check(clWaitForEvents(1, &done), "kernel " + name + ": clWaitForEvents");
-    cl_ulong start = 0, end = 0;
-    clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
-    clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
-    clReleaseEvent(done);
+    for (size_t bytes : scratch_bytes) {
+      cl_mem b = clCreateBuffer(d.context, CL_MEM_READ_WRITE, std::max<size_t>(bytes, 1), nullptr, &err);
+      if (err != CL_SUCCESS) fail("a scratch buffer of " + std::to_string(bytes) + " bytes: clCreateBuffer", err);
+      buffers.push_back(b);
+    }
+    double seconds = 0;
+    for (const OpenclLaunch& l : launches) {
+      const std::string& name = l.kernel;
+      cl_kernel k = clCreateKernel(h_->program, name.c_str(), &err);
+      if (err != CL_SUCCESS) fail("kernel " + name + ": clCreateKernel", err);
+      kernels.push_back(k);
+      for (size_t i = 0; i < buffers.size(); ++i)
+        check(clSetKernelArg(k, static_cast<cl_uint>(i), sizeof(cl_mem), &buffers[i]),
+              "kernel " + name + ": clSetKernelArg");
+      cl_event done = nullptr;
+      err = clEnqueueNDRangeKernel(d.queue, k, 3, nullptr, l.global.data(), l.local.data(), 0, nullptr, &done);
+      if (err != CL_SUCCESS) fail("kernel " + name + ": clEnqueueNDRangeKernel", err);
+      check(clWaitForEvents(1, &done), "kernel " + name + ": clWaitForEvents");
+      cl_ulong start = 0, end = 0;
+      clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
+      clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+      clReleaseEvent(done);
+      seconds += static_cast<double>(end - start) * 1e-9;
+    }
     for (size_t i = 0; i < args.size(); ++i)
       check(clEnqueueReadBuffer(d.queue, buffers[i], CL_TRUE, 0, args[i]->nbytes(), args[i]->data(), 0, nullptr, nullptr),
-            "kernel " + name + ": clEnqueueReadBuffer");
+            "clEnqueueReadBuffer of argument " + std::to_string(i));
     release();
-    return static_cast<double>(end - start) * 1e-9;
+    return seconds;
   } catch (...) {
     release();
     throw;

@@ -44,6 +44,13 @@ class OpenclDevice {
   uint64_t local_mem_ = 0;
 };
 
+// One kernel launch: `global` work-items in work-groups of `local`.
+struct OpenclLaunch {
+  std::string kernel;
+  std::array<size_t, 3> global{1, 1, 1};
+  std::array<size_t, 3> local{1, 1, 1};
+};
+
 class OpenclProgram {
  public:
   // Builds `source`. Throws kiln::Error with the compiler's log.
@@ -59,6 +66,13 @@ class OpenclProgram {
   // naming the kernel and OpenCL's error.
   double run(const std::string& name, const std::vector<NDArray*>& args, std::array<size_t, 3> global,
              std::array<size_t, 3> local);
+
+  // Runs `launches` in order, each over the same arguments: the tensors
+  // (copied to the device before the first, back after the last), then one
+  // device buffer of each size in `scratch_bytes` (intermediates no host
+  // reads). Returns the launches' summed time on the device's clock.
+  double run(const std::vector<OpenclLaunch>& launches, const std::vector<NDArray*>& args,
+             const std::vector<size_t>& scratch_bytes = {});
 
  private:
   OpenclDevice& device_;

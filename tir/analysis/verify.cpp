@@ -233,6 +233,7 @@ class Verifier : public ExprVisitor {
         return;
       }
       case StmtKind::Evaluate: visit(s.as<EvaluateNode>()->value); return;
+      case StmtKind::Barrier: return;
       case StmtKind::Block: block(s.as<BlockNode>(), nullptr); return;
       case StmtKind::BlockRealize: {
         const auto* op = s.as<BlockRealizeNode>();

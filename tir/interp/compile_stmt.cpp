@@ -348,6 +348,7 @@ StmtPtr Compiler::stmt(const Stmt& s) {
       if (as_const_int(v) || as_const_float(v)) return std::make_unique<NoOp>();
       return std::make_unique<EvaluateCode>(expr(v));
     }
+    case StmtKind::Barrier: return std::make_unique<NoOp>();  // one thread runs the code
     case StmtKind::Block: return compile_block(*this, s.as<BlockNode>(), nullptr);
     case StmtKind::BlockRealize: {
       const auto* op = s.as<BlockRealizeNode>();

@@ -71,6 +71,7 @@ Stmt StmtParser::parse_statement() {
   if (t.is_name("if")) return parse_if();
   if (t.is_name("with")) return parse_with();
   if (in_.at_t("evaluate")) return parse_evaluate();
+  if (in_.at_t("barrier")) return parse_barrier();
   if (t.is_name("T") && in_.peek(1).is_op(".")) misplaced_t_statement();
   if (t.kind == TokenKind::kName && in_.peek(1).is_op("[")) return parse_store();
   if (t.kind == TokenKind::kName && in_.peek(1).is_op("=") && in_.peek(2).is_name("T") && in_.peek(3).is_op("."))
@@ -114,6 +115,18 @@ Stmt StmtParser::parse_evaluate() {
   in_.expect_op(")", "after the value of T.evaluate");
   end_line("after T.evaluate(...)");
   return evaluate(value);
+}
+
+// T.barrier("shared")
+Stmt StmtParser::parse_barrier() {
+  in_.expect_t("barrier", "");
+  in_.expect_op("(", "after 'T.barrier'");
+  const Token& scope = in_.next();
+  if (scope.kind != TokenKind::kString || scope.text != "shared")
+    error_at(scope, "T.barrier takes the memory it orders, \"shared\"");
+  in_.expect_op(")", "after the scope of T.barrier");
+  end_line("after T.barrier(...)");
+  return barrier(scope.text);
 }
 
 Stmt StmtParser::parse_if() {

@@ -5,6 +5,7 @@
 #include "tir/buffer_rewrite.h"
 #include "tir/functor.h"
 #include "tir/replace_stmt.h"
+#include "tir/thread_axes.h"
 
 namespace kiln {
 namespace {
@@ -73,16 +74,22 @@ class Compactor : public StmtMutator {
     const Stmt target = path.back();
     if (!accesses(target, buf)) return body;  // never used: drop the allocation
 
-    // The loops between the allocation and its new place are fixed there.
+    // The loops between the allocation and its new place are fixed there,
+    // but for the threads that share the buffer.
     std::vector<Var> bound;
+    std::vector<IterVar> sharing;
     for (size_t i = 0; i + 1 < path.size(); ++i)
       if (const auto* f = path[i].as<ForNode>()) {
+        if (shared_across(buf, *f)) {
+          sharing.emplace_back(f->loop_var, Range(f->min, f->extent), IterType::kSpatial);
+          continue;
+        }
         ana_.bind(f->loop_var, Range(f->min, f->extent));
         bound.push_back(f->loop_var);
       }
     Buffer compact = buf;
     std::vector<Expr> offset(buf.ndim(), int_imm(DataType::Int(32), 0));
-    auto [reads, writes] = detect_access_regions(target, {}, &buf);
+    auto [reads, writes] = detect_access_regions(target, sharing, &buf);
     std::vector<Range> region;
     for (const auto* list : {&reads, &writes})
       for (const BufferRegion& r : *list)

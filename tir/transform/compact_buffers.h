@@ -12,6 +12,11 @@
 //     for k, i1, j1:                        for k, i1, j1:
 //       C_local[i0*4 + i1, j0*32 + j1]        C_local[i1, j1] += ...
 //
+// A shared buffer's region is what all the block's threads touch: its
+// threadIdx and vthread loops range over their extents, not fixed
+// (tir/thread_axes.h), and the code generator declares it once per block
+// wherever the allocation sits.
+//
 // A dimension whose accessed extent is not a constant keeps the buffer's
 // extent there. Runs on the lowered form (after lower_blocks), before
 // flatten_buffers.

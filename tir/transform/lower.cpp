@@ -3,6 +3,7 @@
 #include "tir/analysis/verify.h"
 #include "tir/transform/compact_buffers.h"
 #include "tir/transform/flatten_buffer.h"
+#include "tir/transform/insert_barriers.h"
 #include "tir/transform/legalize_parallel.h"
 #include "tir/transform/lower_blocks.h"
 #include "tir/transform/simplify.h"
@@ -52,9 +53,13 @@ PrimFunc lower(const PrimFunc& input, const LowerOptions& options) {
   // second halves fold away) are one condition, moved out once; simplified
   // after only where unswitching changed the program.
   step("simplify", simplify(step.f));
-  const PrimFunc simplified = step.f;
-  step("unswitch_loops", unswitch_loops(step.f));
-  if (!step.f.same_as(simplified)) step("simplify", simplify(step.f));
+  if (options.gpu) {
+    step("insert_barriers", insert_barriers(step.f));
+  } else {
+    const PrimFunc simplified = step.f;
+    step("unswitch_loops", unswitch_loops(step.f));
+    if (!step.f.same_as(simplified)) step("simplify", simplify(step.f));
+  }
   if (options.verify) verify_lowered(step.f);
   return step.f;
 }

@@ -16,6 +16,10 @@ struct LowerOptions {
   int max_lanes = 16;
   // Unroll loops of kind unroll up to this constant extent.
   int64_t max_unroll_extent = 64;
+  // For a GPU kernel: barriers between the phases that share memory
+  // (insert_barriers.h), and no unswitching, which would copy them into
+  // branches only some threads take.
+  bool gpu = false;
   // Check the input and the result (tir/analysis/verify.h).
   bool verify = true;
   // Called with the pass name and the function after each step (for

@@ -69,6 +69,7 @@ void CodeGen::emit(const Stmt& s) {
       if (!v.as<IntImmNode>()) emit(v);  // pure: kept only for its checks
       return;
     }
+    case StmtKind::Barrier: return;  // one thread: nothing to wait for
     case StmtKind::Block:
     case StmtKind::BlockRealize:
       KILN_ICHECK(false) << "block reached the code generator in " << symbol_ << " (the function is not lowered)";

@@ -65,6 +65,7 @@ Stmt sample_stmt(StmtKind k) {
                                 buffer_store(v.A, buffer_load(tmp, {Expr(0)}), {Expr(0), Expr(0)})}));
     }
     case StmtKind::Evaluate: return evaluate(call(Intrinsic::exp, {v.f}));
+    case StmtKind::Barrier: return barrier("shared");
     case StmtKind::Block:
     case StmtKind::BlockRealize: {
       Var vi("vi"), vj("vj");

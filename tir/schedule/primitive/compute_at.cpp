@@ -30,6 +30,7 @@
 #include "tir/schedule/block_util.h"
 #include "tir/schedule/primitive/compute_location.h"
 #include "tir/schedule/primitive/replay.h"
+#include "tir/thread_axes.h"
 
 namespace kiln {
 namespace {
@@ -68,6 +69,20 @@ void bind_loops(arith::Analyzer& ana, const Located& lp) {
     if (const auto* f = a.as<ForNode>()) ana.bind(f->loop_var, Range(f->min, f->extent));
   const auto* loop = lp.stmt.as<ForNode>();
   ana.bind(loop->loop_var, Range(loop->min, loop->extent));
+}
+
+// The loops at and around `lp` whose threads share one copy of `buf`
+// (tir/thread_axes.h): the part of a shared buffer a block needs is what
+// all the block's threads need together.
+std::vector<IterVar> shared_thread_loops(const Buffer& buf, const Located& lp) {
+  std::vector<IterVar> out;
+  auto add = [&](const Stmt& s) {
+    if (const auto* f = s.as<ForNode>(); f && shared_across(buf, *f))
+      out.emplace_back(f->loop_var, Range(f->min, f->extent), IterType::kSpatial);
+  };
+  for (const Stmt& a : lp.ancestors) add(a);
+  add(lp.stmt);
+  return out;
 }
 
 }  // namespace
@@ -176,14 +191,15 @@ class MoveChecker::Impl {
     // A check alone asks the shared walk whether the part of the buffer
     // the loop body needs in one iteration has a constant size; where it
     // cannot tell, and for a move, the region is found for this loop.
+    const std::vector<IterVar> relaxed = shared_thread_loops(buf, lp);
     std::optional<std::vector<int64_t>> quick;
-    if (!plan) {
+    if (!plan && relaxed.empty()) {
       if (!link.regions) link.regions.emplace(encl_->body, buf, /*writes=*/reverse_);
       quick = link.regions->constant_extents(loop);
     }
     std::optional<BufferRegion> need;
     if (!quick) {
-      const auto [loop_reads, loop_writes] = detect_access_regions(loop->body, {}, &buf);
+      const auto [loop_reads, loop_writes] = detect_access_regions(loop->body, relaxed, &buf);
       for (const BufferRegion& t : reverse_ ? loop_writes : loop_reads)
         if (!need && t.buffer().same_as(buf)) need = t;
       if (!need)

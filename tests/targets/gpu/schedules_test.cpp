@@ -1,0 +1,45 @@
+// GPU schedules, run for real: each hand schedule of examples/schedules for
+// GPUs, on shapes its tiles divide and shapes they do not, runs on the
+// OpenCL device (PoCL here) against the reference interpreter, and its
+// CUDA source compiles with NVRTC and assembles with ptxas for sm_80 and
+// sm_90.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "support/gpu_check.h"
+#include "targets/runtime/opencl.h"
+#include "tools/op_session.h"
+
+namespace kiln {
+namespace {
+
+struct Example {
+  const char* trace;
+  const char* workload;
+};
+
+std::ostream& operator<<(std::ostream& os, const Example& e) { return os << e.trace << " on " << e.workload; }
+
+const Example kExamples[] = {
+    {"matmul_gpu.json", "matmul:M=128,N=64,K=32"},
+    {"matmul_gpu.json", "matmul:M=50,N=70,K=30"},
+};
+
+class GpuExampleSchedules : public ::testing::TestWithParam<Example> {};
+
+TEST_P(GpuExampleSchedules, MatchInterpreter) {
+  const Example& e = GetParam();
+  Trace trace = read_trace_file(std::string(KILN_SOURCE_DIR) + "/examples/schedules/" + e.trace);
+  PrepareOptions options;
+  options.trace = &trace;
+  std::ostringstream what;
+  what << e;
+  OpProgram p = prepare_op(e.workload, OpenclDevice::get().target(), options);
+  testing::expect_gpu_matches_interpreter(p.func, p.scheduled, what.str());
+}
+
+INSTANTIATE_TEST_SUITE_P(All, GpuExampleSchedules, ::testing::ValuesIn(kExamples));
+
+}  // namespace
+}  // namespace kiln
