@@ -130,6 +130,7 @@ void to_proto(const DeviceInfo& d, proto::InfoReply* out) {
   out->set_cpu_model(d.cpu_model);
   out->set_cpu_name(d.cpu_name);
   for (const std::string& f : d.isa_features) out->add_isa_features(f);
+  for (const std::string& g : d.gpus) out->add_gpus(g);
   out->set_num_cores(d.num_cores);
   for (const std::string& t : d.targets) out->add_targets(t);
 }
@@ -141,6 +142,7 @@ DeviceInfo from_proto(const proto::InfoReply& r) {
   d.cpu_model = r.cpu_model();
   d.cpu_name = r.cpu_name();
   d.isa_features.assign(r.isa_features().begin(), r.isa_features().end());
+  d.gpus.assign(r.gpus().begin(), r.gpus().end());
   d.num_cores = r.num_cores();
   d.targets.assign(r.targets().begin(), r.targets().end());
   return d;

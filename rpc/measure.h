@@ -75,6 +75,7 @@ struct DeviceInfo {
   std::vector<std::string> isa_features;
   int num_cores = 0;
   std::vector<std::string> targets;
+  std::vector<std::string> gpus;  // besides the CPU: GPU and other OpenCL devices
 };
 
 }  // namespace kiln::rpc

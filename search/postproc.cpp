@@ -1,5 +1,6 @@
 #include "search/postproc.h"
 
+#include <map>
 #include <unordered_set>
 
 #include "search/block_info.h"
@@ -190,6 +191,61 @@ void unroll(Schedule& sch, int64_t step) {
   }
 }
 
+// The extent of the loop bound to threadIdx.x among `loops`; 0 when none is.
+int64_t thread_extent(Schedule& sch, const std::vector<LoopRV>& loops) {
+  for (LoopRV l : loops) {
+    const auto* f = sch.loop_stmt(l, "postprocess").as<ForNode>();
+    if (f->for_kind == ForKind::kThreadBinding && f->thread_tag == "threadIdx.x") return extent_of(sch, l);
+  }
+  return 0;
+}
+
+// Each copy marked for a cooperative fetch: its own loops (those that hold
+// it alone) fused, split by the block's threads, the inner part bound to
+// them, so that each thread copies every threads-th element.
+void cooperative_fetch(Schedule& sch) {
+  for (const std::string& name : blocks_in_order(sch.func())) {
+    if (annotation(block_info(sch.func(), name).block, kCooperativeFetchAnn) <= 0) continue;
+    BlockRV b = sch.get_block(name);
+    std::vector<LoopRV> loops = sch.get_loops(b);
+    const int64_t threads = thread_extent(sch, loops);
+    if (threads <= 0) continue;
+    size_t first = loops.size();
+    while (first > 0) {
+      const Stmt l = sch.loop_stmt(loops[first - 1], "postprocess");
+      if (l.as<ForNode>()->for_kind != ForKind::kSerial || child_block_realizes(l).size() != 1) break;
+      --first;
+    }
+    if (first == loops.size()) continue;
+    std::vector<LoopRV> own(loops.begin() + static_cast<std::ptrdiff_t>(first), loops.end());
+    LoopRV fused = own.size() == 1 ? own[0] : sch.fuse(own);
+    std::vector<LoopRV> parts = sch.split(fused, {kInfer, threads});
+    sch.bind(parts[1], "threadIdx.x");
+  }
+}
+
+// Every block's threads (the product of its threadIdx loops, one per axis)
+// within what the target runs.
+void check_threads(Schedule& sch, int64_t max_threads) {
+  for (const std::string& name : blocks_in_order(sch.func())) {
+    std::optional<Located> loc = locate_block(sch.func().body(), name);
+    if (!loc) continue;
+    std::map<std::string, int64_t> axes;
+    for (const Stmt& s : enclosing_loops(*loc)) {
+      const auto* f = s.as<ForNode>();
+      if (f->for_kind != ForKind::kThreadBinding || f->thread_tag.rfind("threadIdx.", 0) != 0) continue;
+      const int64_t* e = as_const_int(f->extent);
+      if (e) axes[f->thread_tag] = std::max(axes[f->thread_tag], *e);
+    }
+    int64_t threads = 1;
+    for (const auto& [tag, e] : axes) threads *= e;
+    if (threads > max_threads)
+      throw GpuThreadsError("postprocess", "block '" + name + "' runs in blocks of " + std::to_string(threads) +
+                                               " threads, more than the " + std::to_string(max_threads) +
+                                               " the target allows");
+  }
+}
+
 }  // namespace
 
 void postprocess(Schedule& sch) {
@@ -198,8 +254,11 @@ void postprocess(Schedule& sch) {
   const int64_t max_parallel = annotation(root, kParallelAnn);
   const int64_t max_vector = annotation(root, kVectorizeAnn);
   const int64_t unroll_step = annotation(root, kUnrollAnn);
+  const int64_t gpu_threads = annotation(root, kGpuThreadsAnn);
+  if (gpu_threads > 0) check_threads(sch, gpu_threads);
   check_register_tiles(sch, max_vector);
   decompose_reductions(sch);
+  if (gpu_threads > 0) cooperative_fetch(sch);
   if (max_parallel > 0) parallelize(sch, max_parallel);
   if (max_vector > 0) vectorize(sch, max_vector);
   unroll(sch, unroll_step);

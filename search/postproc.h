@@ -20,7 +20,11 @@
 //   - each block's innermost spatial loop, up to kiln.vectorize long, is
 //     vectorized;
 //   - each nest's outermost loop gets pragma_auto_unroll_max_step from the
-//     root's sampled kiln.unroll.
+//     root's sampled kiln.unroll;
+//   - on a GPU (the root's kiln.gpu_threads), each shared-memory copy
+//     marked for a cooperative fetch has its loops fused and split over the
+//     block's threads (bound to threadIdx.x, as its consumer's are), and a
+//     block of more threads than the target runs is a GpuThreadsError.
 #pragma once
 
 #include "tir/schedule/error.h"
@@ -34,6 +38,14 @@ class RegisterTileError : public ScheduleError {
   using ScheduleError::ScheduleError;
   [[noreturn]] void raise() const override { throw *this; }
   const char* kind() const override { return "RegisterTileError"; }
+};
+
+// A drawn block of threads is larger than the GPU runs.
+class GpuThreadsError : public ScheduleError {
+ public:
+  using ScheduleError::ScheduleError;
+  [[noreturn]] void raise() const override { throw *this; }
+  const char* kind() const override { return "GpuThreadsError"; }
 };
 
 // Throws ScheduleError (or kiln::Error) when the candidate cannot be

@@ -2,10 +2,45 @@
 
 #include "search/block_info.h"
 #include "search/rules/rules.h"
+#include "tir/schedule/locate.h"
 
 namespace kiln::search {
 
+namespace {
+
+// A GPU's space: every tiled block in "SSSRRSRS" with shared-memory
+// operands, every other nest bound to blocks of threads, the unroll step
+// sampled; injective producers of a tiled block (conv2d's padding) are
+// kernels of their own.
+std::vector<Trace> gpu_design_space(const PrimFunc& f, const SpaceParams& p) {
+  Schedule base(f);
+  auto_inline(base);
+  std::vector<Schedule> states = {base};
+  for (const std::string& block : blocks_in_order(base.func())) {
+    std::vector<Schedule> next;
+    for (const Schedule& s : states) {
+      if (!locate_block(s.func().body(), block)) {  // an epilogue inlined into a write-back
+        next.push_back(s);
+        continue;
+      }
+      for (Schedule& t : multi_level_tiling_gpu(s, block, p)) next.push_back(std::move(t));
+    }
+    states = std::move(next);
+  }
+  std::vector<Trace> out;
+  for (Schedule& s : states) {
+    auto_bind_rule(s, p);
+    parallel_vectorize_unroll(s, p);
+    s.annotate(s.get_block(root_block(s.func())), kGpuThreadsAnn, AnnValue(p.max_threads));
+    out.push_back(s.trace());
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<Trace> design_space(const PrimFunc& f, const SpaceParams& p) {
+  if (p.gpu()) return gpu_design_space(f, p);
   Schedule base(f);
   auto_inline(base);
   std::vector<Schedule> states = {base};

@@ -8,6 +8,14 @@ SpaceParams SpaceParams::for_target(const Target& t) {
   p.lanes = std::max(1, t.vector_lanes(DataType::Float32()));
   p.registers = t.has_feature("avx512f") ? 32 : 16;
   p.max_parallel_extent = kJobsPerCore * p.cores;
+  if (t.is_gpu()) {
+    // Nothing runs in the CPU's thread pool or its vectors: threads are the
+    // parallelism, and each is scalar.
+    p.max_threads = t.gpu_limits().max_threads_per_block;
+    p.max_parallel_extent = 0;
+    p.max_vectorize_extent = 0;
+    p.unroll_steps = {0, 16, 64, 512, 1024};
+  }
   return p;
 }
 

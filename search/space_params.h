@@ -24,6 +24,10 @@ struct SpaceParams {
   int64_t max_vectorize_extent = 64;
   // The largest innermost tile sample_perfect_tile may draw.
   int64_t max_innermost_factor = 64;
+  // A GPU target's threads per block; 0 on a CPU. The GPU space tiles
+  // "SSSRRSRS" (rules.h) and binds every nest to blocks of threads.
+  int64_t max_threads = 0;
+  bool gpu() const { return max_threads > 0; }
   // Auto-unroll steps to choose from (pragma_auto_unroll_max_step).
   std::vector<int64_t> unroll_steps = {0, 16, 64, 512};
 

@@ -8,12 +8,14 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "targets/codegen/gpu/build_gpu.h"
 #include "targets/codegen/llvm/build_llvm.h"
 
 namespace kiln {
 namespace {
 
 constexpr const char* kSharedLibrary = "shared_library";
+constexpr const char* kGpuModule = "gpu_module";
 
 // A file name no other call in this process (or another process) uses.
 std::string unique_path(const std::filesystem::path& dir, const std::string& stem) {
@@ -21,8 +23,10 @@ std::string unique_path(const std::filesystem::path& dir, const std::string& ste
   return (dir / (stem + "." + std::to_string(getpid()) + "." + std::to_string(counter++) + ".so")).string();
 }
 
-void require_back_end(const Target& target) {
-  if (!target.is_cpu()) KILN_USER_ERROR() << "no back end builds target kind '" << target.kind() << "' yet";
+void require_cpu(const Target& target) {
+  if (!target.is_cpu())
+    KILN_USER_ERROR() << "target '" << target.str() << "' does not run in this process: its kernels go to the "
+                      << target.kind() << " device as a GPU module (build_artifact, kiln print --source)";
 }
 
 std::string read_all(const std::string& path) {
@@ -45,12 +49,14 @@ struct RemoveFile {
 }  // namespace
 
 std::unique_ptr<CompiledKernel> build(const PrimFunc& lowered, const Target& target) {
-  require_back_end(target);
+  require_cpu(target);
   return build_llvm(lowered, target);
 }
 
 Artifact build_artifact(const PrimFunc& lowered, const Target& target) {
-  require_back_end(target);
+  if (target.is_gpu())
+    return Artifact{kGpuModule, gpu_module_json(build_gpu_module(lowered, target)), lowered->name, target.str()};
+  require_cpu(target);
   RemoveFile tmp{unique_path(std::filesystem::temp_directory_path(), "kiln-artifact")};
   export_shared_library(lowered, target, tmp.path);
   return Artifact{kSharedLibrary, read_all(tmp.path), lowered->name, target.str()};

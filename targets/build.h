@@ -1,6 +1,6 @@
 // Code generation's one entry point: a lowered PrimFunc and a target in, a
-// kernel out, whichever back end the target's kind needs (LLVM for CPUs
-// today; CUDA and OpenCL later).
+// kernel out, whichever back end the target's kind needs: LLVM for CPUs,
+// the C code generator for CUDA and OpenCL (a module the device builds).
 //
 //   auto k = build(lower(f, t), t);                  // run it in this process
 //   Artifact a = build_artifact(lower(f, t), t);     // ship it to a runner
@@ -19,7 +19,9 @@ namespace kiln {
 // A built kernel as bytes: what the builder hands the runner, possibly on
 // another machine.
 struct Artifact {
-  // "shared_library": a library in kiln's kernel ABI (runtime/kernel_abi.h).
+  // "shared_library": a library in kiln's kernel ABI (runtime/kernel_abi.h);
+  // "gpu_module": a GPU target's kernels as source with their launches, as
+  // JSON (codegen/gpu/build_gpu.h), which the runner's device compiles.
   std::string format;
   std::string data;
   std::string kernel_name;

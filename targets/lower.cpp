@@ -1,9 +1,17 @@
 #include "targets/lower.h"
 
+#include <algorithm>
+
 #include "targets/codegen/gpu/gpu_program.h"
 #include "targets/codegen/gpu/verify_gpu.h"
+#include "tir/schedule/auto_bind.h"
 
 namespace kiln {
+
+PrimFunc default_program(const PrimFunc& f, const Target& target) {
+  if (!target.is_gpu()) return f;
+  return default_gpu_program(f, std::min<int64_t>(256, target.gpu_limits().max_threads_per_block));
+}
 
 LowerOptions lower_options_for(const Target& target) {
   LowerOptions o;

@@ -13,6 +13,11 @@
 
 namespace kiln {
 
+// What `target` runs when no schedule is given: `f` itself on a CPU; on a
+// GPU, `f` with its nests bound to blocks of threads (tir/schedule/auto_bind.h),
+// since a GPU runs nothing that is not bound.
+PrimFunc default_program(const PrimFunc& f, const Target& target);
+
 // The tir pipeline's options for `target`.
 LowerOptions lower_options_for(const Target& target);
 

@@ -267,7 +267,17 @@ std::vector<std::string> Target::isa_features() const {
 
 std::string Target::cannot_run_on(const Target& device) const {
   if (kind() != device.kind()) return "a " + kind() + " kernel cannot run on a " + device.kind() + " device";
-  if (!is_cpu()) return arch() == device.arch() ? "" : "built for " + arch() + ", the device is " + device.arch();
+  if (!is_cpu()) {
+    if (arch() != device.arch()) return "built for " + arch() + ", the device is " + device.arch();
+    const GpuLimits &mine = gpu_limits(), &theirs = device.gpu_limits();
+    if (mine.max_threads_per_block > theirs.max_threads_per_block)
+      return "built for blocks of up to " + std::to_string(mine.max_threads_per_block) +
+             " threads, the device runs up to " + std::to_string(theirs.max_threads_per_block);
+    if (mine.max_shared_memory_per_block > theirs.max_shared_memory_per_block)
+      return "built for up to " + std::to_string(mine.max_shared_memory_per_block) +
+             " bytes of shared memory per block, the device has " + std::to_string(theirs.max_shared_memory_per_block);
+    return "";
+  }
   if (mtriple() != device.mtriple()) return "built for " + mtriple() + ", the device is " + device.mtriple();
   std::vector<std::string> missing, mine = isa_features(), theirs = device.isa_features();
   std::set_difference(mine.begin(), mine.end(), theirs.begin(), theirs.end(), std::back_inserter(missing));

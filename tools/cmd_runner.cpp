@@ -1,4 +1,4 @@
-// kiln runner [--listen ADDR] [--key KEY] [--token TOKEN] [--device-target T] [--workdir DIR]
+// kiln runner [--listen ADDR] [--key KEY] [--token TOKEN] [--device-target T] [--cpu-only] [--workdir DIR]
 //             [--register DAEMON [--advertise ADDR] [--tls-ca F]]
 //
 // Serves the Runner protocol (docs/measurement.md) until SIGINT or SIGTERM.
@@ -32,6 +32,7 @@ struct Args {
   std::string register_with, advertise, tls_ca;
   rpc::TlsFiles tls;
   int lifeline_fd = -1;
+  bool cpu_only = false;
 };
 
 // Where daemons dial this runner: --advertise as given, HOST alone taking
@@ -49,6 +50,7 @@ void run(const Args& a) {
   rpc::RunnerOptions o;
   o.device = Target::parse(a.device_target);
   o.device_key = a.key.empty() ? o.device.mcpu() : a.key;
+  if (!a.cpu_only) o.gpus = rpc::detect_gpus();
   o.token = a.token;
   o.tls = a.tls;
   if (o.token.empty())
@@ -68,8 +70,10 @@ void run(const Args& a) {
   const rpc::DeviceInfo& d = server.device_info();
   std::cout << "kiln runner: device '" << d.device_key << "': " << d.cpu_model << " (" << d.cpu_name << "), "
             << d.num_cores << " cores, kiln " << d.kiln_version << "\n"
-            << "kiln runner: runs target " << d.targets.front() << "\n"
-            << "kiln runner: listening on " << server.address() << std::endl;
+            << "kiln runner: runs target " << d.targets.front() << "\n";
+  for (size_t i = 0; i < d.gpus.size(); ++i)
+    std::cout << "kiln runner: and on " << d.gpus[i] << ", target " << d.targets[i + 1] << "\n";
+  std::cout << "kiln runner: listening on " << server.address() << std::endl;
 
   std::unique_ptr<farm::Announcer> announcer;
   if (!a.register_with.empty())
@@ -100,6 +104,7 @@ void add_runner(CLI::App& app) {
   cmd->add_option("--device-target", a->device_target,
                   "the target whose CPU features this device offers; artifacts needing more are refused")
       ->capture_default_str();
+  cmd->add_flag("--cpu-only", a->cpu_only, "measure on the CPU only, even where an OpenCL device is found");
   cmd->add_option("--workdir", a->workdir, "where artifacts and reference outputs go (default: a private temporary one)");
   cmd->add_option("--tls-cert", a->tls.cert, "PEM certificate chain to serve TLS with (required off loopback)");
   cmd->add_option("--tls-key", a->tls.key, "PEM private key of --tls-cert");

@@ -50,7 +50,7 @@ ScheduledProgram schedule_and_lower(const PrimFunc& f, const std::string& what, 
   const Trace* trace = options.trace;
   std::optional<StoredTrace> from_db;
   if (!trace && !options.db.empty() && (from_db = best_trace(options.db, f, target))) trace = &from_db->trace;
-  PrimFunc scheduled = f;
+  PrimFunc scheduled = default_program(f, target);
   try {
     // A stored trace names the blocks of the canonical form (workload_key.h).
     if (trace) {

@@ -2,7 +2,9 @@
 
 #include <fstream>
 
+#include "core/error.h"
 #include "core/version.h"
+#include "targets/runtime/opencl.h"
 
 namespace kiln::rpc {
 
@@ -19,7 +21,18 @@ std::string cpu_model_name() {
   return "unknown";
 }
 
-DeviceInfo describe_device(const Target& device, const std::string& device_key) {
+std::vector<GpuDevice> detect_gpus() {
+  std::vector<GpuDevice> out;
+  try {
+    OpenclDevice& d = OpenclDevice::get();
+    out.push_back({d.name(), d.target()});
+  } catch (const Error&) {
+    // No OpenCL platform or device: the runner measures on the CPU only.
+  }
+  return out;
+}
+
+DeviceInfo describe_device(const Target& device, const std::string& device_key, const std::vector<GpuDevice>& gpus) {
   DeviceInfo d;
   d.kiln_version = kiln_version();
   d.device_key = device_key;
@@ -28,6 +41,10 @@ DeviceInfo describe_device(const Target& device, const std::string& device_key) 
   d.isa_features = device.isa_features();
   d.num_cores = device.num_cores();
   d.targets = {device.str()};
+  for (const GpuDevice& g : gpus) {
+    d.gpus.push_back(g.name);
+    d.targets.push_back(g.target.str());
+  }
   return d;
 }
 

@@ -9,11 +9,22 @@
 
 namespace kiln::rpc {
 
+// A device besides the CPU that the runner measures GPU artifacts on.
+struct GpuDevice {
+  std::string name;  // "Portable Computing Language: pthread-..."
+  Target target;     // its kind and limits: what artifacts it accepts
+};
+
+// The OpenCL device when the loader finds one (PoCL on a machine without
+// a GPU); none when it finds none.
+std::vector<GpuDevice> detect_gpus();
+
 // "AMD EPYC 9R14 96-Core Processor", from /proc/cpuinfo; "unknown" elsewhere.
 std::string cpu_model_name();
 
 // The Info reply of a runner on `device` (normally Target::host(), or a
 // narrower target given with `kiln runner --device-target`).
-DeviceInfo describe_device(const Target& device, const std::string& device_key);
+DeviceInfo describe_device(const Target& device, const std::string& device_key,
+                           const std::vector<GpuDevice>& gpus = {});
 
 }  // namespace kiln::rpc

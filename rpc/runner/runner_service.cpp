@@ -63,7 +63,7 @@ proto::MeasureResult failed(const proto::Candidate& c, proto::ErrorKind kind, co
 
 RunnerService::RunnerService(RunnerOptions options)
     : options_(std::move(options)),
-      info_(describe_device(options_.device, options_.device_key)),
+      info_(describe_device(options_.device, options_.device_key, options_.gpus)),
       worker_({options_.kiln, "worker", "--role=run"}) {
   std::filesystem::create_directories(options_.workdir);
   worker_.start();
@@ -159,6 +159,7 @@ std::string RunnerService::reference_path(const proto::Reference& ref, const pro
   proto::RunRequest* run = wr.mutable_run();
   run->set_artifact_path(write_artifact(ref.artifact()));
   run->set_kernel_name(ref.artifact().kernel_name());
+  run->set_artifact_format(ref.artifact().format());
   *run->mutable_args() = c.args();
   *run->mutable_timing() = req.timing();
   run->set_reference_path(path);
@@ -178,6 +179,16 @@ std::string RunnerService::reference_path(const proto::Reference& ref, const pro
 std::string RunnerService::refusal(const proto::Artifact& a) const {
   try {
     Target t = Target::parse(a.target());
+    if (t.is_gpu()) {
+      std::string why = "this runner has no " + t.kind() + " device";
+      for (const GpuDevice& g : options_.gpus) {
+        if (g.target.kind() != t.kind()) continue;
+        why = t.cannot_run_on(g.target);
+        if (why.empty()) return "";
+        why = "its " + t.kind() + " device (" + g.name + ") cannot run target " + t.str() + ": " + why;
+      }
+      return why;
+    }
     std::string why = t.cannot_run_on(options_.device);
     if (why.empty()) return "";
     return "this device (" + options_.device.str() + ") cannot run target " + t.str() + ": " + why;
@@ -203,6 +214,7 @@ proto::MeasureResult RunnerService::measure_one(const proto::Candidate& c, const
   proto::WorkerRequest wr;
   proto::RunRequest* run = wr.mutable_run();
   run->set_artifact_path(write_artifact(c.artifact()));
+  run->set_artifact_format(c.artifact().format());
   run->set_kernel_name(c.artifact().kernel_name());
   *run->mutable_args() = c.args();
   *run->mutable_timing() = req.timing();

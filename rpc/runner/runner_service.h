@@ -28,6 +28,7 @@
 #include "rpc/measure.h"
 #include "rpc/process/worker_process.h"
 #include "rpc/proto/runner.grpc.pb.h"
+#include "rpc/runner/device.h"
 #include "targets/target.h"
 
 namespace kiln::rpc {
@@ -37,6 +38,8 @@ struct RunnerOptions {
   std::string token;  // empty: no authentication
   TlsFiles tls;       // empty: a plain connection (loopback and unix sockets only)
   Target device = Target::host();
+  // GPU artifacts run on these (rpc/runner/device.h's detect_gpus).
+  std::vector<GpuDevice> gpus;
   // Where artifacts and reference outputs are written; created if missing.
   std::string workdir;
   std::string kiln = kiln_binary();

@@ -32,7 +32,7 @@ proto::BuildReply BuildWorker::handle(const proto::BuildRequest& req) {
       func_json_ = req.func_json();
     }
     target = Target::parse(req.target());
-    scheduled = req.trace_json().empty() ? func_ : apply_trace(Trace::parse(req.trace_json()), func_).func();
+    scheduled = req.trace_json().empty() ? default_program(func_, *target) : apply_trace(Trace::parse(req.trace_json()), func_).func();
   } catch (const std::exception& e) {
     return failure(proto::INSTANTIATION, e.what());
   }

@@ -12,7 +12,7 @@
 #include "core/error.h"
 #include "rpc/convert.h"
 #include "targets/runtime/check.h"
-#include "targets/runtime/shared_library.h"
+#include "targets/runtime/loaded_kernel.h"
 #include "targets/runtime/timing.h"
 
 namespace kiln::rpc {
@@ -92,10 +92,11 @@ proto::RunReply RunWorker::handle(const proto::RunRequest& req) {
     const TimingConfig timing = from_proto(req.timing());
     std::vector<NDArray>& args = arguments(specs, timing.seed);
     ThreadPool& threads = pool(timing.threads);
-    std::unique_ptr<CompiledKernel> kernel = load_shared_library(req.artifact_path(), req.kernel_name());
+    std::unique_ptr<LoadedKernel> kernel =
+        load_kernel_file(req.artifact_format(), req.artifact_path(), req.kernel_name());
 
     if (req.compute_reference()) {
-      run_kernel(*kernel, args, threads);
+      kernel->run(args, threads);
       write_file_atomically(req.reference_path(), args[out].data(), args[out].nbytes());
       return reply;
     }
@@ -104,7 +105,7 @@ proto::RunReply RunWorker::handle(const proto::RunRequest& req) {
     // It is timed too, for screening.
     poison(args[out]);
     const auto t0 = std::chrono::steady_clock::now();
-    run_kernel(*kernel, args, threads);
+    kernel->run(args, threads);
     const double checked_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!req.reference_path().empty()) {
       double err = max_relative_error(args[out], reference(req.reference_path(), specs[out]));
@@ -127,7 +128,7 @@ proto::RunReply RunWorker::handle(const proto::RunRequest& req) {
       reply.set_screened(true);
       return reply;
     }
-    Timing t = measure_kernel(*kernel, args, threads, timing);
+    Timing t = kernel->measure(args, threads, timing);
     for (double ms : t.ms_per_run) reply.add_times_s(ms * 1e-3);
     reply.set_number(t.number);
   } catch (const std::exception& e) {

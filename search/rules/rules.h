@@ -37,6 +37,22 @@ void auto_inline(Schedule& sch);
 // tile and the packed operand laid out with it last (transform_layout).
 std::vector<Schedule> multi_level_tiling(const Schedule& sch, const std::string& block, const SpaceParams& p);
 
+// The GPU form of multi-level tiling, after MetaSchedule's for CUDA:
+// "SSSRRSRS", spatial loops in five levels and reduction loops in three,
+// S0 S1 S2 R0 R1 S3 R2 S4, tile sizes sampled (perfect tiles). The S0
+// tiles fused are the grid (blockIdx.x), S1 virtual threads (vthread), S2
+// the threads of a block (threadIdx.x). The result accumulates in a local
+// register tile written back by each thread (its only injective consumer,
+// an epilogue, inlined into the write-back); each operand is cached in
+// shared memory per R0 tile, its copy marked for a cooperative fetch,
+// which postprocessing spreads over the block's threads once the tile
+// sizes are drawn.
+std::vector<Schedule> multi_level_tiling_gpu(const Schedule& sch, const std::string& block, const SpaceParams& p);
+
+// Binds to blocks of threads every nest still unbound (tir/schedule/auto_bind.h),
+// up to `p.max_threads` per block (256 at most: MetaSchedule's default).
+void auto_bind_rule(Schedule& sch, const SpaceParams& p);
+
 // Factors a reduction whose own parallelism is short (after MetaSchedule's
 // add-rfactor): its reduction loops fused and split in two (sampled), and
 // the reduction factored over each piece in turn, one sketch each beside
@@ -78,5 +94,10 @@ inline constexpr const char* kLanesAnn = "kiln.lanes";
 // On a tiled block whose vector axis is not its last spatial loop: which
 // spatial loop (counted in loop order) is, its S3 tile placed innermost.
 inline constexpr const char* kVectorAxisAnn = "kiln.vector_axis";
+// On a GPU: the root's threads per block, which postprocessing checks each
+// drawn block of threads against; on a shared-memory copy, that it is
+// fetched by all the block's threads together.
+inline constexpr const char* kGpuThreadsAnn = "kiln.gpu_threads";
+inline constexpr const char* kCooperativeFetchAnn = "kiln.cooperative_fetch";
 
 }  // namespace kiln::search

@@ -12,6 +12,7 @@
 #include "ops/workload.h"
 #include "rpc/runner_client.h"
 #include "targets/runtime/check.h"
+#include "targets/runtime/opencl.h"
 
 namespace kiln::testing {
 namespace {
@@ -244,9 +245,28 @@ TEST(Runner, InfoNamesTheDevice) {
   EXPECT_EQ(d.device_key, "bench-box");
   EXPECT_FALSE(d.cpu_model.empty());
   EXPECT_EQ(d.cpu_name, Target::host().mcpu());
-  EXPECT_EQ(d.targets, std::vector<std::string>{Target::host().str()});
+  ASSERT_FALSE(d.targets.empty());
+  EXPECT_EQ(d.targets.front(), Target::host().str());
   EXPECT_GT(d.num_cores, 0);
   EXPECT_FALSE(d.kiln_version.empty());
+  // The OpenCL device (PoCL here) is reported beside the CPU, with the
+  // opencl target its limits make.
+  ASSERT_EQ(d.gpus.size(), 1u);
+  EXPECT_EQ(d.gpus[0], OpenclDevice::get().name());
+  EXPECT_EQ(d.targets, (std::vector<std::string>{Target::host().str(), OpenclDevice::get().target().str()}));
+}
+
+TEST(Runner, ACpuOnlyRunnerRefusesGpuArtifactsAsUnsupported) {
+  rpc::LocalRunner runner(options({"--cpu-only"}));
+  EXPECT_TRUE(runner.info().gpus.empty());
+  PrimFunc f = ops::build_workload(ops::parse_workload("add:M=4,N=8"));
+  Target t = Target::parse("opencl");
+  rpc::MeasureBatch b;
+  b.candidates.push_back(candidate(0, f, default_artifact(f, t)));
+  b.candidates.back().reference_id.clear();  // nothing to check it against
+  rpc::MeasureResult r = runner.measure(b).front();
+  EXPECT_EQ(r.error, ErrorKind::kUnsupportedTarget) << r.message;
+  EXPECT_NE(r.message.find("this runner has no opencl device"), std::string::npos) << r.message;
 }
 
 }  // namespace

@@ -97,6 +97,31 @@ TEST(Tune, AShortTuneBeatsTheDefaultProgramAndAReRunResumes) {
   EXPECT_LE(second.best->median_secs(), first.best->median_secs());
 }
 
+TEST(Tune, OnOpenclAShortTuneBeatsTheAutoBoundDefaultProgram) {
+  // On the OpenCL device (PoCL here): the local runner finds it, the
+  // default program is every nest bound to blocks of threads, and the
+  // candidates are GPU modules the device builds.
+  TuneTask task = task_of("matmul:M=128,N=128,K=128");
+  auto db = tuning::open_sqlite_database(fresh_db("opencl"));
+  rpc::Builder builder({.workers = 2});
+  auto runner = rpc::connect_runner("local");
+  ASSERT_FALSE(runner->info().gpus.empty()) << "the runner found no OpenCL device";
+  auto random = make_random_search();
+  TuneOptions o = options(16);
+  o.target = Target::parse("opencl");
+  TuneResult r = tune(task, o, {*db, builder, *runner}, *random);
+  ASSERT_TRUE(r.best.has_value());
+
+  rpc::MeasureBatch b;
+  b.timing.repeat = 3;
+  b.references.push_back(testing::reference(task.func, o.target));
+  b.candidates.push_back(testing::candidate(0, task.func, testing::default_artifact(task.func, o.target)));
+  rpc::MeasureResult untuned = runner->measure(b).front();
+  ASSERT_TRUE(untuned.ok()) << untuned.message;
+  EXPECT_LT(r.best->median_secs(), median(untuned.times_s))
+      << "tuned " << r.best->median_secs() << " s against the default's " << median(untuned.times_s) << " s";
+}
+
 TEST(Tune, EvolutionarySearchWithXgboostLearnsAsItGoes) {
   TuneTask task = task_of(kWorkload);
   auto db = tuning::open_sqlite_database(fresh_db("evolutionary"));

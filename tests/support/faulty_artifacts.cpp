@@ -110,7 +110,9 @@ Artifact wrong_answer_artifact(const PrimFunc& f, const Target& target) {
   return build_artifact(lower(wrong, target), target);
 }
 
-Artifact default_artifact(const PrimFunc& f, const Target& target) { return build_artifact(lower(f, target), target); }
+Artifact default_artifact(const PrimFunc& f, const Target& target) {
+  return build_artifact(lower(default_program(f, target), target), target);
+}
 
 rpc::MeasureInput candidate(uint64_t id, const PrimFunc& f, Artifact a) {
   return {id, std::move(a), arg_specs(f), workload_key(f), check_tolerance(f)};

@@ -105,4 +105,21 @@ Stmt block_with_body(const Stmt& b, Stmt body, std::vector<Buffer> alloc_buffers
   return block(std::move(f));
 }
 
+bool is_data_parallel(const Stmt& loop, std::string* why) {
+  const auto* op = loop.as<ForNode>();
+  for (const Stmt& r : child_block_realizes(op->body)) {
+    const auto* realize = r.as<BlockRealizeNode>();
+    const BlockNode* b = block_of(r);
+    for (size_t i = 0; i < b->iter_vars.size(); ++i) {
+      if (b->iter_vars[i].is_reduce() && uses_var(realize->iter_values[i], op->loop_var)) {
+        if (why)
+          *why = "loop '" + op->loop_var.name() + "' is bound to reduction axis '" + b->iter_vars[i].var().name() +
+                 "' of block '" + b->name + "'";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace kiln

@@ -16,6 +16,11 @@ BlockFields fields_of(const BlockNode* b);
 // block_access_regions does), for primitives that change what it touches.
 Stmt block_with_regions(BlockFields f);
 
+// Whether the iterations of `loop` (a For) are independent: every block
+// under it uses the loop only in the bindings of its spatial axes. Else
+// false, with `why` (when given) naming the reduction axis it feeds.
+bool is_data_parallel(const Stmt& loop, std::string* why = nullptr);
+
 // The loop variables of `loops` (Fors).
 std::vector<Var> loop_vars(const std::vector<Stmt>& loops);
 

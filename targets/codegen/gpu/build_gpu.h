@@ -28,6 +28,11 @@ struct GpuModule {
   std::vector<int64_t> scratch_bytes;  // device-only intermediates, after the params
 };
 
+// The module as JSON, the data of a "gpu_module" artifact (targets/build.h),
+// and back. parse_gpu_module throws kiln::Error naming what is malformed.
+std::string gpu_module_json(const GpuModule& m);
+GpuModule parse_gpu_module(const std::string& json);
+
 // Splits, checks against the target's limits (verify_gpu.h) and writes the
 // source. Throws kiln::Error for a function that cannot run on the target.
 GpuModule build_gpu_module(const PrimFunc& lowered, const Target& target);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "tir/functor.h"
+#include "tir/schedule/block_util.h"
 #include "tir/schedule/locate.h"
 #include "tir/schedule/primitive/replay.h"
 
@@ -15,16 +16,8 @@ namespace kiln {
 namespace {
 
 void check_data_parallel(const char* primitive, const Stmt& loop) {
-  const auto* op = loop.as<ForNode>();
-  for (const Stmt& r : child_block_realizes(op->body)) {
-    const auto* realize = r.as<BlockRealizeNode>();
-    const BlockNode* b = block_of(r);
-    for (size_t i = 0; i < b->iter_vars.size(); ++i) {
-      if (b->iter_vars[i].is_reduce() && uses_var(realize->iter_values[i], op->loop_var))
-        throw NotDataParallelError(primitive, "loop '" + op->loop_var.name() + "' is bound to reduction axis '" +
-                                                  b->iter_vars[i].var().name() + "' of block '" + b->name + "'");
-    }
-  }
+  std::string why;
+  if (!is_data_parallel(loop, &why)) throw NotDataParallelError(primitive, why);
 }
 
 PrimFunc set_kind(const PrimFunc& f, const Stmt& loop, ForKind kind, const std::string& thread = "") {

@@ -1,0 +1,74 @@
+// The GPU design space, for real: candidates drawn from its sketches (and
+// the default program, every nest auto-bound) run on the OpenCL device
+// (PoCL here) against the reference interpreter, and their CUDA source
+// passes NVRTC and ptxas for sm_80 and sm_90. A draw that asks for more
+// threads than the target has is a GpuThreadsError the search skips; the
+// test draws until it has its candidates.
+#include <gtest/gtest.h>
+
+#include "ops/workload.h"
+#include "search/postproc.h"
+#include "search/sample.h"
+#include "search/space.h"
+#include "support/gpu_check.h"
+#include "targets/lower.h"
+#include "targets/runtime/opencl.h"
+
+namespace kiln::search {
+namespace {
+
+PrimFunc workload(const std::string& s) { return ops::build_workload(ops::parse_workload(s)); }
+
+SpaceParams gpu() { return SpaceParams::for_target(Target::parse("opencl")); }
+
+void expect_candidates_correct(const std::string& w, int wanted) {
+  PrimFunc f = workload(w);
+  std::vector<Trace> sketches = design_space(f, gpu());
+  ASSERT_FALSE(sketches.empty());
+  for (size_t s = 0; s < sketches.size(); ++s) {
+    int got = 0;
+    std::string last_failure;
+    for (uint64_t seed = 1; seed <= 64 && got < wanted; ++seed) {
+      SampleFailure why;
+      std::optional<Candidate> c = sample_candidate(f, sketches[s], seed, &why);
+      if (!c) {
+        last_failure = why.kind + ": " + why.message;
+        continue;
+      }
+      ++got;
+      testing::expect_gpu_matches_interpreter(f, c->func, w + ", sketch " + std::to_string(s) + ", seed " +
+                                                              std::to_string(seed) + ":\n" + c->trace.str());
+    }
+    EXPECT_EQ(got, wanted) << w << " sketch " << s << ": too few valid draws; the last failed: " << last_failure;
+  }
+}
+
+TEST(GpuSpace, MatmulTilesIntoBlocksThreadsAndSharedMemory) {
+  std::vector<Trace> sketches = design_space(workload("matmul:M=32,N=32,K=16"), gpu());
+  ASSERT_EQ(sketches.size(), 1u);
+  const std::string t = sketches[0].str();
+  for (const char* want : {"blockIdx.x", "vthread", "threadIdx.x", "\"shared\"", "\"local\"", "kiln.cooperative_fetch"})
+    EXPECT_NE(t.find(want), std::string::npos) << want << " missing from:\n" << t;
+}
+
+TEST(GpuCandidates, Matmul) { expect_candidates_correct("matmul:M=32,N=48,K=16", 2); }
+TEST(GpuCandidates, BatchMatmul) { expect_candidates_correct("batch_matmul:B=2,M=8,N=16,K=8", 1); }
+TEST(GpuCandidates, Conv2dWithItsPaddingAsAKernelOfItsOwn) {
+  expect_candidates_correct("conv2d_nchw:N=1,C=4,H=6,W=6,K=8,R=3,S=3,stride=1,pad=1", 1);
+}
+TEST(GpuCandidates, DenseWithItsEpilogueInTheWriteBack) {
+  expect_candidates_correct("dense:M=16,N=32,K=16,bias=1,act=relu", 1);
+}
+TEST(GpuCandidates, SoftmaxAutoBound) { expect_candidates_correct("softmax:M=4,N=32", 1); }
+
+TEST(GpuDefaultProgram, EveryNestBoundRunsAsItsOwnKernel) {
+  PrimFunc f = workload("softmax:M=4,N=32");
+  Target t = Target::parse("opencl");
+  GpuModule m = testing::gpu_module(default_program(f, t), "opencl");
+  EXPECT_GE(m.kernels.size(), 3u) << m.source;
+  EXPECT_FALSE(m.scratch_bytes.empty()) << "softmax's intermediates live in device memory between kernels";
+  testing::expect_gpu_matches_interpreter(f, default_program(f, t), "softmax, default program");
+}
+
+}  // namespace
+}  // namespace kiln::search
