@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/version.h"
+#include "targets/runtime/cuda.h"
 #include "targets/runtime/opencl.h"
 
 namespace kiln::rpc {
@@ -23,6 +24,12 @@ std::string cpu_model_name() {
 
 std::vector<GpuDevice> detect_gpus() {
   std::vector<GpuDevice> out;
+  try {
+    CudaDevice& d = CudaDevice::get();
+    out.push_back({d.name(), d.target()});
+  } catch (const Error&) {
+    // No CUDA driver or device.
+  }
   try {
     OpenclDevice& d = OpenclDevice::get();
     out.push_back({d.name(), d.target()});

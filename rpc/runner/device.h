@@ -15,8 +15,8 @@ struct GpuDevice {
   Target target;     // its kind and limits: what artifacts it accepts
 };
 
-// The OpenCL device when the loader finds one (PoCL on a machine without
-// a GPU); none when it finds none.
+// The CUDA device when the driver finds one, and the OpenCL device when the
+// loader finds one (PoCL on a machine without a GPU).
 std::vector<GpuDevice> detect_gpus();
 
 // "AMD EPYC 9R14 96-Core Processor", from /proc/cpuinfo; "unknown" elsewhere.

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "targets/codegen/gpu/build_gpu.h"
+#include "targets/runtime/cuda.h"
 #include "targets/runtime/opencl_module.h"
 #include "targets/runtime/shared_library.h"
 
@@ -28,9 +29,12 @@ class CpuKernel final : public LoadedKernel {
 // Runs larger than this many per repeat are not worth the wait.
 constexpr int kMaxNumber = 1000;
 
-class OpenclKernel final : public LoadedKernel {
+// A GPU module on its device: Module is OpenclModule or CudaModule, each
+// run returning the kernels' time on the device's clock.
+template <typename Module>
+class DeviceKernel final : public LoadedKernel {
  public:
-  explicit OpenclKernel(GpuModule m) : m_(std::move(m)) {}
+  explicit DeviceKernel(GpuModule m) : m_(std::move(m)) {}
   void run(std::vector<NDArray>& args, ThreadPool&) override { once(args); }
 
   Timing measure(std::vector<NDArray>& args, ThreadPool&, const TimingOptions& o) override {
@@ -54,7 +58,7 @@ class OpenclKernel final : public LoadedKernel {
     for (NDArray& a : args) ptrs.push_back(&a);
     return m_.run(ptrs);
   }
-  OpenclModule m_;
+  Module m_;
 };
 
 std::string read_file(const std::string& path) {
@@ -73,8 +77,8 @@ std::unique_ptr<LoadedKernel> load_kernel_file(const std::string& format, const 
     return std::make_unique<CpuKernel>(load_shared_library(path, kernel_name));
   if (format == "gpu_module") {
     GpuModule m = parse_gpu_module(read_file(path));
-    if (m.kind == "opencl") return std::make_unique<OpenclKernel>(std::move(m));
-    KILN_USER_ERROR() << "GPU module " << m.name << " is for " << m.kind << ", which this runner cannot run yet";
+    if (m.kind == "opencl") return std::make_unique<DeviceKernel<OpenclModule>>(std::move(m));
+    return std::make_unique<DeviceKernel<CudaModule>>(std::move(m));
   }
   KILN_USER_ERROR() << "artifact " << path << " has format '" << format << "', which this runner does not load";
 }

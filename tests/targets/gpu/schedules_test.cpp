@@ -24,6 +24,9 @@ std::ostream& operator<<(std::ostream& os, const Example& e) { return os << e.tr
 const Example kExamples[] = {
     {"matmul_gpu.json", "matmul:M=128,N=64,K=32"},
     {"matmul_gpu.json", "matmul:M=50,N=70,K=30"},
+    {"conv2d_nchw_gpu.json", "conv2d_nchw:N=1,C=8,H=8,W=16,K=32,R=3,S=3,stride=1,pad=1"},
+    {"conv2d_nchw_gpu.json", "conv2d_nchw:N=1,C=5,H=9,W=17,K=12,R=3,S=3,stride=1,pad=1"},
+    {"conv2d_nchw_gpu.json", "conv2d_nchw:N=2,C=3,H=7,W=11,K=8,R=3,S=3,stride=2,pad=1"},
 };
 
 class GpuExampleSchedules : public ::testing::TestWithParam<Example> {};
