@@ -3,17 +3,21 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <unordered_map>
 
 #include "core/arith/linear.h"
 #include "core/functor.h"
+#include "tir/functor.h"
 
 namespace kiln::costmodel {
 namespace {
 
 constexpr int kArith = 0, kLoops = 11, kBuffers = 29, kSlot = 15, kSlots = 5, kCurve = 104, kCurvePoints = 10,
-              kAlloc = 114, kProgram = 117;
-static_assert(kBuffers + kSlot * kSlots == kCurve && kCurve + kCurvePoints == kAlloc && kProgram + 3 == kFeatureLength);
+              kAlloc = 114, kProgram = 117, kGpu = 120;
+static_assert(kBuffers + kSlot * kSlots == kCurve && kCurve + kCurvePoints == kAlloc && kProgram + 3 == kGpu &&
+              kGpu + 8 == kFeatureLength);
+constexpr double kWarp = 32;
 
 constexpr double kLineBytes = 64;
 
@@ -24,6 +28,7 @@ struct Loop {
   double extent;
   ForKind kind;
   int64_t auto_unroll;
+  const std::string* thread_tag;  // the For's, for bound loops
 };
 
 struct Allocation {
@@ -128,7 +133,12 @@ class Extractor {
  public:
   ProgramFeatures run(const PrimFunc& f) {
     out_.length = kFeatureLength;
-    if (f.body().defined()) stmt(f.body());
+    if (f.body().defined()) {
+      post_order_visit(f.body(), [&](const Stmt& s) {
+        if (const auto* a = s.as<AllocateNode>(); a && a->buffer->scope == "shared") shared_bytes_ += bytes_of(a->buffer);
+      });
+      stmt(f.body());
+    }
     const int n = out_.num_rows();
     for (int r = 0; r < n; ++r) {
       float* row = &out_.rows[static_cast<size_t>(r) * kFeatureLength];
@@ -148,7 +158,8 @@ class Extractor {
         int64_t unroll = 0;
         if (auto it = op->annotations.find("pragma_auto_unroll_max_step"); it != op->annotations.end())
           if (const int64_t* v = as_const_int(it->second)) unroll = *v;
-        loops_.push_back({op->loop_var.operator->(), e ? static_cast<double>(*e) : 1.0, op->for_kind, unroll});
+        loops_.push_back(
+            {op->loop_var.operator->(), e ? static_cast<double>(*e) : 1.0, op->for_kind, unroll, &op->thread_tag});
         stmt(op->body);
         loops_.pop_back();
         return;
@@ -167,10 +178,7 @@ class Extractor {
       case StmtKind::LetStmt: stmt(s.as<LetStmtNode>()->body); return;
       case StmtKind::Allocate: {
         const auto* op = s.as<AllocateNode>();
-        double elems = 1;
-        for (const Expr& d : op->buffer.shape())
-          if (const int64_t* v = as_const_int(d)) elems *= static_cast<double>(*v);
-        allocs_.push_back({op->buffer.operator->(), elems * op->buffer.dtype().bytes(), op->buffer->scope == "local"});
+        allocs_.push_back({op->buffer.operator->(), bytes_of(op->buffer), op->buffer->scope == "local"});
         stmt(op->body);
         allocs_.pop_back();
         return;
@@ -178,6 +186,44 @@ class Extractor {
       case StmtKind::BufferStore: store(s.as<BufferStoreNode>()); return;
       default: return;
     }
+  }
+
+  static double bytes_of(const Buffer& b) {
+    double elems = 1;
+    for (const Expr& d : b.shape())
+      if (const int64_t* v = as_const_int(d)) elems *= static_cast<double>(*v);
+    return elems * b.dtype().bytes();
+  }
+
+  // The GPU's view of a store: its launch (blocks, threads per block,
+  // virtual threads), which memory it writes and reads, the block's
+  // shared memory. All zero on a CPU.
+  void gpu_features(const BufferStoreNode* op, const std::vector<BufferUse>& uses, float* f) const {
+    double blocks = 1, vthreads = 1;
+    std::map<std::string, double> threads;  // per axis: a fetch's loop shares its nest's axis
+    bool bound = false;
+    for (const Loop& l : loops_) {
+      if (l.kind != ForKind::kThreadBinding) continue;
+      bound = true;
+      const std::string& tag = *l.thread_tag;
+      if (tag.rfind("blockIdx.", 0) == 0) blocks *= l.extent;
+      else if (tag.rfind("threadIdx.", 0) == 0) threads[tag] = std::max(threads[tag], l.extent);
+      else vthreads *= l.extent;
+    }
+    if (!bound) return;
+    double per_block = 1;
+    for (const auto& [tag, e] : threads) per_block *= e;
+    double shared_reads = 0;
+    for (const BufferUse& u : uses)
+      if (u.read && u.buffer->scope == "shared") shared_reads += static_cast<double>(u.indices.size());
+    f[0] = slog(blocks);
+    f[1] = slog(per_block);
+    f[2] = slog(vthreads);
+    f[3] = slog(blocks * per_block);
+    f[4] = op->buffer->scope == "shared" ? 1.0f : 0.0f;
+    f[5] = slog(shared_reads);
+    f[6] = slog(shared_bytes_);
+    f[7] = std::fmod(per_block, kWarp) == 0 ? 1.0f : 0.0f;
   }
 
   // Product of the extents of loops [from, depth).
@@ -341,6 +387,7 @@ class Extractor {
       row[kAlloc + 1] = a->local;
     }
     row[kAlloc + 2] = slog(static_cast<double>(allocs_.size()));
+    gpu_features(op, uses, &row[kGpu]);
 
     out_.rows.insert(out_.rows.end(), row.begin(), row.end());
   }
@@ -355,6 +402,7 @@ class Extractor {
   std::vector<Loop> loops_;
   std::vector<Allocation> allocs_;
   int guards_ = 0;
+  double shared_bytes_ = 0;  // the program's shared allocations
   double max_parallel_ = 1;
   double program_flops_ = 0;
 };

@@ -28,6 +28,10 @@
 //   [114, 117) allocation of the stored buffer: bytes, local scope, how many
 //              allocations enclose the store
 //   [117, 120) program: stores, outermost parallel extent, float ops
+//   [120, 128) GPU (zero on a CPU): blocks, threads per block, virtual
+//              threads, threads in all around the store; the store writes
+//              shared memory; its reads of shared memory; the program's
+//              shared memory; threads per block a whole number of warps
 //
 // A change to this layout bumps kFeatureVersion: records and saved models
 // carry the version they were made with.
@@ -38,8 +42,8 @@
 
 namespace kiln::costmodel {
 
-inline constexpr int kFeatureVersion = 1;
-inline constexpr int kFeatureLength = 120;
+inline constexpr int kFeatureVersion = 2;
+inline constexpr int kFeatureLength = 128;
 
 // One row per BufferStore of `loops`, a function in lower_to_loops form.
 ProgramFeatures extract_features(const PrimFunc& loops);

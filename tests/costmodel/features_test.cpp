@@ -8,6 +8,7 @@
 #include "ops/workload.h"
 #include "tir/schedule/schedule.h"
 #include "tir/transform/lower.h"
+#include "tools/op_session.h"
 
 namespace kiln::costmodel {
 namespace {
@@ -97,6 +98,30 @@ TEST(Features, StridesAndReuseOfTheOperands) {
   }
   EXPECT_TRUE(saw_strided);
   EXPECT_TRUE(saw_unit);
+}
+
+}  // namespace
+}  // namespace kiln::costmodel
+
+namespace kiln::costmodel {
+namespace {
+
+TEST(Features, AGpuScheduleShowsItsLaunchAndSharedMemory) {
+  PrimFunc f = workload("matmul:M=128,N=128,K=64");
+  Trace trace = read_trace_file(std::string(KILN_SOURCE_DIR) + "/examples/schedules/matmul_gpu.json");
+  ProgramFeatures gpu = features_of(apply_trace(trace, f).func());
+  const int r = accumulate_row(gpu);
+  ASSERT_GE(r, 0);
+  const int g = kFeatureLength - 8;  // the GPU group
+  EXPECT_FLOAT_EQ(at(gpu, r, g + 0), std::log2(1.0f + 4));    // 4 blocks of 64 x 64
+  EXPECT_FLOAT_EQ(at(gpu, r, g + 1), std::log2(1.0f + 256));  // 16 x 16 threads each
+  EXPECT_FLOAT_EQ(at(gpu, r, g + 4), 0.0f);                    // it writes its local tile
+  EXPECT_GT(at(gpu, r, g + 5), 0.0f);                          // from A and B in shared memory
+  EXPECT_FLOAT_EQ(at(gpu, r, g + 6), std::log2(1.0f + 2 * 64 * 16 * 4));
+  EXPECT_FLOAT_EQ(at(gpu, r, g + 7), 1.0f);                    // whole warps
+  // On a CPU the group is zero.
+  ProgramFeatures cpu = features_of(f);
+  for (int c = g; c < kFeatureLength; ++c) EXPECT_EQ(at(cpu, accumulate_row(cpu), c), 0.0f) << c;
 }
 
 }  // namespace
