@@ -126,6 +126,15 @@ void run(const Args& a) {
                       << ") is measured in this process";
   if (!a.runner.empty()) return run_on_runner(a);
   Target target = Target::parse(a.target);
+  if (target.is_gpu()) {
+    // Kernels for a GPU run on a device a runner has: the local one here.
+    if (is_workload_key(a.workload))
+      KILN_USER_ERROR() << "a GPU target measures a workload string through a runner; a workload key ("
+                        << a.workload << ") cannot be";
+    Args local = a;
+    local.runner = "local";
+    return run_on_runner(local);
+  }
   int threads = a.threads > 0 ? a.threads : target.num_cores();
   std::ostream& log = std::cerr;
 
