@@ -23,7 +23,8 @@ std::vector<Trace> gpu_design_space(const PrimFunc& f, const SpaceParams& p) {
         next.push_back(s);
         continue;
       }
-      for (Schedule& t : multi_level_tiling_gpu(s, block, p)) next.push_back(std::move(t));
+      for (Schedule& t : multi_level_tiling_gpu(s, block, p))
+        for (Schedule& u : cross_thread_reduction(t, block, p)) next.push_back(std::move(u));
     }
     states = std::move(next);
   }

@@ -1,49 +1,17 @@
 #include "search/block_info.h"
+#include "search/rules/reduction_nest.h"
 #include "search/rules/rules.h"
 #include "tir/schedule/locate.h"
 
 namespace kiln::search {
-namespace {
-
-struct Nest {
-  std::vector<LoopRV> spatial, reduce;  // the block's loops, spatial ones first
-  int64_t space = 1, work = 1;          // their extents' products
-};
-
-// The block's loops when they are spatial loops, then reduction loops, each
-// with a constant extent; nullopt otherwise (a loop that drives both kinds,
-// or nothing).
-std::optional<Nest> nest_of(Schedule& sch, const std::string& block) {
-  Nest n;
-  std::vector<LoopRV> loops = sch.get_loops(sch.get_block(block));
-  std::vector<Var> vars;
-  for (LoopRV l : loops) vars.push_back(sch.loop_var(l));
-  std::vector<LoopRole> roles = loop_roles(sch.func(), block, vars);
-  for (size_t i = 0; i < loops.size(); ++i) {
-    const int64_t* e = as_const_int(sch.loop_stmt(loops[i], "add_rfactor").as<ForNode>()->extent);
-    if (!e) return std::nullopt;
-    if (roles[i] == LoopRole::kSpatial && n.reduce.empty()) {
-      n.spatial.push_back(loops[i]);
-      n.space *= *e;
-    } else if (roles[i] == LoopRole::kReduce) {
-      n.reduce.push_back(loops[i]);
-      n.work *= *e;
-    } else {
-      return std::nullopt;
-    }
-  }
-  return n;
-}
-
-}  // namespace
 
 std::vector<Schedule> add_rfactor(const Schedule& in, const std::string& block, const SpaceParams& p) {
   BlockInfo info = block_info(in.func(), block);
   if (!info.has_reduce || info.block->writes.size() != 1) return {in};
   Schedule sch = in;
-  std::optional<Nest> n;
+  std::optional<ReductionNest> n;
   try {
-    n = nest_of(sch, block);
+    n = reduction_nest(sch, block);
   } catch (const ScheduleError&) {
     return {in};
   }

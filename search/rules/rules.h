@@ -49,6 +49,15 @@ std::vector<Schedule> multi_level_tiling(const Schedule& sch, const std::string&
 // sizes are drawn.
 std::vector<Schedule> multi_level_tiling_gpu(const Schedule& sch, const std::string& block, const SpaceParams& p);
 
+// A reduction that multi-level tiling leaves alone (softmax's row maximum
+// and sum, layer_norm's moments), over at least kMinCrossThreadWork
+// elements, split between the threads of a block per output (the
+// threads sampled as the inner factor of a perfect tile of the reduction):
+// partial results in shared memory, folded after a barrier. Beside it,
+// the block as it was (auto_bind gives each thread whole outputs).
+inline constexpr int64_t kMinCrossThreadWork = 32;
+std::vector<Schedule> cross_thread_reduction(const Schedule& sch, const std::string& block, const SpaceParams& p);
+
 // Binds to blocks of threads every nest still unbound (tir/schedule/auto_bind.h),
 // up to `p.max_threads` per block (256 at most: MetaSchedule's default).
 void auto_bind_rule(Schedule& sch, const SpaceParams& p);

@@ -59,7 +59,18 @@ TEST(GpuCandidates, Conv2dWithItsPaddingAsAKernelOfItsOwn) {
 TEST(GpuCandidates, DenseWithItsEpilogueInTheWriteBack) {
   expect_candidates_correct("dense:M=16,N=32,K=16,bias=1,act=relu", 1);
 }
-TEST(GpuCandidates, SoftmaxAutoBound) { expect_candidates_correct("softmax:M=4,N=32", 1); }
+TEST(GpuCandidates, SoftmaxWithReductionsAcrossThreads) {
+  // Two reductions (the row maximum and the sum), each either across the
+  // threads of a block or by each thread alone: four sketches.
+  std::vector<Trace> sketches = design_space(workload("softmax:M=4,N=64"), gpu());
+  EXPECT_EQ(sketches.size(), 4u);
+  int across = 0;
+  for (const Trace& t : sketches) across += t.str().find("rfactor") != std::string::npos;
+  EXPECT_EQ(across, 3);
+  expect_candidates_correct("softmax:M=4,N=64", 1);
+}
+TEST(GpuCandidates, LayerNorm) { expect_candidates_correct("layer_norm:M=3,N=40", 1); }
+TEST(GpuCandidates, ASumOfLongRows) { expect_candidates_correct("reduce_sum:M=2,N=4096", 1); }
 
 TEST(GpuDefaultProgram, EveryNestBoundRunsAsItsOwnKernel) {
   PrimFunc f = workload("softmax:M=4,N=32");
