@@ -201,11 +201,13 @@ int64_t thread_extent(Schedule& sch, const std::vector<LoopRV>& loops) {
 }
 
 // Each copy marked for a cooperative fetch: its own loops (those that hold
-// it alone) fused, split by the block's threads, the inner part bound to
-// them, so that each thread copies every threads-th element.
+// it alone) fused, split by the block's threads, the middle part bound to
+// them, so that each thread copies every threads-th piece; the pieces are
+// the annotation's lanes, a vectorized loop, where they divide the copy.
 void cooperative_fetch(Schedule& sch) {
   for (const std::string& name : blocks_in_order(sch.func())) {
-    if (annotation(block_info(sch.func(), name).block, kCooperativeFetchAnn) <= 0) continue;
+    const int64_t lanes = annotation(block_info(sch.func(), name).block, kCooperativeFetchAnn);
+    if (lanes <= 0) continue;
     BlockRV b = sch.get_block(name);
     std::vector<LoopRV> loops = sch.get_loops(b);
     const int64_t threads = thread_extent(sch, loops);
@@ -219,8 +221,15 @@ void cooperative_fetch(Schedule& sch) {
     if (first == loops.size()) continue;
     std::vector<LoopRV> own(loops.begin() + static_cast<std::ptrdiff_t>(first), loops.end());
     LoopRV fused = own.size() == 1 ? own[0] : sch.fuse(own);
-    std::vector<LoopRV> parts = sch.split(fused, {kInfer, threads});
-    sch.bind(parts[1], "threadIdx.x");
+    const int64_t extent = extent_of(sch, fused);
+    if (lanes > 1 && extent > 0 && extent % lanes == 0) {
+      std::vector<LoopRV> parts = sch.split(fused, {kInfer, threads, lanes});
+      sch.bind(parts[1], "threadIdx.x");
+      sch.vectorize(parts[2]);
+    } else {
+      std::vector<LoopRV> parts = sch.split(fused, {kInfer, threads});
+      sch.bind(parts[1], "threadIdx.x");
+    }
   }
 }
 

@@ -15,8 +15,8 @@ PrimFunc default_program(const PrimFunc& f, const Target& target) {
 
 LowerOptions lower_options_for(const Target& target) {
   LowerOptions o;
-  // GPU kernels are scalar per thread for now (targets/codegen/gpu/c_source.h).
-  o.max_lanes = target.is_gpu() ? 1 : target.vector_lanes(DataType::Float32());
+  // A GPU thread loads and stores at most 128 bits at once: float4.
+  o.max_lanes = target.is_gpu() ? 4 : target.vector_lanes(DataType::Float32());
   o.gpu = target.is_gpu();
   return o;
 }

@@ -68,7 +68,8 @@ std::vector<Schedule> multi_level_tiling_gpu(const Schedule& in, const std::stri
       if (bn->reads[i].buffer()->scope != "global") continue;  // the accumulator
       BlockRV copy = sch.cache_read(sch.get_block(block), static_cast<int>(i), "shared");
       sch.compute_at(copy, r0);
-      sch.annotate(copy, kCooperativeFetchAnn, AnnValue(int64_t{1}));
+      // The lanes of each thread's copy, sampled: 1, 2 or 4 floats at once.
+      sch.annotate(copy, kCooperativeFetchAnn, sch.sample_categorical({1, 2, 4}, {1.0 / 3, 1.0 / 3, 1.0 / 3}));
     }
     sch.annotate(sch.get_block(block), kTiledAnn, AnnValue(int64_t{0}));
   } catch (const ScheduleError&) {

@@ -55,7 +55,11 @@ class Dialect {
   std::string pointer_param(DataType t, const std::string& name) const {
     return cuda_ ? storage(t) + "* __restrict__ " + name : "__global " + storage(t) + "* restrict " + name;
   }
-  std::string shared_qualifier() const { return cuda_ ? "__shared__ " : "__local "; }
+  // A shared array, aligned for the widest vector copy into it.
+  std::string shared_array(const std::string& type, const std::string& name, int64_t n) const {
+    const std::string array = type + " " + name + "[" + std::to_string(n) + "]";
+    return cuda_ ? "__shared__ __align__(16) " + array + ";" : "__local " + array + " __attribute__((aligned(16)));";
+  }
   std::string index(const std::string& tag) const {
     const std::string dim = std::to_string(thread_tag_dim(tag));
     if (cuda_) return "(int)" + tag;
@@ -141,8 +145,7 @@ class KernelWriter {
     // allows them nowhere else).
     post_order_visit(k.body, [&](const Stmt& s) {
       if (const auto* a = s.as<AllocateNode>(); a && a->buffer->scope == "shared")
-        line(1) << d_.shared_qualifier() << d_.storage(a->buffer.dtype()) << " " << name(a->buffer) << "["
-                << numel(a->buffer) << "];\n";
+        line(1) << d_.shared_array(d_.storage(a->buffer.dtype()), name(a->buffer), numel(a->buffer)) << "\n";
     });
     stmt(k.body, 1);
     os_ << "}\n";
@@ -170,6 +173,7 @@ class KernelWriter {
     switch (s.kind()) {
       case StmtKind::BufferStore: {
         const auto* op = s.as<BufferStoreNode>();
+        if (op->value.dtype().is_vector()) return vector_store(op, in);
         std::string value = expr(op->value);
         if (op->buffer.dtype().is_bool()) value = "(" + d_.storage(op->buffer.dtype()) + ")" + value;
         line(in) << name(op->buffer) << "[" << index(op->indices, op->buffer) << "] = " << value << ";\n";
@@ -215,6 +219,44 @@ class KernelWriter {
       case StmtKind::BlockRealize: break;
     }
     KILN_ICHECK(false) << stmt_kind_name(s.kind()) << " reached the GPU code generator (the function is not lowered)";
+  }
+
+  // A vector store. A contiguous float32 copy (a vectorized cooperative
+  // fetch) is one vector load and store: OpenCL's vload/vstore, which need
+  // only the element's alignment; CUDA's float2/float4, where both
+  // addresses are provably multiples of the vector. Anything else is
+  // written lane by lane.
+  void vector_store(const BufferStoreNode* op, int in) {
+    const int lanes = op->value.dtype().lanes();
+    const auto* dst = op->indices.size() == 1 ? op->indices[0].as<RampNode>() : nullptr;
+    const auto* load = op->value.as<BufferLoadNode>();
+    const auto* src = load && load->indices.size() == 1 ? load->indices[0].as<RampNode>() : nullptr;
+    const bool copy = dst && src && is_one(dst->stride) && is_one(src->stride) &&
+                      op->value.dtype().element_of() == DataType::Float32() && (lanes == 2 || lanes == 4);
+    if (copy && !d_.cuda()) {
+      const std::string n = std::to_string(lanes);
+      line(in) << "vstore" << n << "(vload" << n << "(0, " << name(load->buffer) << " + " << expr(src->base) << "), 0, "
+               << name(op->buffer) << " + " << expr(dst->base) << ");\n";
+      return;
+    }
+    if (copy && aligned(dst->base, lanes) && aligned(src->base, lanes)) {
+      const std::string v = "float" + std::to_string(lanes);
+      line(in) << "*(" << v << "*)(" << name(op->buffer) << " + " << expr(dst->base) << ") = *(const " << v << "*)("
+               << name(load->buffer) << " + " << expr(src->base) << ");\n";
+      return;
+    }
+    for (int l = 0; l < lanes; ++l) {
+      lane_ = l;
+      std::string value = expr(op->value);
+      if (op->buffer.dtype().is_bool()) value = "(" + d_.storage(op->buffer.dtype()) + ")" + value;
+      line(in) << name(op->buffer) << "[" << index(op->indices, op->buffer) << "] = " << value << ";\n";
+    }
+    lane_ = -1;
+  }
+
+  bool aligned(const Expr& base, int lanes) {
+    const int64_t* r = as_const_int(ana_.simplify(floormod(base, make_const(base.dtype(), lanes))));
+    return r && *r == 0;
   }
 
   void loop(const ForNode* op, int in) {
@@ -309,7 +351,7 @@ class KernelWriter {
   }
 
   std::string intrinsic(const CallNode* op) {
-    const DataType t = op->dtype;
+    const DataType t = op->dtype.element_of();
     const std::vector<Expr>& a = op->args;
     switch (op->op) {
       case Intrinsic::exp: return call(d_.math("exp", t), {a[0]});
@@ -339,8 +381,9 @@ class KernelWriter {
     return "";
   }
 
+  // An expression; in a vector store written lane by lane, lane lane_ of it.
   std::string expr(const Expr& e) {
-    const DataType t = e.dtype();
+    const DataType t = lane_ >= 0 ? e.dtype().element_of() : e.dtype();
     switch (e.kind()) {
       case ExprKind::IntImm: return int_literal(t, e.as<IntImmNode>()->value);
       case ExprKind::FloatImm: return float_literal(t, e.as<FloatImmNode>()->value);
@@ -399,9 +442,15 @@ class KernelWriter {
         std::string load = name(op->buffer) + "[" + index(op->indices, op->buffer) + "]";
         return op->buffer.dtype().is_bool() ? "(" + load + " != 0)" : load;
       }
-      case ExprKind::StringImm:
-      case ExprKind::Ramp:
+      case ExprKind::Ramp: {
+        const auto* op = e.as<RampNode>();
+        KILN_ICHECK(lane_ >= 0) << "a vector reached the GPU code generator outside a vector store";
+        return expr(ana_.simplify(add(op->base, mul(op->stride, make_const(op->base.dtype(), lane_)))));
+      }
       case ExprKind::Broadcast:
+        KILN_ICHECK(lane_ >= 0) << "a vector reached the GPU code generator outside a vector store";
+        return expr(e.as<BroadcastNode>()->value);
+      case ExprKind::StringImm:
       case ExprKind::Reduce: break;
     }
     KILN_ICHECK(false) << expr_kind_name(e.kind()) << " reached the GPU code generator";
@@ -412,6 +461,7 @@ class KernelWriter {
   std::ostringstream& os_;
   Names names_;
   arith::Analyzer ana_;
+  int lane_ = -1;  // the lane being written, in a vector store written lane by lane
 };
 
 }  // namespace

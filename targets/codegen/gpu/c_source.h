@@ -21,8 +21,10 @@
 // `#pragma unroll`; shared buffers are declared at the top of the kernel,
 // local ones where they are allocated. Integer floor division becomes `/`
 // where the loops' ranges prove both sides non-negative, else a helper
-// that rounds down. Vectors are not emitted yet: GPU targets lower with
-// scalar lanes (targets/lower.h).
+// that rounds down. A vector store (a loop the schedule vectorized, up to
+// four lanes) is one vector copy where it copies contiguous float32
+// (vload/vstore; CUDA's float4 where both addresses are provably aligned),
+// else it is written lane by lane.
 #pragma once
 
 #include <string>
