@@ -1,19 +1,15 @@
 #include "farm/tokens.h"
 
-#include <fstream>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/file.h"
 #include "rpc/grpc_util.h"
 
 namespace kiln::farm {
 
 Tokens Tokens::load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) KILN_USER_ERROR() << "cannot read the tokens file '" << path << "'";
-  std::ostringstream os;
-  os << in.rdbuf();
-  return from_text(os.str(), path);
+  return from_text(read_file(path, "the tokens file"), path);
 }
 
 Tokens Tokens::from_text(const std::string& text, const std::string& origin) {

@@ -1,11 +1,11 @@
 #include "graph/onnx_import.h"
 
 #include <cstring>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/file.h"
 #include "graph/lower.h"
 #include "graph/op_table.h"
 #include "graph/unsupported.h"
@@ -13,14 +13,6 @@
 
 namespace kiln::graph {
 namespace {
-
-std::string read_file(const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) KILN_USER_ERROR() << "cannot open " << what << " '" << path << "'";
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // The dtype of an ONNX element type; throws naming `what` for one kiln
 // does not compute in.

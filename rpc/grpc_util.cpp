@@ -1,19 +1,14 @@
 #include "rpc/grpc_util.h"
 
-#include <fstream>
-#include <sstream>
 
 #include "core/error.h"
+#include "core/file.h"
 
 namespace kiln::rpc {
 namespace {
 
 std::string read_pem(const std::string& path, const char* what) {
-  std::ifstream in(path);
-  if (!in) KILN_USER_ERROR() << "cannot read the " << what << " file '" << path << "'";
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
+  return read_file(path, std::string("the ") + what + " file");
 }
 
 std::string host_of(const std::string& address) {

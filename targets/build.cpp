@@ -5,9 +5,9 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "core/error.h"
+#include "core/file.h"
 #include "targets/codegen/gpu/build_gpu.h"
 #include "targets/codegen/llvm/build_llvm.h"
 
@@ -27,14 +27,6 @@ void require_cpu(const Target& target) {
   if (!target.is_cpu())
     KILN_USER_ERROR() << "target '" << target.str() << "' does not run in this process: its kernels go to the "
                       << target.kind() << " device as a GPU module (build_artifact, kiln print --source)";
-}
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) KILN_USER_ERROR() << "cannot read " << path;
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
 }
 
 // Removes a file when it goes out of scope.
@@ -59,7 +51,7 @@ Artifact build_artifact(const PrimFunc& lowered, const Target& target) {
   require_cpu(target);
   RemoveFile tmp{unique_path(std::filesystem::temp_directory_path(), "kiln-artifact")};
   export_shared_library(lowered, target, tmp.path);
-  return Artifact{kSharedLibrary, read_all(tmp.path), lowered->name, target.str()};
+  return Artifact{kSharedLibrary, read_file(tmp.path), lowered->name, target.str()};
 }
 
 std::unique_ptr<CompiledKernel> load_artifact(const Artifact& a, const std::string& dir) {

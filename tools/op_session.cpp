@@ -1,7 +1,7 @@
 #include "tools/op_session.h"
 
-#include <fstream>
-#include <sstream>
+#include "core/file.h"
+
 
 #include <iostream>
 
@@ -97,12 +97,9 @@ PrimFunc stored_workload(const std::string& db_path, const std::string& key) {
 }
 
 Trace read_trace_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) KILN_USER_ERROR() << "cannot read trace file '" << path << "'";
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = read_file(path, "trace file");
   try {
-    return Trace::parse(text.str());
+    return Trace::parse(text);
   } catch (const Error& e) {
     KILN_USER_ERROR() << path << ": " << e.what();
   }

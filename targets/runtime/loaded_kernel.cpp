@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "core/error.h"
+#include "core/file.h"
 #include "targets/codegen/gpu/build_gpu.h"
 #include "targets/runtime/cuda.h"
 #include "targets/runtime/opencl_module.h"
@@ -60,14 +59,6 @@ class DeviceKernel final : public LoadedKernel {
   }
   Module m_;
 };
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) KILN_USER_ERROR() << "cannot read artifact " << path;
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
 
 }  // namespace
 

@@ -45,7 +45,7 @@ TEST(GraphCli, ListsItsOperatorsAndRefusesWhatIsNotAModel) {
   std::filesystem::remove(path);
   CliRun missing = kiln("graph /nonexistent/model.onnx");
   EXPECT_EQ(missing.code, 2);
-  EXPECT_NE(missing.out.find("cannot open model '/nonexistent/model.onnx'"), std::string::npos) << missing.out;
+  EXPECT_NE(missing.out.find("cannot read model '/nonexistent/model.onnx'"), std::string::npos) << missing.out;
 }
 
 }  // namespace

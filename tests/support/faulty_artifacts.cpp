@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/file.h"
 #include "targets/codegen/llvm/codegen.h"
 #include "targets/codegen/llvm/linker.h"
 #include "targets/codegen/llvm/target_machine.h"
@@ -36,13 +37,6 @@ std::string fault_body(Fault fault) {
       return "  %slot = alloca i32\n  br label %spin\nspin:\n  store volatile i32 0, ptr %slot\n  br label %spin\n";
   }
   return "";
-}
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
 }
 
 // Stores to the output buffer write value + 1.
@@ -99,7 +93,7 @@ Artifact faulty_artifact(const PrimFunc& f, const Target& target, Fault fault) {
     out.write(obj.data(), static_cast<std::streamsize>(obj.size()));
   }
   llvm_backend::link_shared_library({base + ".o"}, base + ".so");
-  Artifact a{"shared_library", read_all(base + ".so"), name, target.str()};
+  Artifact a{"shared_library", read_file(base + ".so"), name, target.str()};
   std::filesystem::remove(base + ".o");
   std::filesystem::remove(base + ".so");
   return a;

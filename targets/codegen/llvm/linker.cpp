@@ -8,11 +8,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "core/error.h"
+#include "core/file.h"
 
 extern char** environ;
 
@@ -33,13 +32,6 @@ struct TempFile {
   }
   ~TempFile() { std::remove(path.c_str()); }
 };
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
 
 }  // namespace
 
