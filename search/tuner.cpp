@@ -109,6 +109,22 @@ int64_t measure_shortlist(const PrimFunc& f, const tuning::WorkloadEntry& entry,
   return std::count(timed.begin(), timed.end(), true);
 }
 
+// A runner none of whose devices runs the target would turn every trial
+// into an unsupported_target record: say so before the first.
+void require_device_for(const Target& target, const rpc::DeviceInfo& device) {
+  std::string runs;
+  for (const std::string& t : device.targets) {
+    try {
+      if (target.cannot_run_on(Target::parse(t)).empty()) return;
+    } catch (const Error&) {
+      // A target string this kiln cannot read: not one it can use.
+    }
+    runs += (runs.empty() ? "" : ", ") + t;
+  }
+  KILN_USER_ERROR() << "no device of the runner runs target '" << target.str() << "' (it runs " << runs
+                    << "); tune on a runner with such a device";
+}
+
 }  // namespace
 
 TuneJob::TuneJob(const TuneTask& task, const TuneOptions& options, const TuneServices& services)
@@ -146,6 +162,7 @@ TuneJob::TuneJob(const TuneTask& task, const TuneOptions& options, const TuneSer
                    [](const auto& a, const auto& b) { return a.second < b.second; });
 
   device_ = s_.runner.info();
+  require_device_for(o_.target, device_);
   default_build_ = s_.builder.build({{f, std::nullopt, o_.target}}).front();
   if (!default_build_.ok())
     KILN_USER_ERROR() << entry_.shape << ": the default program does not build ("

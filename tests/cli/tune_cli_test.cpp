@@ -101,6 +101,16 @@ TEST(TuneCli, BadInputIsRefused) {
   EXPECT_NE(budget.out.find("'soon' is not a duration"), std::string::npos) << budget.out;
 }
 
+TEST(TuneCli, ATargetNoDeviceOfTheRunnerRunsIsRefusedBeforeTheFirstTrial) {
+  // No machine here has a Volta GPU: the local runner offers the CPU and the
+  // OpenCL device, and the tune stops before it spends a trial.
+  const std::string db = temp("no-device.db");
+  CliRun r = kiln("tune-op " + kWorkload + " --target 'cuda -arch=sm_70' --trials 4 --db " + db);
+  EXPECT_NE(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("no device of the runner runs target 'cuda -arch=sm_70'"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("round 1"), std::string::npos) << r.out;
+}
+
 TEST(TuneCli, CtrlCFinishesTheBatchAndKeepsIt) {
   const std::string db = temp("interrupt.db"), log = temp("interrupt.log");
   const std::string script = std::string(KILN_BINARY) + " tune-op " + kWorkload +
