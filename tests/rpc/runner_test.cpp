@@ -12,6 +12,7 @@
 #include "ops/workload.h"
 #include "rpc/runner_client.h"
 #include "targets/runtime/check.h"
+#include "targets/codegen/gpu/build_gpu.h"
 #include "targets/runtime/opencl.h"
 
 namespace kiln::testing {
@@ -254,6 +255,28 @@ TEST(Runner, InfoNamesTheDevice) {
   ASSERT_EQ(d.gpus.size(), 1u);
   EXPECT_EQ(d.gpus[0], OpenclDevice::get().name());
   EXPECT_EQ(d.targets, (std::vector<std::string>{Target::host().str(), OpenclDevice::get().target().str()}));
+}
+
+TEST(Runner, AGpuKernelThatFaultsIsARecordAndTheRunnerGoesOn) {
+  // A module whose kernel stores gigabytes past its output: on PoCL that
+  // kills the worker, as an illegal address would on a GPU.
+  PrimFunc f = ops::build_workload(ops::parse_workload("add:M=4,N=8"));
+  Target t = Target::parse("opencl");
+  Artifact good = default_artifact(f, t);
+  GpuModule m = parse_gpu_module(good.data);
+  m.source = "__kernel void " + m.kernels[0].name +
+             "(__global float* a, __global float* b, __global float* c) {\n"
+             "  c[((long)get_global_id(0) + 1) * 1073741824L] = 1.0f;\n}\n";
+  Artifact faulty = good;
+  faulty.data = gpu_module_json(m);
+  rpc::LocalRunner runner(options({}));
+  rpc::MeasureBatch b = batch_for(f, t);
+  b.candidates = {candidate(0, f, faulty), candidate(1, f, good)};
+  std::vector<rpc::MeasureResult> rs = runner.measure(b);
+  ASSERT_EQ(rs.size(), 2u);
+  EXPECT_EQ(rs[0].error, ErrorKind::kRuntimeError) << rs[0].message;
+  EXPECT_NE(rs[0].message.find("crashed its worker"), std::string::npos) << rs[0].message;
+  EXPECT_TRUE(rs[1].ok()) << rs[1].message;
 }
 
 TEST(Runner, ACpuOnlyRunnerRefusesGpuArtifactsAsUnsupported) {
