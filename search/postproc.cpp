@@ -204,9 +204,11 @@ int64_t thread_extent(Schedule& sch, const std::vector<LoopRV>& loops) {
 // it alone) fused, split by the block's threads, the middle part bound to
 // them, so that each thread copies every threads-th piece; the pieces are
 // the annotation's lanes, a vectorized loop, where they divide the copy.
-void cooperative_fetch(Schedule& sch) {
+void cooperative_fetch(Schedule& sch, int64_t max_shared_bytes) {
+  std::map<const VarNode*, int64_t> shared;  // per kernel (its outermost loop): what its copies fetch at once
   for (const std::string& name : blocks_in_order(sch.func())) {
-    const int64_t lanes = annotation(block_info(sch.func(), name).block, kCooperativeFetchAnn);
+    const BlockNode* copy = block_info(sch.func(), name).block;
+    const int64_t lanes = annotation(copy, kCooperativeFetchAnn);
     if (lanes <= 0) continue;
     BlockRV b = sch.get_block(name);
     std::vector<LoopRV> loops = sch.get_loops(b);
@@ -222,6 +224,12 @@ void cooperative_fetch(Schedule& sch) {
     std::vector<LoopRV> own(loops.begin() + static_cast<std::ptrdiff_t>(first), loops.end());
     LoopRV fused = own.size() == 1 ? own[0] : sch.fuse(own);
     const int64_t extent = extent_of(sch, fused);
+    int64_t& bytes = shared[sch.loop_var(loops[0]).operator->()];
+    bytes += extent * copy->writes[0].buffer().dtype().bytes();
+    if (max_shared_bytes > 0 && bytes > max_shared_bytes)
+      throw GpuSharedMemoryError("postprocess", "the tiles cached in shared memory take " + std::to_string(bytes) +
+                                                    " bytes or more, more than the " + std::to_string(max_shared_bytes) +
+                                                    " a block has");
     if (lanes > 1 && extent > 0 && extent % lanes == 0) {
       std::vector<LoopRV> parts = sch.split(fused, {kInfer, threads, lanes});
       sch.bind(parts[1], "threadIdx.x");
@@ -264,10 +272,11 @@ void postprocess(Schedule& sch) {
   const int64_t max_vector = annotation(root, kVectorizeAnn);
   const int64_t unroll_step = annotation(root, kUnrollAnn);
   const int64_t gpu_threads = annotation(root, kGpuThreadsAnn);
+  const int64_t gpu_shared = annotation(root, kGpuSharedAnn);
   if (gpu_threads > 0) check_threads(sch, gpu_threads);
   check_register_tiles(sch, max_vector);
   decompose_reductions(sch);
-  if (gpu_threads > 0) cooperative_fetch(sch);
+  if (gpu_threads > 0) cooperative_fetch(sch, gpu_shared);
   if (max_parallel > 0) parallelize(sch, max_parallel);
   if (max_vector > 0) vectorize(sch, max_vector);
   unroll(sch, unroll_step);

@@ -24,7 +24,9 @@
 //   - on a GPU (the root's kiln.gpu_threads), each shared-memory copy
 //     marked for a cooperative fetch has its loops fused and split over the
 //     block's threads (bound to threadIdx.x, as its consumer's are), and a
-//     block of more threads than the target runs is a GpuThreadsError.
+//     block of more threads than the target runs is a GpuThreadsError, and
+//     copies into shared memory larger together than the target's
+//     (kiln.gpu_shared_bytes) a GpuSharedMemoryError.
 #pragma once
 
 #include "tir/schedule/error.h"
@@ -46,6 +48,14 @@ class GpuThreadsError : public ScheduleError {
   using ScheduleError::ScheduleError;
   [[noreturn]] void raise() const override { throw *this; }
   const char* kind() const override { return "GpuThreadsError"; }
+};
+
+// The drawn tiles cached in shared memory need more than a block has.
+class GpuSharedMemoryError : public ScheduleError {
+ public:
+  using ScheduleError::ScheduleError;
+  [[noreturn]] void raise() const override { throw *this; }
+  const char* kind() const override { return "GpuSharedMemoryError"; }
 };
 
 // Throws ScheduleError (or kiln::Error) when the candidate cannot be

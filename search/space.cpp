@@ -33,6 +33,7 @@ std::vector<Trace> gpu_design_space(const PrimFunc& f, const SpaceParams& p) {
     auto_bind_rule(s, p);
     parallel_vectorize_unroll(s, p);
     s.annotate(s.get_block(root_block(s.func())), kGpuThreadsAnn, AnnValue(p.max_threads));
+    s.annotate(s.get_block(root_block(s.func())), kGpuSharedAnn, AnnValue(p.max_shared_bytes));
     out.push_back(s.trace());
   }
   return out;

@@ -12,6 +12,7 @@ SpaceParams SpaceParams::for_target(const Target& t) {
     // Nothing runs in the CPU's thread pool or its vectors: threads are the
     // parallelism, and each is scalar.
     p.max_threads = t.gpu_limits().max_threads_per_block;
+    p.max_shared_bytes = t.gpu_limits().max_shared_memory_per_block;
     p.max_parallel_extent = 0;
     p.max_vectorize_extent = 0;
     p.unroll_steps = {0, 16, 64, 512, 1024};

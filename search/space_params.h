@@ -27,6 +27,7 @@ struct SpaceParams {
   // A GPU target's threads per block; 0 on a CPU. The GPU space tiles
   // "SSSRRSRS" (rules.h) and binds every nest to blocks of threads.
   int64_t max_threads = 0;
+  int64_t max_shared_bytes = 0;  // a GPU's shared memory per block
   bool gpu() const { return max_threads > 0; }
   // Auto-unroll steps to choose from (pragma_auto_unroll_max_step).
   std::vector<int64_t> unroll_steps = {0, 16, 64, 512};

@@ -103,10 +103,11 @@ inline constexpr const char* kLanesAnn = "kiln.lanes";
 // On a tiled block whose vector axis is not its last spatial loop: which
 // spatial loop (counted in loop order) is, its S3 tile placed innermost.
 inline constexpr const char* kVectorAxisAnn = "kiln.vector_axis";
-// On a GPU: the root's threads per block, which postprocessing checks each
-// drawn block of threads against; on a shared-memory copy, that it is
+// On a GPU: the root's threads and shared memory per block, which
+// postprocessing checks each draw against; on a shared-memory copy, that it is
 // fetched by all the block's threads together.
 inline constexpr const char* kGpuThreadsAnn = "kiln.gpu_threads";
+inline constexpr const char* kGpuSharedAnn = "kiln.gpu_shared_bytes";
 inline constexpr const char* kCooperativeFetchAnn = "kiln.cooperative_fetch";
 
 }  // namespace kiln::search

@@ -6,6 +6,8 @@
 // test draws until it has its candidates.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "ops/workload.h"
 #include "search/postproc.h"
 #include "search/sample.h"
@@ -71,6 +73,29 @@ TEST(GpuCandidates, SoftmaxWithReductionsAcrossThreads) {
 }
 TEST(GpuCandidates, LayerNorm) { expect_candidates_correct("layer_norm:M=3,N=40", 1); }
 TEST(GpuCandidates, ASumOfLongRows) { expect_candidates_correct("reduce_sum:M=2,N=4096", 1); }
+
+TEST(GpuSpace, DrawsOverTheBlocksThreadsOrSharedMemoryAreRefusedBeforeTheyAreBuilt) {
+  // 2 KiB of shared memory and 8 threads: many draws ask for more.
+  Target small = Target::parse("opencl -max-threads-per-block=8 -max-shared-memory-per-block=2048");
+  PrimFunc f = workload("matmul:M=64,N=64,K=64");
+  std::vector<Trace> sketches = design_space(f, SpaceParams::for_target(small));
+  std::map<std::string, int> failures;
+  int built = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    SampleFailure why;
+    std::optional<Candidate> c = sample_candidate(f, sketches[0], seed, &why);
+    if (!c) {
+      ++failures[why.kind];
+      continue;
+    }
+    // What postprocessing let through fits the target.
+    EXPECT_NO_THROW(build_gpu_module(lower(c->func, small), small)) << c->trace.str();
+    ++built;
+  }
+  EXPECT_GT(failures["GpuSharedMemoryError"], 0);
+  EXPECT_GT(failures["GpuThreadsError"], 0);
+  EXPECT_GT(built, 0);
+}
 
 TEST(GpuDefaultProgram, EveryNestBoundRunsAsItsOwnKernel) {
   PrimFunc f = workload("softmax:M=4,N=32");
