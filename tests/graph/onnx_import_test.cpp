@@ -2,6 +2,8 @@
 // a model kiln cannot compile out with an error naming what is wrong.
 #include <gtest/gtest.h>
 
+#include "support/error_of.h"
+
 #include "core/error.h"
 #include "graph/onnx_import.h"
 #include "graph/op_table.h"
@@ -34,14 +36,7 @@ ModelBuilder classifier(std::vector<int64_t> input = {1, 3, 16, 16}) {
   return b;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using kiln::testing::error_of;
 
 TEST(OnnxImport, AClassifierWithEveryShapeInferred) {
   // conv 16 -> 8 (stride 2, pad 1), pool 8 -> 4 (3 wide, stride 2, ceil: (8 - 3) / 2 rounded up + 1).

@@ -1,6 +1,8 @@
 // Workload strings: canonical form, defaults, and one test per user error.
 #include <gtest/gtest.h>
 
+#include "support/error_of.h"
+
 #include <algorithm>
 #include <fstream>
 #include <set>
@@ -17,14 +19,7 @@ namespace {
 using ops::parse_workload;
 using ops::Workload;
 
-std::string error_of(const std::string& text) {
-  try {
-    parse_workload(text);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+std::string error_of(const std::string& text) { return kiln::testing::error_of([&] { parse_workload(text); }); }
 
 #define EXPECT_PARSE_ERROR(text, fragment)                                                    \
   do {                                                                                        \

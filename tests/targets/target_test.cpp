@@ -1,6 +1,8 @@
 // Target strings: parsing, the canonical form, and one test per user error.
 #include <gtest/gtest.h>
 
+#include "support/error_of.h"
+
 #include <thread>
 
 #include "core/error.h"
@@ -9,14 +11,7 @@
 namespace kiln {
 namespace {
 
-std::string error_of(const std::string& s) {
-  try {
-    Target::parse(s);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string error_of(const std::string& s) { return kiln::testing::error_of([&] { Target::parse(s); }); }
 
 TEST(Target, HostResolvesCpuAndCores) {
   Target t = Target::parse("llvm");

@@ -2,6 +2,8 @@
 // message names the node and field at fault.
 #include <gtest/gtest.h>
 
+#include "support/error_of.h"
+
 #include "core/json.h"
 #include "tir/stmt.h"
 
@@ -16,13 +18,9 @@ nlohmann::json good() {
 
 // The message of the kiln::Error that loading `doc` throws.
 std::string error_of(const std::string& text) {
-  try {
-    load_json(text);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no error for " << text;
-  return "";
+  const std::string e = kiln::testing::error_of([&] { load_json(text); });
+  if (e == "(no error)") ADD_FAILURE() << "no error for " << text;
+  return e;
 }
 std::string error_of(const nlohmann::json& doc) { return error_of(doc.dump()); }
 

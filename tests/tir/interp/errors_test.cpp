@@ -1,6 +1,8 @@
 // Every error the interpreter reports, each naming what is wrong.
 #include <gtest/gtest.h>
 
+#include "support/error_of.h"
+
 #include "test_programs.h"
 
 namespace kiln {
@@ -12,15 +14,7 @@ using test::kI32;
 using test::loop;
 
 // Runs fn and returns the kiln::Error message it throws ("" if none).
-template <typename F>
-std::string error_of(F&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 class InterpErrors : public ::testing::Test {
  protected:

@@ -1,6 +1,8 @@
 // The trace's JSON form: what it reads, what it refuses and how it says so.
 #include <gtest/gtest.h>
 
+#include "support/error_of.h"
+
 #include "schedule_harness.h"
 
 namespace kiln {
@@ -9,14 +11,7 @@ namespace {
 using testing::schedule_of;
 using testing::workload_func;
 
-std::string error_of(const std::string& text) {
-  try {
-    Trace::parse(text);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+std::string error_of(const std::string& text) { return kiln::testing::error_of([&] { Trace::parse(text); }); }
 
 TEST(TraceJson, WrittenInOrderOfDefinition) {
   Schedule sch = schedule_of("matmul:M=8,N=8,K=4");

@@ -1,6 +1,8 @@
 // create_prim_func: the TensorIR block form of compute definitions.
 #include <gtest/gtest.h>
 
+#include "support/error_of.h"
+
 #include <cmath>
 #include <functional>
 
@@ -258,15 +260,7 @@ TEST(CreatePrimFunc, ReduceAxisWithOffsetLoopsOverItsDomain) {
 // ---------------------------------------------------------------------------
 // Definition errors.
 
-template <typename F>
-std::string error_of(F&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using testing::error_of;
 
 TEST(CreatePrimFuncErrors, PlaceholderMustBeAnArgument) {
   te::Tensor A = te::placeholder({Expr(4)}, kF32, "A");
