@@ -15,6 +15,7 @@ namespace {
 std::vector<Trace> gpu_design_space(const PrimFunc& f, const SpaceParams& p) {
   Schedule base(f);
   auto_inline(base);
+  inline_producers_of_tiled(base);
   std::vector<Schedule> states = {base};
   for (const std::string& block : blocks_in_order(base.func())) {
     std::vector<Schedule> next;

@@ -3,7 +3,11 @@
 
 namespace kiln::search {
 
-void auto_inline(Schedule& sch) {
+namespace {
+
+// Inlines every injective block that is not an output, those that feed a
+// tiled block too when `into_tiled`.
+void inline_injective(Schedule& sch, bool into_tiled) {
   for (const std::string& name : blocks_in_order(sch.func())) {
     BlockInfo info = block_info(sch.func(), name);
     if (!info.is_injective || info.writes_param) continue;
@@ -14,7 +18,7 @@ void auto_inline(Schedule& sch) {
       BlockInfo c = block_info(sch.func(), u);
       feeds_tiled = feeds_tiled || (c.has_reduce && c.has_data_reuse);
     }
-    if (feeds_tiled) continue;
+    if (feeds_tiled && !into_tiled) continue;
     try {
       sch.compute_inline(sch.get_block(name));
     } catch (const ScheduleError&) {
@@ -22,5 +26,11 @@ void auto_inline(Schedule& sch) {
     }
   }
 }
+
+}  // namespace
+
+void auto_inline(Schedule& sch) { inline_injective(sch, false); }
+
+void inline_producers_of_tiled(Schedule& sch) { inline_injective(sch, true); }
 
 }  // namespace kiln::search

@@ -22,6 +22,11 @@ namespace kiln::search {
 // of a tiled block (conv2d's padding) are left to compute_location.
 void auto_inline(Schedule& sch);
 
+// On a GPU: also inlines the injective producers auto_inline leaves to a
+// tiled block (conv2d's padding), whose reads its shared-memory copy then
+// makes; one kernel instead of two, no padded tensor in device memory.
+void inline_producers_of_tiled(Schedule& sch);
+
 // Multi-level tiling "SSRSRS" of a block with a reduction and data reuse
 // (matmul, conv2d, batch_matmul, dense): spatial loops in four levels,
 // reduction loops in two, in the order S0 S1 R0 S2 R1 S3, tile sizes

@@ -55,8 +55,18 @@ TEST(GpuSpace, MatmulTilesIntoBlocksThreadsAndSharedMemory) {
 
 TEST(GpuCandidates, Matmul) { expect_candidates_correct("matmul:M=32,N=48,K=16", 2); }
 TEST(GpuCandidates, BatchMatmul) { expect_candidates_correct("batch_matmul:B=2,M=8,N=16,K=8", 1); }
-TEST(GpuCandidates, Conv2dWithItsPaddingAsAKernelOfItsOwn) {
-  expect_candidates_correct("conv2d_nchw:N=1,C=4,H=6,W=6,K=8,R=3,S=3,stride=1,pad=1", 1);
+TEST(GpuCandidates, Conv2dWithItsPaddingInlinedIntoOneKernel) {
+  const std::string w = "conv2d_nchw:N=1,C=4,H=6,W=6,K=8,R=3,S=3,stride=1,pad=1";
+  expect_candidates_correct(w, 1);
+  // The padding is read where the input is copied into shared memory: no
+  // padded tensor, one kernel.
+  PrimFunc f = workload(w);
+  std::optional<Candidate> c;
+  for (uint64_t seed = 1; !c && seed < 64; ++seed) c = sample_candidate(f, design_space(f, gpu())[0], seed);
+  ASSERT_TRUE(c);
+  GpuModule m = testing::gpu_module(c->func, "opencl");
+  EXPECT_EQ(m.kernels.size(), 1u) << m.source;
+  EXPECT_TRUE(m.scratch_bytes.empty()) << m.source;
 }
 TEST(GpuCandidates, DenseWithItsEpilogueInTheWriteBack) {
   expect_candidates_correct("dense:M=16,N=32,K=16,bias=1,act=relu", 1);
