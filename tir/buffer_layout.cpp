@@ -4,6 +4,16 @@
 
 namespace kiln {
 
+int64_t constant_numel(const Buffer& b) {
+  int64_t n = 1;
+  for (const Expr& e : b.shape()) {
+    const int64_t* c = as_const_int(e);
+    if (!c) return -1;
+    n *= *c;
+  }
+  return n;
+}
+
 int64_t compute_layout(const std::vector<int64_t>& shape, int64_t align_axis, int64_t align_factor,
                        int64_t align_offset, std::vector<int64_t>& strides) {
   const std::size_t nd = shape.size();

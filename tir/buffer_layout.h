@@ -11,7 +11,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/expr.h"
+
 namespace kiln {
+
+// The product of `b`'s dimensions when each is a constant, else -1: for a
+// lowered (flat) buffer, the elements its allocation or parameter holds.
+int64_t constant_numel(const Buffer& b);
 
 // Fills strides for `shape` and returns the number of elements to allocate.
 // align_factor 0 means dense.

@@ -33,8 +33,10 @@ struct GpuModule {
 std::string gpu_module_json(const GpuModule& m);
 GpuModule parse_gpu_module(const std::string& json);
 
-// Splits, checks against the target's limits (verify_gpu.h) and writes the
-// source. Throws kiln::Error for a function that cannot run on the target.
+// Splits into kernels and writes the source. `lowered` is lower()'s output
+// for `target` (targets/lower.h), which verify_gpu.h has already checked
+// against the target's limits. Throws kiln::Error for a function that
+// cannot be cut into kernels.
 GpuModule build_gpu_module(const PrimFunc& lowered, const Target& target);
 
 }  // namespace kiln

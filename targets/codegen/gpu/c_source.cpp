@@ -10,6 +10,7 @@
 #include "core/arith/analyzer.h"
 #include "core/error.h"
 #include "core/functor.h"
+#include "tir/buffer_layout.h"
 #include "tir/functor.h"
 #include "tir/thread_axes.h"
 
@@ -24,7 +25,7 @@ class Dialect {
 
   // The C type of a scalar value (bool included).
   std::string type(DataType t) const {
-    if (t.is_vector()) KILN_ICHECK(false) << "vector type " << t.str() << " in the GPU code generator";
+    KILN_ICHECK(!t.is_vector()) << "vector type " << t.str() << " in the GPU code generator";
     if (t.is_bool()) return "bool";
     if (t.is_float()) {
       if (t.bits() == 32 && t.code() == DataType::kFloat) return "float";
@@ -160,12 +161,8 @@ class KernelWriter {
   const std::string& name(const Buffer& b) { return names_.of(b.get(), b.name()); }
 
   static int64_t numel(const Buffer& b) {
-    int64_t n = 1;
-    for (const Expr& e : b.shape()) {
-      const int64_t* c = as_const_int(e);
-      if (!c) KILN_USER_ERROR() << "buffer " << b.name() << " has no constant size; a kernel allocates constant sizes";
-      n *= *c;
-    }
+    const int64_t n = constant_numel(b);
+    if (n < 0) KILN_USER_ERROR() << "buffer " << b.name() << " has no constant size; a kernel allocates constant sizes";
     return n;
   }
 

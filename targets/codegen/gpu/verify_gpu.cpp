@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/functor.h"
+#include "tir/buffer_layout.h"
 #include "tir/functor.h"
 #include "tir/printer.h"
 #include "tir/thread_axes.h"
@@ -130,16 +131,8 @@ int64_t allocated_bytes(const Stmt& kernel, const std::string& scope) {
   post_order_visit(kernel, [&](const Stmt& s) {
     const auto* a = s.as<AllocateNode>();
     if (!a || a->buffer->scope != scope || total < 0) return;
-    int64_t n = a->buffer.dtype().bytes() * a->buffer.dtype().lanes();
-    for (const Expr& e : a->buffer.shape()) {
-      const int64_t* c = as_const_int(e);
-      if (!c) {
-        total = -1;
-        return;
-      }
-      n *= *c;
-    }
-    total += n;
+    const int64_t n = constant_numel(a->buffer);
+    total = n < 0 ? -1 : total + n * a->buffer.dtype().bytes() * a->buffer.dtype().lanes();
   });
   return total;
 }

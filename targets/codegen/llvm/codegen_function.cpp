@@ -8,6 +8,7 @@
 #include "targets/codegen/llvm/codegen.h"
 #include "targets/codegen/llvm/codegen_impl.h"
 #include "targets/runtime/kernel_abi.h"
+#include "tir/buffer_layout.h"
 
 namespace kiln::llvm_backend {
 
@@ -148,12 +149,7 @@ std::string kernel_signature(const PrimFunc& f) {
     std::string name = p->name;
     for (char& c : name)
       if (c == ':' || c == ';') c = '_';
-    int64_t n = 1;
-    for (const Expr& e : p->shape) {
-      const int64_t* c = as_const_int(e);
-      n = (c && n >= 0) ? n * *c : -1;
-    }
-    s += (s.empty() ? "" : ";") + name + ":" + p->dtype.str() + ":" + std::to_string(n);
+    s += (s.empty() ? "" : ";") + name + ":" + p->dtype.str() + ":" + std::to_string(constant_numel(p));
   }
   return s;
 }
