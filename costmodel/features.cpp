@@ -8,7 +8,7 @@
 
 #include "core/arith/linear.h"
 #include "core/functor.h"
-#include "tir/functor.h"
+#include "tir/thread_axes.h"
 
 namespace kiln::costmodel {
 namespace {
@@ -133,18 +133,15 @@ class Extractor {
  public:
   ProgramFeatures run(const PrimFunc& f) {
     out_.length = kFeatureLength;
-    if (f.body().defined()) {
-      post_order_visit(f.body(), [&](const Stmt& s) {
-        if (const auto* a = s.as<AllocateNode>(); a && a->buffer->scope == "shared") shared_bytes_ += bytes_of(a->buffer);
-      });
-      stmt(f.body());
-    }
+    if (f.body().defined()) stmt(f.body());
     const int n = out_.num_rows();
     for (int r = 0; r < n; ++r) {
       float* row = &out_.rows[static_cast<size_t>(r) * kFeatureLength];
       row[kProgram + 0] = slog(n);
       row[kProgram + 1] = slog(max_parallel_);
       row[kProgram + 2] = slog(program_flops_);
+      // The program's shared memory, for the stores a GPU runs (bound: at least one thread).
+      if (row[kGpu + 3] > 0) row[kGpu + 6] = slog(shared_bytes_);
     }
     return std::move(out_);
   }
@@ -179,6 +176,7 @@ class Extractor {
       case StmtKind::Allocate: {
         const auto* op = s.as<AllocateNode>();
         allocs_.push_back({op->buffer.operator->(), bytes_of(op->buffer), op->buffer->scope == "local"});
+        if (op->buffer->scope == "shared") shared_bytes_ += allocs_.back().bytes;
         stmt(op->body);
         allocs_.pop_back();
         return;
@@ -196,8 +194,7 @@ class Extractor {
   }
 
   // The GPU's view of a store: its launch (blocks, threads per block,
-  // virtual threads), which memory it writes and reads, the block's
-  // shared memory. All zero on a CPU.
+  // virtual threads), which memory it writes and reads. All zero on a CPU.
   void gpu_features(const BufferStoreNode* op, const std::vector<BufferUse>& uses, float* f) const {
     double blocks = 1, vthreads = 1;
     std::map<std::string, double> threads;  // per axis: a fetch's loop shares its nest's axis
@@ -206,8 +203,8 @@ class Extractor {
       if (l.kind != ForKind::kThreadBinding) continue;
       bound = true;
       const std::string& tag = *l.thread_tag;
-      if (tag.rfind("blockIdx.", 0) == 0) blocks *= l.extent;
-      else if (tag.rfind("threadIdx.", 0) == 0) threads[tag] = std::max(threads[tag], l.extent);
+      if (is_block_index_tag(tag)) blocks *= l.extent;
+      else if (is_thread_index_tag(tag)) threads[tag] = std::max(threads[tag], l.extent);
       else vthreads *= l.extent;
     }
     if (!bound) return;
@@ -222,7 +219,7 @@ class Extractor {
     f[3] = slog(blocks * per_block);
     f[4] = op->buffer->scope == "shared" ? 1.0f : 0.0f;
     f[5] = slog(shared_reads);
-    f[6] = slog(shared_bytes_);
+    // f[6], the program's shared memory, is known once the walk is done (run()).
     f[7] = std::fmod(per_block, kWarp) == 0 ? 1.0f : 0.0f;
   }
 

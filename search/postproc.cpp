@@ -8,6 +8,7 @@
 #include "search/rules/rules.h"
 #include "tir/schedule/block_util.h"
 #include "tir/schedule/locate.h"
+#include "tir/thread_axes.h"
 #include "tir/transform/unroll_loop.h"
 
 namespace kiln::search {
@@ -250,7 +251,7 @@ void check_threads(Schedule& sch, int64_t max_threads) {
     std::map<std::string, int64_t> axes;
     for (const Stmt& s : enclosing_loops(*loc)) {
       const auto* f = s.as<ForNode>();
-      if (f->for_kind != ForKind::kThreadBinding || f->thread_tag.rfind("threadIdx.", 0) != 0) continue;
+      if (f->for_kind != ForKind::kThreadBinding || !is_thread_index_tag(f->thread_tag)) continue;
       const int64_t* e = as_const_int(f->extent);
       if (e) axes[f->thread_tag] = std::max(axes[f->thread_tag], *e);
     }

@@ -10,7 +10,7 @@ namespace kiln {
 
 PrimFunc default_program(const PrimFunc& f, const Target& target) {
   if (!target.is_gpu()) return f;
-  return default_gpu_program(f, std::min<int64_t>(256, target.gpu_limits().max_threads_per_block));
+  return default_gpu_program(f, std::min<int64_t>(kAutoBindThreads, target.gpu_limits().max_threads_per_block));
 }
 
 LowerOptions lower_options_for(const Target& target) {

@@ -3,6 +3,7 @@
 #include "search/block_info.h"
 #include "search/rules/reduction_nest.h"
 #include "search/rules/rules.h"
+#include "tir/schedule/auto_bind.h"
 
 namespace kiln::search {
 
@@ -28,7 +29,7 @@ std::vector<Schedule> cross_thread_reduction(const Schedule& in, const std::stri
     std::optional<ReductionNest> n = reduction_nest(sch, block);
     if (!n || n->reduce.empty() || n->work < kMinCrossThreadWork) return {in};
     LoopRV r = n->reduce.size() == 1 ? n->reduce[0] : sch.fuse(n->reduce);
-    std::vector<ExprRV> f = sch.sample_perfect_tile(r, 2, std::min<int64_t>(256, p.max_threads));
+    std::vector<ExprRV> f = sch.sample_perfect_tile(r, 2, std::min<int64_t>(kAutoBindThreads, p.max_threads));
     std::vector<LoopRV> pieces = sch.split(r, std::vector<Factor>(f.begin(), f.end()));
     const int last = static_cast<int>(info.block->writes[0].buffer().shape().size());
     BlockRV rf = sch.rfactor(pieces[1], last);

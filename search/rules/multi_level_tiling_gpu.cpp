@@ -78,6 +78,8 @@ std::vector<Schedule> multi_level_tiling_gpu(const Schedule& in, const std::stri
   return {sch};
 }
 
-void auto_bind_rule(Schedule& sch, const SpaceParams& p) { auto_bind(sch, std::min<int64_t>(256, p.max_threads)); }
+void auto_bind_rule(Schedule& sch, const SpaceParams& p) {
+  auto_bind(sch, std::min<int64_t>(kAutoBindThreads, p.max_threads));
+}
 
 }  // namespace kiln::search

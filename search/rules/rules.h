@@ -64,7 +64,7 @@ inline constexpr int64_t kMinCrossThreadWork = 32;
 std::vector<Schedule> cross_thread_reduction(const Schedule& sch, const std::string& block, const SpaceParams& p);
 
 // Binds to blocks of threads every nest still unbound (tir/schedule/auto_bind.h),
-// up to `p.max_threads` per block (256 at most: MetaSchedule's default).
+// kAutoBindThreads per block, fewer where the target runs fewer.
 void auto_bind_rule(Schedule& sch, const SpaceParams& p);
 
 // Factors a reduction whose own parallelism is short (after MetaSchedule's

@@ -17,6 +17,10 @@
 
 namespace kiln {
 
+// Threads per block of the default program, MetaSchedule's default too;
+// the GPU space's threads of a block-wide reduction go up to it.
+inline constexpr int64_t kAutoBindThreads = 256;
+
 // `threads` per block, fewer where a nest has fewer iterations.
 void auto_bind(Schedule& sch, int64_t threads);
 
