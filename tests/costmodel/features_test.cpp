@@ -6,9 +6,9 @@
 
 #include "costmodel/features.h"
 #include "ops/workload.h"
+#include "support/example_schedules.h"
 #include "tir/schedule/schedule.h"
 #include "tir/transform/lower.h"
-#include "tools/op_session.h"
 
 namespace kiln::costmodel {
 namespace {
@@ -108,8 +108,7 @@ namespace {
 
 TEST(Features, AGpuScheduleShowsItsLaunchAndSharedMemory) {
   PrimFunc f = workload("matmul:M=128,N=128,K=64");
-  Trace trace = read_trace_file(std::string(KILN_SOURCE_DIR) + "/examples/schedules/matmul_gpu.json");
-  ProgramFeatures gpu = features_of(apply_trace(trace, f).func());
+  ProgramFeatures gpu = features_of(apply_trace(testing::example_trace("matmul_gpu.json"), f).func());
   const int r = accumulate_row(gpu);
   ASSERT_GE(r, 0);
   const int g = kFeatureLength - 8;  // the GPU group

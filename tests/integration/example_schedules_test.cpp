@@ -7,19 +7,15 @@
 #include <sstream>
 
 #include "llvm_check.h"
+#include "support/example_schedules.h"
 #include "tools/op_session.h"
 
 namespace kiln {
 namespace {
 
-struct Example {
-  const char* trace;
-  const char* workload;
-};
+using testing::ExampleSchedule;
 
-std::ostream& operator<<(std::ostream& os, const Example& e) { return os << e.trace << " on " << e.workload; }
-
-const Example kExamples[] = {
+const ExampleSchedule kExamples[] = {
     {"matmul_1024_avx2.json", "matmul:M=50,N=70,K=30"},
     {"matmul_1024_avx2.json", "matmul:M=12,N=32,K=8"},
     {"matmul_1024_avx512.json", "matmul:M=50,N=70,K=30"},
@@ -32,17 +28,14 @@ const Example kExamples[] = {
     {"conv2d_nchw_avx512.json", "conv2d_nchw:N=1,C=4,H=6,W=14,K=16,R=3,S=3,stride=1,pad=1"},
 };
 
-class ExampleSchedules : public ::testing::TestWithParam<Example> {};
+class ExampleSchedules : public ::testing::TestWithParam<ExampleSchedule> {};
 
 TEST_P(ExampleSchedules, MatchInterpreter) {
-  const Example& e = GetParam();
+  const ExampleSchedule& e = GetParam();
   Target target = Target::parse("llvm -num-cores=2");
-  Trace trace = read_trace_file(std::string(KILN_SOURCE_DIR) + "/examples/schedules/" + e.trace);
-  PrepareOptions options;
-  options.trace = &trace;
   std::ostringstream what;
   what << e;
-  testing::expect_llvm_matches_interpreter(prepare_op(e.workload, target, options), target, what.str());
+  testing::expect_llvm_matches_interpreter(testing::prepare_example(e, target), target, what.str());
 }
 
 INSTANTIATE_TEST_SUITE_P(All, ExampleSchedules, ::testing::ValuesIn(kExamples));

@@ -4,20 +4,17 @@
 // where the addresses are provably aligned).
 #include <gtest/gtest.h>
 
+#include "support/example_schedules.h"
 #include "support/gpu_check.h"
 #include "targets/runtime/opencl_module.h"
 #include "tir/parser/parser.h"
-#include "tools/op_session.h"
 
 namespace kiln {
 namespace {
 
 std::string source(const std::string& workload, const std::string& target) {
-  Trace trace = read_trace_file(std::string(KILN_SOURCE_DIR) + "/examples/schedules/matmul_gpu.json");
-  PrepareOptions options;
-  options.trace = &trace;
   Target t = Target::parse(target);
-  return build_gpu_module(prepare_op(workload, t, options).lowered, t).source;
+  return build_gpu_module(testing::prepare_example("matmul_gpu.json", workload, t).lowered, t).source;
 }
 
 int count(const std::string& s, const std::string& what) {

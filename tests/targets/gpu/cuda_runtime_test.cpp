@@ -4,11 +4,11 @@
 // kiln itself started without libcuda.
 #include <gtest/gtest.h>
 
+#include "support/example_schedules.h"
 #include "support/gpu_check.h"
 #include "targets/runtime/arguments.h"
 #include "targets/runtime/check.h"
 #include "targets/runtime/cuda.h"
-#include "tools/op_session.h"
 
 namespace kiln {
 namespace {
@@ -31,10 +31,7 @@ TEST(CudaRuntime, WithoutADeviceAskingForOneSaysWhy) {
 TEST(CudaRuntime, TheHandMatmulScheduleRunsOnTheDevice) {
   if (const std::string err = cuda_error(); !err.empty()) GTEST_SKIP() << err;
   CudaDevice& dev = CudaDevice::get();
-  Trace trace = read_trace_file(std::string(KILN_SOURCE_DIR) + "/examples/schedules/matmul_gpu.json");
-  PrepareOptions options;
-  options.trace = &trace;
-  OpProgram p = prepare_op("matmul:M=200,N=130,K=70", dev.target(), options);
+  OpProgram p = testing::prepare_example("matmul_gpu.json", "matmul:M=200,N=130,K=70", dev.target());
   CudaModule m(build_gpu_module(p.lowered, dev.target()));
   std::vector<NDArray> args = make_arguments(p.func, 3);
   const NDArray want = reference_outputs(p.func, args).back().copy();

@@ -7,21 +7,16 @@
 
 #include <sstream>
 
+#include "support/example_schedules.h"
 #include "support/gpu_check.h"
 #include "targets/runtime/opencl.h"
-#include "tools/op_session.h"
 
 namespace kiln {
 namespace {
 
-struct Example {
-  const char* trace;
-  const char* workload;
-};
+using testing::ExampleSchedule;
 
-std::ostream& operator<<(std::ostream& os, const Example& e) { return os << e.trace << " on " << e.workload; }
-
-const Example kExamples[] = {
+const ExampleSchedule kExamples[] = {
     {"matmul_gpu.json", "matmul:M=128,N=64,K=32"},
     {"matmul_gpu.json", "matmul:M=50,N=70,K=30"},
     {"conv2d_nchw_gpu.json", "conv2d_nchw:N=1,C=8,H=8,W=16,K=32,R=3,S=3,stride=1,pad=1"},
@@ -29,16 +24,13 @@ const Example kExamples[] = {
     {"conv2d_nchw_gpu.json", "conv2d_nchw:N=2,C=3,H=7,W=11,K=8,R=3,S=3,stride=2,pad=1"},
 };
 
-class GpuExampleSchedules : public ::testing::TestWithParam<Example> {};
+class GpuExampleSchedules : public ::testing::TestWithParam<ExampleSchedule> {};
 
 TEST_P(GpuExampleSchedules, MatchInterpreter) {
-  const Example& e = GetParam();
-  Trace trace = read_trace_file(std::string(KILN_SOURCE_DIR) + "/examples/schedules/" + e.trace);
-  PrepareOptions options;
-  options.trace = &trace;
+  const ExampleSchedule& e = GetParam();
   std::ostringstream what;
   what << e;
-  OpProgram p = prepare_op(e.workload, OpenclDevice::get().target(), options);
+  OpProgram p = testing::prepare_example(e, OpenclDevice::get().target());
   testing::expect_gpu_matches_interpreter(p.func, p.scheduled, what.str());
 }
 
