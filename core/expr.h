@@ -115,6 +115,7 @@ class VarNode : public ExprNode {
   std::string name;
   bool has_identity() const override { return true; }
   KILN_EXPR_NODE(Var, name)
+  KILN_HINTS(name)
 };
 
 // A variable. Two Vars are the same variable only if they are the same object;
@@ -157,6 +158,7 @@ class BufferNode : public Object {
   bool has_identity() const override { return true; }
   void validate() const override;
   KILN_NODE(BufferNode, "Buffer", name, dtype, shape, scope, align_axis, align_factor, align_offset)
+  KILN_HINTS(name)
 };
 
 class Buffer : public ObjectRef {
@@ -179,6 +181,7 @@ class IterVarNode : public Object {
   Range dom;
   IterType iter_type = IterType::kSpatial;
   KILN_NODE(IterVarNode, "IterVar", var, dom, iter_type)
+  KILN_DEFINES(var)
 };
 
 // A block's iteration variable: its domain and whether it is spatial or a
@@ -275,6 +278,7 @@ class LetNode : public ExprNode {
   Var var;
   Expr value, body;
   KILN_EXPR_NODE(Let, var, value, body)
+  KILN_DEFINES(var)
 };
 
 // Pure intrinsics. Elementwise on vectors.
@@ -334,6 +338,7 @@ class ReduceNode : public ExprNode {
   Expr source;
   std::vector<IterVar> axis;
   KILN_EXPR_NODE(Reduce, combiner, source, axis)
+  KILN_DEFINES(axis)
 };
 
 // ---------------------------------------------------------------------------

@@ -19,12 +19,23 @@
 // tags instead of calling dynamic_cast. Both build a node only through its
 // validate(), so every node meets its invariants however it was made.
 //
-// Nodes with identity (Var, Buffer) say so with has_identity(): structural
-// equality maps them one-to-one instead of comparing names, so renaming a
-// variable never makes two programs different, and substitution never captures.
+// Nodes with identity (Var, Buffer) say so with has_identity(). The fields
+// that bind one (a loop's variable, a function's parameters, a let) say so
+// with KILN_DEFINES, and the fields that only name one for printing with
+// KILN_HINTS: structural equality maps what two programs bind one-to-one and
+// compares everything else by identity, so renaming a bound variable never
+// makes two programs different, a free one is only ever itself, and
+// substitution never captures.
+//
+//   struct ForNode : StmtNode {
+//     Var loop_var; ...
+//     KILN_STMT_NODE(For, loop_var, min, extent, ...)
+//     KILN_DEFINES(loop_var)
+//   };
 #pragma once
 
 #include <atomic>
+#include <cstring>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -40,12 +51,15 @@
 #include "core/dtype.h"
 #include "core/error.h"
 #include "core/function_ref.h"
+#include "core/hash.h"
 
 namespace kiln {
 
 class Object;
 class ObjectRef;
 struct FieldValue;
+class ObjectEqual;
+class ObjectHash;
 using ObjectPtr = std::shared_ptr<const Object>;
 // What a node's children are handed to (Object::for_each_child, rewrite_children).
 using ChildFn = FunctionRef<void(const ObjectRef&)>;
@@ -76,6 +90,19 @@ class Object {
   // validated; nullptr, with nothing allocated, when fn returned every
   // object itself.
   virtual ObjectPtr rewrite_children(RewriteFn fn) const = 0;
+
+  // Structural equality and hashing (core/structural.h), field against
+  // field, generated from the declaration like the walks above: `other` is
+  // a node of the same type; objects in fields go back to the walker, told
+  // whether the field binds them (KILN_DEFINES); hint fields (KILN_HINTS)
+  // are skipped. hash_fields folds each field into h.
+  virtual bool equal_fields(const Object& other, ObjectEqual& eq) const = 0;
+  virtual uint64_t hash_fields(uint64_t h, ObjectHash& hasher) const = 0;
+
+  // Which declared fields bind variables or buffers, and which are printing
+  // hints: comma-separated field names, empty unless a node says otherwise.
+  static constexpr std::string_view kDefinesList = "";
+  static constexpr std::string_view kHintList = "";
 
   // The concrete node type, and the family of node types (expressions,
   // statements) it belongs to, as addresses unique per type: what
@@ -115,6 +142,26 @@ class ObjectRef {
 
  protected:
   ObjectPtr ptr_;
+};
+
+// What equal_fields and hash_fields hand a field's objects to: the walker
+// of core/structural.cpp, which decides how variables and buffers match.
+class ObjectEqual {
+ public:
+  // `defines`: the field binds a and b (KILN_DEFINES), as a loop binds its
+  // variable; otherwise they are uses.
+  virtual bool objects(const ObjectRef& a, const ObjectRef& b, bool defines) = 0;
+
+ protected:
+  ~ObjectEqual() = default;
+};
+
+class ObjectHash {
+ public:
+  virtual uint64_t object(const ObjectRef& a) = 0;
+
+ protected:
+  ~ObjectHash() = default;
 };
 
 // One field's value. Arrays hold their elements; maps are arrays of
@@ -325,6 +372,126 @@ std::span<const std::string_view> node_field_names() {
   return Node().field_names();
 }
 
+// The bit of each field named in `marked` (KILN_DEFINES, KILN_HINTS) among
+// the declared `fields`; kUnknownField when `marked` names something else.
+inline constexpr uint64_t kUnknownField = ~uint64_t{0};
+constexpr bool is_name_space(char c) { return c == ' ' || c == '\n' || c == '\t'; }
+constexpr std::string_view next_name(std::string_view& list) {
+  size_t i = 0;
+  while (i < list.size() && (is_name_space(list[i]) || list[i] == ',')) ++i;
+  size_t j = i;
+  while (j < list.size() && list[j] != ',' && !is_name_space(list[j])) ++j;
+  std::string_view name = list.substr(i, j - i);
+  list.remove_prefix(j);
+  return name;
+}
+constexpr uint64_t field_mask(std::string_view fields, std::string_view marked) {
+  uint64_t mask = 0;
+  for (std::string_view m = next_name(marked); !m.empty(); m = next_name(marked)) {
+    std::string_view rest = fields;
+    int index = 0;
+    bool found = false;
+    for (std::string_view f = next_name(rest); !f.empty(); f = next_name(rest), ++index) {
+      if (f == m) {
+        mask |= uint64_t{1} << index;
+        found = true;
+      }
+    }
+    if (!found) return kUnknownField;
+  }
+  return mask;
+}
+
+template <typename T>
+bool field_equal(const T& a, const T& b, ObjectEqual& eq, bool defines) {
+  if constexpr (std::is_base_of_v<ObjectRef, T>) {
+    return eq.objects(a, b, defines);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    // Bit for bit: 0.0 and -0.0 are different programs, a NaN equals itself.
+    return std::memcmp(&a, &b, sizeof(T)) == 0;
+  } else if constexpr (is_vector<T>::value) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!field_equal(a[i], b[i], eq, defines)) return false;
+    return true;
+  } else if constexpr (is_map<T>::value) {
+    if (a.size() != b.size()) return false;
+    for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib)
+      if (!(ia->first == ib->first) || !field_equal(ia->second, ib->second, eq, defines)) return false;
+    return true;
+  } else {
+    return a == b;
+  }
+}
+
+// A field's hash: what hashing its FieldValue (to_field) gave, the
+// variant's index folded with the value, so that workload keys made from
+// structural hashes stay what they were.
+template <typename T>
+uint64_t field_hash(const T& x, ObjectHash& hs) {
+  if constexpr (std::is_base_of_v<ObjectRef, T>) {
+    return hash_combine(0, hs.object(x));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return hash_combine(3, static_cast<uint64_t>(x));
+  } else if constexpr (std::is_enum_v<T> || std::is_integral_v<T>) {
+    return hash_combine(1, static_cast<uint64_t>(static_cast<int64_t>(x)));
+  } else if constexpr (std::is_floating_point_v<T>) {
+    double d = static_cast<double>(x);
+    if (d != d) return hash_combine(2, 0x7ff8);
+    if (d == 0) d = 0.0;  // -0.0 hashes as 0.0
+    uint64_t bits;
+    std::memcpy(&bits, &d, sizeof bits);
+    return hash_combine(2, bits);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return hash_combine(4, hash_string(x));
+  } else if constexpr (std::is_same_v<T, DataType>) {
+    return hash_combine(5, (uint64_t{x.code()} << 40) | (uint64_t(x.bits()) << 20) | uint64_t(x.lanes()));
+  } else if constexpr (is_vector<T>::value) {
+    uint64_t h = hash_combine(6, x.size());
+    for (const auto& e : x) h = hash_combine(h, field_hash(e, hs));
+    return h;
+  } else if constexpr (is_map<T>::value) {
+    uint64_t h = hash_combine(6, x.size());
+    for (const auto& [k, v] : x) h = hash_combine(h, hash_combine(hash_combine(hash_combine(6, 2), field_hash(k, hs)), field_hash(v, hs)));
+    return h;
+  } else {
+    static_assert(sizeof(T) == 0, "unsupported field type");
+  }
+}
+
+template <typename Node>
+inline constexpr uint64_t kDefinesMask = field_mask(Node::kFieldList, Node::kDefinesList);
+template <typename Node>
+inline constexpr uint64_t kHintMask = field_mask(Node::kFieldList, Node::kHintList);
+
+// The binding fields first, then the rest in declaration order: a block's
+// alloc_buffers and a Reduce's axis are declared after the fields that use
+// what they bind.
+template <typename Node>
+bool equal_node_fields(const Node& a, const Node& b, ObjectEqual& eq) {
+  constexpr uint64_t defines = kDefinesMask<Node>, hints = kHintMask<Node>;
+  static_assert(defines != kUnknownField, "KILN_DEFINES names a field the node does not declare");
+  static_assert(hints != kUnknownField, "KILN_HINTS names a field the node does not declare");
+  auto fa = a.tie_fields();
+  auto fb = b.tie_fields();
+  auto pass = [&]<size_t... I>(bool binding, std::index_sequence<I...>) {
+    return ((((((defines >> I) & 1) != 0) != binding || ((hints >> I) & 1) != 0) ||
+             field_equal(std::get<I>(fa), std::get<I>(fb), eq, binding)) &&
+            ...);
+  };
+  constexpr auto fields = std::make_index_sequence<std::tuple_size_v<decltype(fa)>>{};
+  return (defines == 0 || pass(true, fields)) && pass(false, fields);
+}
+
+template <typename Node>
+uint64_t hash_node_fields(const Node& a, uint64_t h, ObjectHash& hs) {
+  auto fa = a.tie_fields();
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    ((((kHintMask<Node> >> I) & 1) ? void() : void(h = hash_combine(h, field_hash(std::get<I>(fa), hs)))), ...);
+  }(std::make_index_sequence<std::tuple_size_v<decltype(fa)>>{});
+  return h;
+}
+
 struct NodeRegistrar {
   NodeRegistrar(std::string_view key, NodeFactory f) { register_node_factory(key, f); }
   NodeRegistrar(std::string_view key, NodeFactory f, FieldNamesFn names) {
@@ -354,7 +521,16 @@ struct NodeRegistrar {
   static constexpr char kTypeTag = 0;                                                    \
   const void* type_tag() const override;                                                 \
   void for_each_child(::kiln::ChildFn fn) const override;                                \
-  ::kiln::ObjectPtr rewrite_children(::kiln::RewriteFn fn) const override;
+  ::kiln::ObjectPtr rewrite_children(::kiln::RewriteFn fn) const override;               \
+  bool equal_fields(const ::kiln::Object& other, ::kiln::ObjectEqual& eq) const override; \
+  uint64_t hash_fields(uint64_t h, ::kiln::ObjectHash& hasher) const override;
+
+// After KILN_NODE: the fields that bind the variables or buffers they hold
+// (see the header comment).
+#define KILN_DEFINES(...) static constexpr std::string_view kDefinesList = #__VA_ARGS__;
+// After KILN_NODE: fields that name a node for printing and are no part of
+// what it means (a variable's name).
+#define KILN_HINTS(...) static constexpr std::string_view kHintList = #__VA_ARGS__;
 
 // In one .cpp, inside namespace kiln: the members KILN_NODE declares.
 // type_key() is the class's first out-of-line virtual, so the vtable is
@@ -375,6 +551,12 @@ struct NodeRegistrar {
   }                                                                                      \
   ::kiln::ObjectPtr Type::rewrite_children(::kiln::RewriteFn fn) const {                 \
     return ::kiln::detail::rewrite_node_children(*this, fn);                             \
+  }                                                                                      \
+  bool Type::equal_fields(const ::kiln::Object& other, ::kiln::ObjectEqual& eq) const {  \
+    return ::kiln::detail::equal_node_fields(*this, static_cast<const Type&>(other), eq); \
+  }                                                                                      \
+  uint64_t Type::hash_fields(uint64_t h, ::kiln::ObjectHash& hasher) const {             \
+    return ::kiln::detail::hash_node_fields(*this, h, hasher);                           \
   }
 
 // KILN_NODE_METHODS, and the type made constructible from its fields (JSON,

@@ -1,136 +1,91 @@
 #include "core/structural.h"
 
-#include <cstring>
+#include <array>
 #include <unordered_map>
-
-#include "core/hash.h"
 
 namespace kiln {
 namespace {
 
-// The name of a variable or buffer is a printing hint, not part of the program.
-bool is_hint(const Object& o, std::string_view field) { return o.has_identity() && field == "name"; }
-
-class Equal {
+// Variables and buffers paired so far, one direction. Most comparisons meet
+// a handful (the simplifier compares small expressions millions of times),
+// so the first few pairs live inline and only a large program allocates.
+class IdentityMap {
  public:
-  bool objects(const ObjectRef& a, const ObjectRef& b) {
-    if (a.same_as(b)) return bind_identity(a, b);
-    if (!a.defined() || !b.defined()) return false;
-    if (a.get()->type_key() != b.get()->type_key()) return false;
-    if (a.get()->has_identity()) {
-      auto ia = lhs_to_rhs_.find(a.get());
-      auto ib = rhs_to_lhs_.find(b.get());
-      if (ia != lhs_to_rhs_.end() || ib != rhs_to_lhs_.end()) {
-        return ia != lhs_to_rhs_.end() && ib != rhs_to_lhs_.end() && ia->second == b.get();
-      }
-      lhs_to_rhs_[a.get()] = b.get();
-      rhs_to_lhs_[b.get()] = a.get();
-    }
-    std::vector<FieldValue> fa, fb;
-    a.get()->write_fields(fa);
-    b.get()->write_fields(fb);
-    if (fa.size() != fb.size()) return false;
-    auto names = a.get()->field_names();
-    for (size_t i = 0; i < fa.size(); ++i) {
-      if (is_hint(*a.get(), names[i])) continue;
-      if (!values(fa[i], fb[i])) return false;
-    }
-    return true;
+  const Object* find(const Object* x) const {
+    for (size_t i = 0; i < inline_size_; ++i)
+      if (inline_[i].first == x) return inline_[i].second;
+    if (spill_.empty()) return nullptr;
+    auto it = spill_.find(x);
+    return it == spill_.end() ? nullptr : it->second;
+  }
+  void insert(const Object* x, const Object* y) {
+    if (inline_size_ < inline_.size()) inline_[inline_size_++] = {x, y};
+    else spill_.emplace(x, y);
   }
 
  private:
-  // The same object on both sides: fine unless it is an identity node that
-  // one side already matched to something else.
-  bool bind_identity(const ObjectRef& a, const ObjectRef& b) {
-    if (!a.defined() || !a.get()->has_identity()) return true;
-    auto ia = lhs_to_rhs_.find(a.get());
-    auto ib = rhs_to_lhs_.find(b.get());
-    if (ia == lhs_to_rhs_.end() && ib == rhs_to_lhs_.end()) {
-      lhs_to_rhs_[a.get()] = b.get();
-      rhs_to_lhs_[b.get()] = a.get();
-      return true;
-    }
-    return ia != lhs_to_rhs_.end() && ib != rhs_to_lhs_.end() && ia->second == b.get();
-  }
-
-  bool values(const FieldValue& a, const FieldValue& b) {
-    if (a.v.index() != b.v.index()) return false;
-    if (const auto* r = std::get_if<ObjectRef>(&a.v)) return objects(*r, std::get<ObjectRef>(b.v));
-    if (const auto* arr = std::get_if<FieldValue::Array>(&a.v)) {
-      const auto& brr = std::get<FieldValue::Array>(b.v);
-      if (arr->size() != brr.size()) return false;
-      for (size_t i = 0; i < arr->size(); ++i)
-        if (!values((*arr)[i], brr[i])) return false;
-      return true;
-    }
-    if (const auto* d = std::get_if<double>(&a.v)) {
-      double e = std::get<double>(b.v);
-      return *d == e || (*d != *d && e != e);  // NaN equals NaN structurally
-    }
-    if (const auto* i = std::get_if<int64_t>(&a.v)) return *i == std::get<int64_t>(b.v);
-    if (const auto* x = std::get_if<bool>(&a.v)) return *x == std::get<bool>(b.v);
-    if (const auto* s = std::get_if<std::string>(&a.v)) return *s == std::get<std::string>(b.v);
-    return std::get<DataType>(a.v) == std::get<DataType>(b.v);
-  }
-
-  std::unordered_map<const Object*, const Object*> lhs_to_rhs_, rhs_to_lhs_;
+  std::array<std::pair<const Object*, const Object*>, 8> inline_{};
+  size_t inline_size_ = 0;
+  std::unordered_map<const Object*, const Object*> spill_;
 };
 
-class Hasher {
+class Equal final : public ObjectEqual {
  public:
-  uint64_t object(const ObjectRef& a) {
+  explicit Equal(FreeVars free) : free_(free) {}
+
+  bool objects(const ObjectRef& a, const ObjectRef& b, bool defines) override {
+    const Object* x = a.get();
+    const Object* y = b.get();
+    if (!x || !y) return x == y;
+    if (x->type_tag() != y->type_tag()) return false;
+    if (x->has_identity()) return identities(x, y, defines);
+    // A shared subtree is equal to itself unless a variable it uses is
+    // paired with another one.
+    if (x == y && renamed_ == 0) return true;
+    return x->equal_fields(*y, *this);
+  }
+
+ private:
+  bool identities(const Object* x, const Object* y, bool defines) {
+    const Object* px = lhs_.find(x);
+    const Object* py = rhs_.find(y);
+    if (px || py) return px == y && py == x;
+    if (!defines && free_ == FreeVars::kIdentity && x != y) return false;
+    lhs_.insert(x, y);
+    rhs_.insert(y, x);
+    if (x == y) return true;
+    ++renamed_;
+    return x->equal_fields(*y, *this);  // a variable's type, a buffer's shape
+  }
+
+  FreeVars free_;
+  IdentityMap lhs_, rhs_;
+  int renamed_ = 0;  // pairs of two different objects
+};
+
+class Hasher final : public ObjectHash {
+ public:
+  uint64_t object(const ObjectRef& a) override {
     if (!a.defined()) return 0x51ed;
     uint64_t h = hash_string(a.get()->type_key());
     if (a.get()->has_identity()) {
-      auto it = index_.find(a.get());
-      if (it != index_.end()) return hash_combine(h, it->second);
-      uint64_t id = index_.size() + 1;
-      index_[a.get()] = id;
-      h = hash_combine(h, id);
+      // Numbered in order of first occurrence: renaming never changes the hash.
+      auto [it, fresh] = index_.emplace(a.get(), index_.size() + 1);
+      h = hash_combine(h, it->second);
+      if (!fresh) return h;
     }
-    std::vector<FieldValue> fields;
-    a.get()->write_fields(fields);
-    auto names = a.get()->field_names();
-    for (size_t i = 0; i < fields.size(); ++i)
-      if (!is_hint(*a.get(), names[i])) h = hash_combine(h, value(fields[i]));
-    return h;
+    return a.get()->hash_fields(h, *this);
   }
 
  private:
-  uint64_t value(const FieldValue& f) {
-    uint64_t tag = f.v.index();
-    return std::visit(
-        [&](const auto& x) -> uint64_t {
-          using T = std::decay_t<decltype(x)>;
-          if constexpr (std::is_same_v<T, ObjectRef>) {
-            return hash_combine(tag, object(x));
-          } else if constexpr (std::is_same_v<T, FieldValue::Array>) {
-            uint64_t h = hash_combine(tag, x.size());
-            for (const FieldValue& e : x) h = hash_combine(h, value(e));
-            return h;
-          } else if constexpr (std::is_same_v<T, std::string>) {
-            return hash_combine(tag, hash_string(x));
-          } else if constexpr (std::is_same_v<T, DataType>) {
-            return hash_combine(tag, (uint64_t{x.code()} << 40) | (uint64_t(x.bits()) << 20) | uint64_t(x.lanes()));
-          } else if constexpr (std::is_same_v<T, double>) {
-            if (x != x) return hash_combine(tag, 0x7ff8);
-            double d = x == 0 ? 0.0 : x;  // -0.0 == 0.0
-            uint64_t bits;
-            std::memcpy(&bits, &d, sizeof bits);
-            return hash_combine(tag, bits);
-          } else {
-            return hash_combine(tag, static_cast<uint64_t>(x));
-          }
-        },
-        f.v);
-  }
-
   std::unordered_map<const Object*, uint64_t> index_;
 };
 
 }  // namespace
 
-bool structural_equal(const ObjectRef& a, const ObjectRef& b) { return Equal().objects(a, b); }
+bool structural_equal(const ObjectRef& a, const ObjectRef& b, FreeVars free) {
+  return Equal(free).objects(a, b, false);
+}
 
 uint64_t structural_hash(const ObjectRef& a) { return Hasher().object(a); }
 

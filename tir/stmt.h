@@ -91,6 +91,7 @@ class ForNode : public StmtNode {
   Annotations annotations;
   void validate() const override;
   KILN_STMT_NODE(For, loop_var, min, extent, for_kind, body, thread_tag, annotations)
+  KILN_DEFINES(loop_var)
 };
 
 class SeqStmtNode : public StmtNode {
@@ -113,6 +114,7 @@ class LetStmtNode : public StmtNode {
   Expr value;
   Stmt body;
   KILN_STMT_NODE(LetStmt, var, value, body)
+  KILN_DEFINES(var)
 };
 
 // Storage for `buffer` (its scope says where) during `body`. Made by lowering
@@ -122,6 +124,7 @@ class AllocateNode : public StmtNode {
   Buffer buffer;
   Stmt body;
   KILN_STMT_NODE(Allocate, buffer, body)
+  KILN_DEFINES(buffer)
 };
 
 class EvaluateNode : public StmtNode {
@@ -170,6 +173,7 @@ class BlockNode : public StmtNode {
   std::vector<Buffer> alloc_buffers;
   Annotations annotations;
   KILN_STMT_NODE(Block, name, iter_vars, reads, writes, init, body, alloc_buffers, annotations)
+  KILN_DEFINES(iter_vars, alloc_buffers)
 };
 
 // Runs `block` with its iter vars bound to iter_values, when predicate holds.
@@ -224,6 +228,7 @@ class PrimFuncNode : public Object {
   Stmt body;
   Annotations attrs;
   KILN_NODE(PrimFuncNode, "PrimFunc", name, params, body, attrs)
+  KILN_DEFINES(params)
 };
 
 class PrimFunc : public ObjectRef {

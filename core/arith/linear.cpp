@@ -1,6 +1,6 @@
 #include "core/arith/linear.h"
 
-#include "core/arith/expr_equal.h"
+#include "core/structural.h"
 
 namespace kiln::arith {
 namespace {
@@ -49,7 +49,7 @@ bool accumulate(LinearForm& f, const Expr& e, int64_t scale) {
     default: break;
   }
   for (auto& [t, c] : f.terms) {
-    if (expr_equal(t, e)) {
+    if (structural_equal(t, e)) {
       return checked_add(c, scale, &c) && in_range(f.dtype, c);
     }
   }
@@ -84,7 +84,7 @@ std::optional<LinearForm> linear_combine(const LinearForm& a, const LinearForm& 
     if (!checked_mul(c, scale, &v) || !in_range(f.dtype, v)) return std::nullopt;
     bool merged = false;
     for (auto& [ft, fc] : f.terms) {
-      if (expr_equal(ft, t)) {
+      if (structural_equal(ft, t)) {
         if (!checked_add(fc, v, &fc) || !in_range(f.dtype, fc)) return std::nullopt;
         merged = true;
         break;

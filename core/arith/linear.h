@@ -21,7 +21,7 @@ namespace kiln::arith {
 
 struct LinearForm {
   DataType dtype;
-  // Distinct terms (by expr_equal) with non-zero coefficients, in order of
+  // Distinct terms (by structural_equal) with non-zero coefficients, in order of
   // first appearance.
   std::vector<std::pair<Expr, int64_t>> terms;
   int64_t constant = 0;

@@ -11,7 +11,7 @@
 //     return rw.result();
 //
 // The left side is matched against e; a variable that occurs twice must bind
-// equal expressions (expr_equal: same variables, not up to renaming). The
+// equal expressions (structural_equal: the same free variables, not up to renaming). The
 // optional side condition runs after a successful match and may read the
 // bindings (x.value(), c1.value()) and ask the analyzer anything. The right
 // side is built with the folding constructors of core/expr.h, so `c1 + c2`
@@ -26,8 +26,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "core/arith/expr_equal.h"
 #include "core/expr.h"
+#include "core/structural.h"
 
 namespace kiln::arith::pattern {
 
@@ -54,7 +54,7 @@ class PVar : public PatternTag {
       epoch_ = g_match_epoch;
       return true;
     }
-    return expr_equal(value_, e);
+    return structural_equal(value_, e);
   }
   Expr build(DataType) const { return value_; }
   const Expr& value() const { return value_; }
@@ -325,7 +325,7 @@ class Rewrite {
     } else {
       r = wrap(result).build(e_.dtype());
     }
-    if (!r.defined() || expr_equal(r, e_)) return false;
+    if (!r.defined() || structural_equal(r, e_)) return false;
     result_ = std::move(r);
     return true;
   }

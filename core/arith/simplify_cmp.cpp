@@ -162,7 +162,7 @@ Expr Rewriter::rewrite_cmp(const Expr& e) {
       }))
     return rw.result();
   Expr r = canonical_compare(e, sd.kind, a, b);
-  if (r.defined() && !expr_equal(r, e)) return r;
+  if (r.defined() && !structural_equal(r, e)) return r;
   return Expr();
 }
 

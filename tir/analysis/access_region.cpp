@@ -4,6 +4,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/arith/linear.h"
+#include "core/structural.h"
 #include "tir/functor.h"
 
 namespace kiln {
@@ -11,97 +13,41 @@ namespace kiln {
 namespace {
 
 // ---------------------------------------------------------------------------
-// Equality with variables and buffers compared by identity. (Structural
-// equality matches variables up to renaming, which would make A[vi] and A[vj]
-// the same access.)
+// Affine forms: linear forms over int64 (arith::LinearForm), whose terms are
+// atoms: variables, or subexpressions that the analysis holds fixed, kept in
+// order of first appearance so that rebuilt expressions are the same in
+// every run. Arithmetic that would overflow gives no form, and the
+// dimension it bounds then covers the whole buffer.
 
-bool same_expr(const ObjectRef& a, const ObjectRef& b);
+using Affine = arith::LinearForm;
 
-bool same_field(const FieldValue& a, const FieldValue& b) {
-  if (a.v.index() != b.v.index()) return false;
-  return std::visit(
-      [&](const auto& x) -> bool {
-        using T = std::decay_t<decltype(x)>;
-        const T& y = std::get<T>(b.v);
-        if constexpr (std::is_same_v<T, ObjectRef>) {
-          return same_expr(x, y);
-        } else if constexpr (std::is_same_v<T, FieldValue::Array>) {
-          if (x.size() != y.size()) return false;
-          for (size_t i = 0; i < x.size(); ++i)
-            if (!same_field(x[i], y[i])) return false;
-          return true;
-        } else {
-          return x == y;
-        }
-      },
-      a.v);
-}
+Affine constant_form(int64_t v) { return Affine{DataType::Int64(), {}, v}; }
+Affine atom_form(const Expr& e) { return Affine{DataType::Int64(), {{e, 1}}, 0}; }
+bool is_const(const Affine& a) { return a.terms.empty(); }
 
-bool same_expr(const ObjectRef& a, const ObjectRef& b) {
-  if (a.same_as(b)) return true;
-  if (!a.defined() || !b.defined()) return false;
-  if (a.get()->has_identity() || b.get()->has_identity()) return false;
-  if (a.get()->type_key() != b.get()->type_key()) return false;
-  std::vector<FieldValue> fa, fb;
-  a.get()->write_fields(fa);
-  b.get()->write_fields(fb);
-  if (fa.size() != fb.size()) return false;
-  for (size_t i = 0; i < fa.size(); ++i)
-    if (!same_field(fa[i], fb[i])) return false;
-  return true;
-}
-
-// ---------------------------------------------------------------------------
-// Affine forms: sum of coeff * atom, plus a constant. An atom is a variable or
-// a subexpression that the analysis holds fixed; atoms are kept in order of
-// first appearance so that rebuilt expressions are the same in every run.
-
-struct Affine {
-  std::vector<std::pair<Expr, int64_t>> terms;
-  int64_t c = 0;
-
-  static Affine constant(int64_t v) { return Affine{{}, v}; }
-  static Affine atom(const Expr& e) { return Affine{{{e, 1}}, 0}; }
-  bool is_const() const { return terms.empty(); }
-
-  void add_term(const Expr& atom, int64_t k) {
-    for (size_t i = 0; i < terms.size(); ++i) {
-      if (same_expr(terms[i].first, atom)) {
-        terms[i].second += k;
-        if (terms[i].second == 0) terms.erase(terms.begin() + static_cast<std::ptrdiff_t>(i));
-        return;
-      }
-    }
-    if (k != 0) terms.emplace_back(atom, k);
-  }
-};
-
-Affine add_scaled(Affine a, const Affine& b, int64_t k) {
-  for (const auto& [atom, coeff] : b.terms) a.add_term(atom, coeff * k);
-  a.c += b.c * k;
+std::optional<Affine> add_scaled(const Affine& a, const Affine& b, int64_t k) { return arith::linear_combine(a, b, k); }
+std::optional<Affine> scale(const Affine& a, int64_t k) { return add_scaled(constant_form(0), a, k); }
+Affine with_constant(Affine a, int64_t c) {
+  a.constant = c;
   return a;
 }
-Affine scale(const Affine& a, int64_t k) { return add_scaled(Affine::constant(0), a, k); }
 
 // a - b when it is a constant.
 std::optional<int64_t> const_diff(const Affine& a, const Affine& b) {
-  Affine d = add_scaled(a, b, -1);
-  if (!d.is_const()) return std::nullopt;
-  return d.c;
+  std::optional<Affine> d = add_scaled(a, b, -1);
+  if (!d || !is_const(*d)) return std::nullopt;
+  return d->constant;
 }
 
+// The form as an expression of type t, atoms of other types cast to it, a
+// negative constant subtracted: regions read `vo * 4 - 1`.
 Expr to_expr(const Affine& a, DataType t) {
-  Expr r;
-  for (const auto& [atom, k] : a.terms) {
-    Expr x = atom.dtype() == t ? atom : cast(t, atom);
-    int64_t mag = k < 0 ? -k : k;
-    Expr term = mag == 1 ? x : mul(x, int_imm(t, mag));
-    if (!r.defined()) r = k > 0 ? term : mul(x, int_imm(t, k));
-    else r = k > 0 ? add(r, term) : sub(r, term);
-  }
-  if (!r.defined()) return int_imm(t, a.c);
-  if (a.c > 0) return add(r, int_imm(t, a.c));
-  if (a.c < 0) return sub(r, int_imm(t, -a.c));
+  if (is_const(a)) return int_imm(t, a.constant);
+  Affine f{t, {}, 0};
+  for (const auto& [atom, k] : a.terms) f.terms.emplace_back(atom.dtype() == t ? atom : cast(t, atom), k);
+  Expr r = arith::linear_to_expr(f);
+  if (a.constant > 0) return add(r, int_imm(t, a.constant));
+  if (a.constant < 0) return sub(r, int_imm(t, -a.constant));
   return r;
 }
 
@@ -110,6 +56,11 @@ struct Bound {
   Affine lo, hi;
   static Bound point(const Affine& a) { return Bound{a, a}; }
 };
+
+std::optional<Bound> bound_of(const std::optional<Affine>& lo, const std::optional<Affine>& hi) {
+  if (!lo || !hi) return std::nullopt;
+  return Bound{*lo, *hi};
+}
 
 std::optional<Affine> pick(const Affine& a, const Affine& b, bool want_min) {
   std::optional<int64_t> d = const_diff(a, b);
@@ -127,7 +78,7 @@ std::optional<Bound> hull(const Bound& a, const Bound& b) {
 // lo and hi share their variable part, and each of its coefficients is a
 // multiple of d (and the part is not empty).
 bool same_multiple_of(const Affine& lo, const Affine& hi, int64_t d) {
-  if (lo.is_const() || !const_diff(lo, hi)) return false;
+  if (is_const(lo) || !const_diff(lo, hi)) return false;
   for (const auto& t : lo.terms)
     if (t.second % d != 0) return false;
   return true;
@@ -164,23 +115,23 @@ class BoundEvaluator {
   std::optional<Bound> eval(const Expr& e) {
     switch (e.kind()) {
       case ExprKind::IntImm:
-        return Bound::point(Affine::constant(e.as<IntImmNode>()->value));
+        return Bound::point(constant_form(e.as<IntImmNode>()->value));
       case ExprKind::Var: {
         auto it = vars.find(e.as<VarNode>());
         if (it != vars.end()) return it->second;
-        return Bound::point(Affine::atom(e));
+        return Bound::point(atom_form(e));
       }
       case ExprKind::Add: {
         const auto* op = e.as<AddNode>();
         std::optional<Bound> a = eval(op->a), b = eval(op->b);
         if (!a || !b) return std::nullopt;
-        return Bound{add_scaled(a->lo, b->lo, 1), add_scaled(a->hi, b->hi, 1)};
+        return bound_of(add_scaled(a->lo, b->lo, 1), add_scaled(a->hi, b->hi, 1));
       }
       case ExprKind::Sub: {
         const auto* op = e.as<SubNode>();
         std::optional<Bound> a = eval(op->a), b = eval(op->b);
         if (!a || !b) return std::nullopt;
-        return Bound{add_scaled(a->lo, b->hi, -1), add_scaled(a->hi, b->lo, -1)};
+        return bound_of(add_scaled(a->lo, b->hi, -1), add_scaled(a->hi, b->lo, -1));
       }
       case ExprKind::Mul: return eval_mul(e);
       case ExprKind::Cast: {
@@ -207,8 +158,8 @@ class BoundEvaluator {
         const int64_t* stride = as_const_int(op->stride);
         if (!base || !stride) return std::nullopt;
         int64_t span = *stride * (op->lanes - 1);
-        if (span >= 0) base->hi.c += span;
-        else base->lo.c += span;
+        if (span >= 0) base->hi.constant += span;
+        else base->lo.constant += span;
         return base;
       }
       case ExprKind::Broadcast: return eval(e.as<BroadcastNode>()->value);
@@ -218,7 +169,7 @@ class BoundEvaluator {
 
  private:
   // A subexpression that does not vary is one atom, whatever its operators.
-  std::optional<Bound> fixed(const Expr& e) { return Bound::point(Affine::atom(e)); }
+  std::optional<Bound> fixed(const Expr& e) { return Bound::point(atom_form(e)); }
   std::optional<Bound> fixed_or_fail(const Expr& e) {
     if (varies(e)) return std::nullopt;
     return fixed(e);
@@ -229,7 +180,7 @@ class BoundEvaluator {
     std::optional<Bound> a = eval(op->a), b = eval(op->b);
     if (!a || !b) return std::nullopt;
     auto as_const = [](const Bound& x) -> std::optional<int64_t> {
-      if (x.lo.is_const() && x.hi.is_const() && x.lo.c == x.hi.c) return x.lo.c;
+      if (is_const(x.lo) && is_const(x.hi) && x.lo.constant == x.hi.constant) return x.lo.constant;
       return std::nullopt;
     };
     const Bound* other = nullptr;
@@ -237,8 +188,8 @@ class BoundEvaluator {
     if ((k = as_const(*b))) other = &*a;
     else if ((k = as_const(*a))) other = &*b;
     if (!other) return fixed_or_fail(e);
-    if (*k >= 0) return Bound{scale(other->lo, *k), scale(other->hi, *k)};
-    return Bound{scale(other->hi, *k), scale(other->lo, *k)};
+    if (*k >= 0) return bound_of(scale(other->lo, *k), scale(other->hi, *k));
+    return bound_of(scale(other->hi, *k), scale(other->lo, *k));
   }
 
   std::optional<Bound> eval_div_mod(const Expr& e) {
@@ -255,30 +206,29 @@ class BoundEvaluator {
     if (b && !truncating_kind(e) && same_multiple_of(b->lo, b->hi, *d)) {
       // [d*X + lo, d*X + hi] with X fixed, as in (j0 * 64 + j1) // 64 over
       // j1 < 64: floor division and remainder act on the constants alone.
-      Affine x = add_scaled(b->lo, Affine::constant(b->lo.c), -1);
+      Affine x = with_constant(b->lo, 0);
       for (auto& t : x.terms) t.second /= *d;
-      const int64_t qlo = floordiv_i(b->lo.c, *d), qhi = floordiv_i(b->hi.c, *d);
-      if (e.kind() == ExprKind::FloorDiv)
-        return Bound{add_scaled(x, Affine::constant(qlo), 1), add_scaled(x, Affine::constant(qhi), 1)};
-      if (qlo == qhi) return Bound{Affine::constant(b->lo.c - qlo * *d), Affine::constant(b->hi.c - qlo * *d)};
-      return Bound{Affine::constant(0), Affine::constant(*d - 1)};
+      const int64_t qlo = floordiv_i(b->lo.constant, *d), qhi = floordiv_i(b->hi.constant, *d);
+      if (e.kind() == ExprKind::FloorDiv) return Bound{with_constant(x, qlo), with_constant(x, qhi)};
+      if (qlo == qhi) return Bound{constant_form(b->lo.constant - qlo * *d), constant_form(b->hi.constant - qlo * *d)};
+      return Bound{constant_form(0), constant_form(*d - 1)};
     }
-    if (!b || !b->lo.is_const() || !b->hi.is_const()) {
+    if (!b || !is_const(b->lo) || !is_const(b->hi)) {
       // Only the remainder is bounded without knowing the dividend.
-      if (e.kind() == ExprKind::FloorMod) return Bound{Affine::constant(0), Affine::constant(*d - 1)};
+      if (e.kind() == ExprKind::FloorMod) return Bound{constant_form(0), constant_form(*d - 1)};
       return std::nullopt;
     }
-    int64_t lo = b->lo.c, hi = b->hi.c;
+    int64_t lo = b->lo.constant, hi = b->hi.constant;
     bool truncating = truncating_kind(e);
     if (truncating && lo < 0) {
       // Truncating division is monotonic; truncating remainder takes the sign of the dividend.
-      if (!is_mod) return Bound{Affine::constant(lo / *d), Affine::constant(hi / *d)};
-      return Bound{Affine::constant(-(*d - 1)), Affine::constant(hi < 0 ? 0 : *d - 1)};
+      if (!is_mod) return Bound{constant_form(lo / *d), constant_form(hi / *d)};
+      return Bound{constant_form(-(*d - 1)), constant_form(hi < 0 ? 0 : *d - 1)};
     }
-    if (!is_mod) return Bound{Affine::constant(floordiv_i(lo, *d)), Affine::constant(floordiv_i(hi, *d))};
+    if (!is_mod) return Bound{constant_form(floordiv_i(lo, *d)), constant_form(floordiv_i(hi, *d))};
     if (floordiv_i(lo, *d) == floordiv_i(hi, *d))
-      return Bound{Affine::constant(lo - floordiv_i(lo, *d) * *d), Affine::constant(hi - floordiv_i(hi, *d) * *d)};
-    return Bound{Affine::constant(0), Affine::constant(*d - 1)};
+      return Bound{constant_form(lo - floordiv_i(lo, *d) * *d), constant_form(hi - floordiv_i(hi, *d) * *d)};
+    return Bound{constant_form(0), constant_form(*d - 1)};
   }
 
   std::optional<Bound> eval_min_max(const Expr& e, const Expr& a_e, const Expr& b_e, bool is_min) {
@@ -427,7 +377,7 @@ Range whole_dimension(const Buffer& b, size_t d) { return Range::from_extent(b.s
 Range merge_dimension(const BufferAccesses& acc, size_t d) {
   const DimAccess& first = acc.accesses[0][d];
   bool same_point = first.point.defined();
-  for (const auto& a : acc.accesses) same_point = same_point && a[d].point.defined() && same_expr(a[d].point, first.point);
+  for (const auto& a : acc.accesses) same_point = same_point && a[d].point.defined() && structural_equal(a[d].point, first.point);
   if (same_point) return Range(first.point, make_const(first.point.dtype(), 1));
 
   std::optional<Bound> hull_bound = first.bound;
@@ -436,9 +386,10 @@ Range merge_dimension(const BufferAccesses& acc, size_t d) {
     hull_bound = hull(*hull_bound, *a[d].bound);
   }
   if (!hull_bound) return whole_dimension(acc.buffer, d);
-  Affine extent = add_scaled(hull_bound->hi, hull_bound->lo, -1);
-  extent.c += 1;
-  return Range(to_expr(hull_bound->lo, first.dtype), to_expr(extent, first.dtype));
+  std::optional<Affine> extent = add_scaled(hull_bound->hi, hull_bound->lo, -1);
+  if (!extent) return whole_dimension(acc.buffer, d);
+  extent->constant += 1;
+  return Range(to_expr(hull_bound->lo, first.dtype), to_expr(*extent, first.dtype));
 }
 
 std::vector<BufferRegion> to_regions(const std::vector<BufferAccesses>& list,
@@ -589,14 +540,14 @@ struct NestRegions::Impl {
   // `a` with the loops chain[from..] ranging over their bounds: its least
   // (or greatest) value.
   Affine relax(const Affine& a, const std::vector<int>& chain, size_t from, bool want_min) const {
-    Affine out = Affine::constant(a.c);
+    Affine out = constant_form(a.constant);
     for (const auto& [atom, k] : a.terms) {
       const Loop* l = nullptr;
       if (atom.kind() == ExprKind::Var)
         for (size_t p = from; p < chain.size() && !l; ++p)
           if (loops[chain[p]].node->loop_var.get() == atom.get()) l = &loops[chain[p]];
-      if (!l) out.add_term(atom, k);
-      else out.c += k * ((k > 0) == want_min ? l->lo : l->hi);
+      if (!l) out.terms.emplace_back(atom, k);  // the terms of `a` are distinct already
+      else out.constant += k * ((k > 0) == want_min ? l->lo : l->hi);
     }
     return out;
   }

@@ -3,7 +3,7 @@
 #include <optional>
 #include <unordered_set>
 
-#include "core/arith/expr_equal.h"
+#include "core/structural.h"
 #include "tir/functor.h"
 
 namespace kiln {
@@ -69,7 +69,7 @@ class Specializer : public StmtMutator {
   using StmtMutator::mutate;
 
   Stmt visit_IfThenElse(const IfThenElseNode* op, const Stmt& s) override {
-    if (!arith::expr_equal(op->condition, cond_)) return StmtMutator::visit_IfThenElse(op, s);
+    if (!structural_equal(op->condition, cond_)) return StmtMutator::visit_IfThenElse(op, s);
     const Stmt& taken = value_ ? op->then_case : op->else_case;
     return taken.defined() ? mutate(taken) : no_op();
   }

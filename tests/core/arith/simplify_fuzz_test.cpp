@@ -16,7 +16,7 @@
 #include <random>
 
 #include "core/arith/analyzer.h"
-#include "core/arith/expr_equal.h"
+#include "core/structural.h"
 #include "core/printer.h"
 
 namespace kiln {
@@ -367,7 +367,7 @@ void fuzz(const std::vector<VarSpec>& vars, uint64_t seed, int64_t iters, const 
     arith::Analyzer fresh;
     bind_all(fresh);
     Expr again = fresh.simplify(s);
-    if (!arith::expr_equal(again, s)) {
+    if (!structural_equal(again, s)) {
       ++failures;
       ADD_FAILURE() << "not idempotent\n  input: " << to_string(e) << "\n   once: " << to_string(s)
                     << "\n  twice: " << to_string(again);

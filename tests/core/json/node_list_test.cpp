@@ -19,7 +19,8 @@ void check_node(const ObjectRef& sample, std::string_view key, const std::string
   EXPECT_EQ(find_node_field_names(key)().size(), sample.get()->field_names().size()) << key;
   EXPECT_FALSE(text.empty()) << key << " prints nothing";
   ObjectRef back = load_json(save_json(sample));
-  EXPECT_TRUE(structural_equal(sample, back)) << key << " does not round-trip through JSON";
+  // The sample's free variables come back as new objects.
+  EXPECT_TRUE(structural_equal(sample, back, FreeVars::kMap)) << key << " does not round-trip through JSON";
 }
 
 TEST(NodeList, EveryExpressionKind) {

@@ -174,6 +174,34 @@ def f(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4,), "float32")):
       "rfactor: the update of block 'B' is not `B[...] = B[...] <op> value` with op add, multiply, min or max");
 }
 
+TEST(RFactor, ATransposedStoreIsNotAReduction) {
+  // C[vi, vj] = C[vj, vi] + ...: the update reads another element than it
+  // writes, so partial results along k could not be combined into
+  // C[vi, vj]. rfactor refuses it and the function stays as it was.
+  const char* before = R"(@T.prim_func
+def f(A: T.Buffer((4, 4, 8), "float32"), C: T.Buffer((4, 4), "float32")):
+    with T.block("root"):
+        T.reads()
+        T.writes()
+        for i, j, k in T.grid(4, 4, 8):
+            with T.block("C"):
+                vi = T.axis.spatial(4, i)
+                vj = T.axis.spatial(4, j)
+                vk = T.axis.reduce(8, k)
+                T.reads(C[vj, vi], A[vi, vj, vk])
+                T.writes(C[vi, vj])
+                with T.init():
+                    C[vi, vj] = T.float32(0)
+                C[vi, vj] = C[vj, vi] + A[vi, vj, vk]
+)";
+  Schedule sch(parse_prim_func(before), ScheduleOptions{1, true});
+  auto loops = sch.get_loops(sch.get_block("C"));
+  expect_error<UnknownCombinerError>(
+      [&] { sch.rfactor(loops[2], 0); },
+      "rfactor: the update of block 'C' is not `C[...] = C[...] <op> value` with op add, multiply, min or max");
+  expect_ir(sch.func(), before);
+}
+
 TEST(RFactor, LoopFeedsASpatialAxis) {
   Schedule sch = schedule_of("reduce_sum:M=4,N=8");
   BlockRV b = sch.get_block("reduce_sum");
