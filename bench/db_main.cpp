@@ -113,7 +113,7 @@ int run(int argc, char** argv) {
     r.cpu_model = "AMD EPYC";
     r.trace_json = trace_text(rng);
     if (i % 10 == 9) {
-      r.error_kind = "runtime_error";
+      r.error_kind = ErrorKind::kRuntimeError;
       r.error_message = "the candidate crashed its worker: killed by signal 11 (SIGSEGV, segmentation fault)";
     } else {
       for (int k = 0; k < 3; ++k) r.run_secs.push_back(1e-4 + 1e-6 * static_cast<double>(rng() % 1000));

@@ -1,12 +1,17 @@
 #include "core/error_kind.h"
 
 #include <array>
+#include <atomic>
+#include <exception>
+#include <stdexcept>
 #include <utility>
+
+#include "core/error.h"
 
 namespace kiln {
 namespace {
 
-constexpr std::array<std::pair<ErrorKind, const char*>, 9> kNames = {{
+constexpr std::array<std::pair<ErrorKind, const char*>, 10> kNames = {{
     {ErrorKind::kNone, "none"},
     {ErrorKind::kInstantiation, "instantiation"},
     {ErrorKind::kLowering, "lowering"},
@@ -16,8 +21,11 @@ constexpr std::array<std::pair<ErrorKind, const char*>, 9> kNames = {{
     {ErrorKind::kTimeout, "timeout"},
     {ErrorKind::kWrongAnswer, "wrong_answer"},
     {ErrorKind::kUnsupportedTarget, "unsupported_target"},
+    {ErrorKind::kInternal, "internal"},
 }};
-static_assert(kNames.back().first == ErrorKind::kUnsupportedTarget, "every kind is named");
+static_assert(kNames.back().first == ErrorKind::kInternal, "every kind is named");
+
+std::atomic<int64_t> g_internal_errors{0};
 
 }  // namespace
 
@@ -32,5 +40,22 @@ std::optional<ErrorKind> parse_error_kind(const std::string& name) {
     if (name == n) return kind;
   return std::nullopt;
 }
+
+CaughtError caught_error(ErrorKind stage) {
+  try {
+    throw;
+  } catch (const InternalError& e) {
+    return {ErrorKind::kInternal, e.what()};
+  } catch (const std::logic_error& e) {
+    return {ErrorKind::kInternal, std::string("internal error: ") + e.what()};
+  } catch (const std::exception& e) {
+    return {stage, e.what()};
+  } catch (...) {
+    return {stage, "an exception of unknown type"};
+  }
+}
+
+int64_t internal_errors_met() { return g_internal_errors.load(); }
+void note_internal_error() { g_internal_errors.fetch_add(1); }
 
 }  // namespace kiln

@@ -75,7 +75,8 @@ std::string progress_line(size_t task, size_t tasks, const std::string& shape, c
     return os.str();
   }
   os << "round " << p.round << ": " << p.trials_done << "/" << p.trials_total << " trials, best " << std::fixed
-     << std::setprecision(1) << p.best_gflops << " GFLOP/s, " << p.errors << " errors, elapsed "
+     << std::setprecision(1) << p.best_gflops << " GFLOP/s, " << p.errors << " errors"
+     << (p.internal_errors ? " (" + std::to_string(p.internal_errors) + " internal)" : "") << ", elapsed "
      << std::setprecision(0) << p.elapsed_s << " s";
   if (p.eta_s > 0) os << ", ETA " << p.eta_s << " s";
   return os.str();
@@ -121,7 +122,8 @@ JobOutcome run_job(const Job& job, const JobRunnerOptions& o, const std::atomic<
     const int search_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     const auto start = Clock::now();
     double best_gflops = 0;
-    int64_t trials = 0;
+    int64_t trials = 0, internal_errors = 0;
+    std::string first_internal_error;
     for (size_t t = 0; t < s.tasks.size() && !stop; ++t) {
       const tuning::WorkloadEntry& entry = s.tasks[t];
       db->add_workload(entry);
@@ -153,11 +155,15 @@ JobOutcome run_job(const Job& job, const JobRunnerOptions& o, const std::atomic<
                                           &stop);
       trials += r.last.trials_done;
       best_gflops = std::max(best_gflops, r.last.best_gflops);
+      if (internal_errors == 0) first_internal_error = r.last.first_internal_error;
+      internal_errors += r.last.internal_errors;
     }
     std::ostringstream summary;
     summary << trials << " trials over " << s.tasks.size() << " task(s)";
     if (s.tasks.size() == 1 && best_gflops > 0) summary << ", best " << std::fixed << std::setprecision(1) << best_gflops << " GFLOP/s";
     if (runner.resent() > 0) summary << "; " << runner.resent() << " candidate(s) measured again after their runner was lost";
+    if (internal_errors > 0)
+      summary << "; " << internal_errors << " internal error(s) (compiler bugs), the first: " << first_internal_error;
     out.message = summary.str();
   } catch (const std::exception& e) {
     if (!stop) {  // a stop ends a wait for runners with an error too: that is no failure

@@ -17,6 +17,7 @@ proto::ErrorKind to_proto(ErrorKind k) {
     case ErrorKind::kTimeout: return proto::TIMEOUT;
     case ErrorKind::kWrongAnswer: return proto::WRONG_ANSWER;
     case ErrorKind::kUnsupportedTarget: return proto::UNSUPPORTED_TARGET;
+    case ErrorKind::kInternal: return proto::INTERNAL;
   }
   return proto::RUNTIME_ERROR;
 }
@@ -32,6 +33,7 @@ ErrorKind from_proto(proto::ErrorKind k) {
     case proto::TIMEOUT: return ErrorKind::kTimeout;
     case proto::WRONG_ANSWER: return ErrorKind::kWrongAnswer;
     case proto::UNSUPPORTED_TARGET: return ErrorKind::kUnsupportedTarget;
+    case proto::INTERNAL: note_internal_error(); return ErrorKind::kInternal;
     default: return ErrorKind::kRuntimeError;  // a kind from a newer peer
   }
 }

@@ -74,10 +74,20 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
   // traces and its default program are set up once. Each task draws with
   // seeds of its own.
   std::vector<std::unique_ptr<TuneJob>> jobs(n);
+  size_t jobs_made = 0;
+  auto count_internal_errors = [&] {
+    p.internal_errors = 0;
+    for (size_t i = 0; i < jobs_made; ++i) {
+      const TuneProgress& jp = jobs[i]->progress();
+      if (p.internal_errors == 0 && jp.internal_errors > 0) p.first_internal_error = jp.first_internal_error;
+      p.internal_errors += jp.internal_errors;
+    }
+  };
   for (size_t i = 0; i < n; ++i) {
     TuneOptions o = options.tune;
     o.seed = options.tune.seed + 7919 * static_cast<uint64_t>(i);
     jobs[i] = std::make_unique<TuneJob>(tasks[i].task, o, services);
+    jobs_made = i + 1;
     st[i].trials = jobs[i]->progress().trials_done;  // what the database holds already
     const std::optional<tuning::TuningRecord> best = jobs[i]->best();
     st[i].best_secs = best && best->ok() ? best->rank_secs() : 0;
@@ -112,6 +122,7 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
     p.round += 1;
     p.task = i;
     p.trials_now += measured;
+    count_internal_errors();
     estimate();
     p.elapsed_s = seconds_since(t0);
     const double rate = static_cast<double>(p.trials_now) / std::max(p.elapsed_s, 1e-9);
@@ -135,6 +146,7 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
       const std::optional<tuning::TuningRecord> best = jobs[i]->best();
       if (best && best->ok()) st[i].best_secs = best->rank_secs();
     }
+    count_internal_errors();
     estimate();
   }
   p.elapsed_s = seconds_since(t0);

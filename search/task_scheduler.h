@@ -70,6 +70,9 @@ struct SchedulerProgress {
   // none), and every task untuned.
   double latency_s = 0, untuned_latency_s = 0;
   double elapsed_s = 0, eta_s = 0;
+  // Compiler bugs met this run, all tasks (TuneProgress::internal_errors).
+  int64_t internal_errors = 0;
+  std::string first_internal_error;
 };
 
 struct SchedulerResult {

@@ -61,8 +61,14 @@ std::vector<rpc::MeasureResult> measure_built(rpc::Runner& runner, const std::ve
 // which the median passes over. Returns how many were timed.
 constexpr int kFinalPasses = 3;
 
+// Counts a compiler bug met by one candidate (core/error_kind.h).
+void note_internal(TuneProgress& p, ErrorKind kind, const std::string& message) {
+  if (kind != ErrorKind::kInternal) return;
+  if (p.internal_errors++ == 0) p.first_internal_error = message;
+}
+
 int64_t measure_shortlist(const PrimFunc& f, const tuning::WorkloadEntry& entry, const TuneOptions& o,
-                          const TuneServices& s, const Reference& ref) {
+                          const TuneServices& s, const Reference& ref, TuneProgress& p) {
   std::vector<tuning::TuningRecord> valid;
   for (tuning::TuningRecord& r : s.db.records_of(entry.key, o.target.str()))
     if (r.ok()) valid.push_back(std::move(r));
@@ -100,10 +106,10 @@ int64_t measure_shortlist(const PrimFunc& f, const tuning::WorkloadEntry& entry,
   std::vector<bool> timed(todo.size(), false);
   for (int pass = 0; pass < kFinalPasses; ++pass) {
     for (const rpc::MeasureResult& m : measure_built(s.runner, built, ref, timing)) {
-      s.db.add_final_measurement(todo[m.id].id, m.ok() ? m.times_s : std::vector<double>{},
-                                 error_kind_name(m.error), m.message);
+      s.db.add_final_measurement(todo[m.id].id, m.ok() ? m.times_s : std::vector<double>{}, m.error, m.message);
       timed[m.id] = true;
       if (!m.ok()) built[m.id].error = m.error;
+      note_internal(p, m.error, m.message);
     }
   }
   return std::count(timed.begin(), timed.end(), true);
@@ -221,13 +227,13 @@ int64_t TuneJob::round(SearchStrategy& strategy, int n) {
   for (size_t i = 0; i < batch.size(); ++i) {
     tuning::TuningRecord r = record_for(entry_, target_, device_, batch[i]);
     r.build_ms = built[i].build_ms;
-    r.error_kind = error_kind_name(built[i].error);
+    r.error_kind = built[i].error;
     r.error_message = built[i].message;
     records.push_back(std::move(r));
   }
   for (const rpc::MeasureResult& m : measured) {
     tuning::TuningRecord& r = records[m.id];
-    r.error_kind = error_kind_name(m.error);
+    r.error_kind = m.error;
     r.error_message = m.message;
     r.run_secs = m.times_s;
     if (r.ok()) secs[m.id] = r.median_secs();
@@ -244,7 +250,10 @@ int64_t TuneJob::round(SearchStrategy& strategy, int n) {
         std::max(1e-3, o_.search_share / (1 - o_.search_share) * (p.build_s + p.measure_s) - p.update_s);
 
   p.trials_done += static_cast<int64_t>(batch.size());
-  for (const tuning::TuningRecord& r : records) p.errors += !r.ok();
+  for (const tuning::TuningRecord& r : records) {
+    p.errors += !r.ok();
+    note_internal(p, r.error_kind, r.error_message);
+  }
   for (const std::optional<double>& sec : secs) note_best(sec.value_or(0));
   p.failed_draws = ctx_.failed_draws;
   p.elapsed_s = seconds_since(start_);
@@ -253,7 +262,7 @@ int64_t TuneJob::round(SearchStrategy& strategy, int n) {
 
 int64_t TuneJob::final_measurement() {
   if (o_.final_top <= 0) return 0;
-  p_.final_measured = measure_shortlist(ctx_.func, entry_, o_, s_, reference_);
+  p_.final_measured = measure_shortlist(ctx_.func, entry_, o_, s_, reference_, p_);
   std::optional<tuning::TuningRecord> b = best();
   if (p_.final_measured > 0 && b) p_.best_gflops = entry_.flops / b->rank_secs() / 1e9;  // the best as timed again
   p_.elapsed_s = seconds_since(start_);

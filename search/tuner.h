@@ -94,6 +94,11 @@ struct TuneProgress {
   int64_t trials_done = 0;  // this workload and target, earlier runs included
   int64_t trials_total = 0;
   int64_t errors = 0;       // failed candidates, earlier runs included
+  // Candidates of this run whose build or run met a compiler bug
+  // (ErrorKind::kInternal), among `errors`, and the first one's message:
+  // front ends show them and fail at the end.
+  int64_t internal_errors = 0;
+  std::string first_internal_error;
   int64_t screened = 0;     // this run's candidates timed once: far slower than the best (rpc/measure.h)
   int64_t carried_over = 0; // designs of similar workloads carried over to this run so far (transfer.h)
   int64_t register_designs = 0; // designs with register tiles sized from the target (register_designs.h)

@@ -99,7 +99,8 @@ void run(const Args& a) {
                     << p.tasks_tuned << "/" << tasks.size() << " tasks tuned, " << p.trials_now
                     << " trials this run; model " << p.latency_s * 1e3 << " ms, untuned "
                     << p.untuned_latency_s * 1e3 << " ms; elapsed " << clock_text(p.elapsed_s) << ", ETA "
-                    << clock_text(p.eta_s) << "\n";
+                    << clock_text(p.eta_s)
+                    << (p.internal_errors ? "; " + std::to_string(p.internal_errors) + " INTERNAL ERRORS" : "") << "\n";
         },
         interrupt.stop());
   }
@@ -129,9 +130,13 @@ void run(const Args& a) {
                                 {"untuned_latency_ms", r.last.untuned_latency_s * 1e3},
                                 {"trials_now", r.last.trials_now},
                                 {"elapsed_s", r.last.elapsed_s},
+                                {"internal_errors", r.last.internal_errors},
                                 {"stopped", r.stopped}}
                      .dump()
               << "\n";
+  if (r.last.internal_errors > 0)
+    KILN_USER_ERROR() << r.last.internal_errors << " candidate(s) met an internal error (a compiler bug), stored with error "
+                      << "kind 'internal' in " << tuning::database_name(a.db) << "; the first: " << r.last.first_internal_error;
 }
 
 }  // namespace

@@ -73,12 +73,14 @@ void show_progress(const search::TuneProgress& p, bool terminal) {
     const int filled = p.trials_total ? static_cast<int>(width * p.trials_done / p.trials_total) : 0;
     std::cerr << "\r[" << std::string(std::min(filled, width), '#') << std::string(width - std::min(filled, width), '.')
               << "] " << p.trials_done << "/" << p.trials_total << " trials  best " << best.str()
-              << " GFLOP/s  " << clock_text(p.elapsed_s) << " elapsed  ETA " << clock_text(p.eta_s) << "   "
+              << " GFLOP/s  " << clock_text(p.elapsed_s) << " elapsed  ETA " << clock_text(p.eta_s)
+              << (p.internal_errors ? "  " + std::to_string(p.internal_errors) + " INTERNAL ERRORS" : "") << "   "
               << std::flush;
     return;
   }
   std::cerr << std::fixed << std::setprecision(1) << "round " << p.round << ": " << p.trials_done << "/"
-            << p.trials_total << " trials, best " << best.str() << " GFLOP/s, " << p.errors << " errors, " << p.screened
+            << p.trials_total << " trials, best " << best.str() << " GFLOP/s, " << p.errors << " errors"
+            << (p.internal_errors ? " (" + std::to_string(p.internal_errors) + " internal)" : "") << ", " << p.screened
             << " screened, " << (p.round == 1 && p.carried_over ? std::to_string(p.carried_over) + " carried over, " : "")
             << (p.round == 1 && p.register_designs ? std::to_string(p.register_designs) + " register designs, " : "")
             << "elapsed "
@@ -145,6 +147,7 @@ void run(const Args& a) {
   nlohmann::json out = {{"workload", w.str()},         {"workload_key", entry.key},
                         {"target", o.target.str()},    {"trials_done", r.last.trials_done},
                         {"measured_now", r.measured_now}, {"errors", r.last.errors},
+                        {"internal_errors", r.last.internal_errors},
                         {"elapsed_s", r.last.elapsed_s}, {"stopped", r.stopped}};
   if (r.best) {
     const double ms = r.best->rank_secs() * 1e3;
@@ -167,6 +170,11 @@ void run(const Args& a) {
     std::cout << w.str() << ": no valid candidate measured yet\n";
   }
   if (a.json) std::cout << out.dump() << "\n";
+  // A compiler bug is never the candidate's fault: everything measured is
+  // stored, and the job still fails.
+  if (r.last.internal_errors > 0)
+    KILN_USER_ERROR() << r.last.internal_errors << " candidate(s) met an internal error (a compiler bug), stored with error "
+                      << "kind 'internal' in " << tuning::database_name(a.db) << "; the first: " << r.last.first_internal_error;
 }
 
 }  // namespace

@@ -56,11 +56,11 @@ class Database {
   // Adds repeats to a record's final measurement (TuningRecord::final_secs;
   // earlier ones are kept), which it is ranked by from then on, ahead of
   // the records without one. With an
-  // error kind other than "none" the record failed when timed again (a
+  // error kind other than kNone the record failed when timed again (a
   // wrong answer, a crash): it takes that error, its times kept, and is
   // never served again. Throws kiln::Error when no record has this id.
   virtual void add_final_measurement(int64_t record_id, const std::vector<double>& secs,
-                                     const std::string& error_kind = "none", const std::string& error_message = "") = 0;
+                                     ErrorKind error_kind = ErrorKind::kNone, const std::string& error_message = "") = 0;
   // Calls fn on every record, in the order they were added.
   virtual void for_each_record(const std::function<void(const TuningRecord&)>& fn) = 0;
   // Keeps the k best valid records (as top_k ranks them) of every (workload, target) and

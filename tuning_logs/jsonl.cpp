@@ -20,7 +20,7 @@ json to_json(const WorkloadEntry& w) {
 json to_json(const TuningRecord& r) {
   json j = {{"workload_key", r.workload_key}, {"target", r.target},           {"device_key", r.device_key},
           {"cpu_model", r.cpu_model},       {"trace", r.trace_json},        {"run_secs", r.run_secs},
-          {"build_ms", r.build_ms},         {"error_kind", r.error_kind},   {"error_message", r.error_message},
+          {"build_ms", r.build_ms},         {"error_kind", error_kind_name(r.error_kind)},   {"error_message", r.error_message},
           {"feature_version", r.feature_version}, {"kiln_version", r.kiln_version}, {"created_at", r.created_at}};
   if (!r.final_secs.empty()) j["final_secs"] = r.final_secs;  // written only when there is one
   return j;
@@ -40,7 +40,7 @@ TuningRecord record_from(const json& j) {
   r.trace_json = j.at("trace").get<std::string>();
   r.run_secs = j.at("run_secs").get<std::vector<double>>();
   r.build_ms = j.at("build_ms").get<double>();
-  r.error_kind = j.at("error_kind").get<std::string>();
+  r.error_kind = stored_error_kind(j.at("error_kind").get<std::string>(), 0);
   r.error_message = j.at("error_message").get<std::string>();
   r.feature_version = j.at("feature_version").get<int>();
   r.kiln_version = j.at("kiln_version").get<std::string>();

@@ -24,7 +24,7 @@ TuningRecord read_record(const PgResult& q, int i) {
   r.trace_json = q.text(i, 5);
   r.run_secs = nlohmann::json::parse(q.text(i, 6)).get<std::vector<double>>();
   r.build_ms = q.real(i, 7);
-  r.error_kind = q.text(i, 8);
+  r.error_kind = stored_error_kind(q.text(i, 8), r.id);
   r.error_message = q.text(i, 9);
   r.feature_version = static_cast<int>(q.integer(i, 10));
   r.kiln_version = q.text(i, 11);
@@ -92,7 +92,7 @@ class PostgresDatabase final : public Database {
           continue;
         const bool timed = !r.run_secs.empty();
         c_.exec(insert, {r.workload_key, r.target, r.device_key, r.cpu_model, r.trace_json, *json_text(r.run_secs),
-                         pg_text(r.build_ms), r.error_kind, r.error_message,
+                         pg_text(r.build_ms), error_kind_name(r.error_kind), r.error_message,
                          pg_text(static_cast<int64_t>(r.feature_version)), r.kiln_version, pg_text(r.created_at),
                          r.final_secs.empty() ? std::nullopt : json_text(r.final_secs),
                          timed ? PgParam(pg_text(r.mean_secs())) : std::nullopt,
@@ -104,20 +104,20 @@ class PostgresDatabase final : public Database {
     return added;
   }
 
-  void add_final_measurement(int64_t id, const std::vector<double>& secs, const std::string& error_kind,
+  void add_final_measurement(int64_t id, const std::vector<double>& secs, ErrorKind error_kind,
                              const std::string& error_message) override {
     c_.transaction([&] {
       PgResult q = c_.exec(kSelectRecord + " WHERE id = $1 FOR UPDATE", {pg_text(id)});
       if (q.rows() == 0) KILN_USER_ERROR() << c_.name() << ": no record " << id;
       TuningRecord r = read_record(q, 0);
       r.final_secs.insert(r.final_secs.end(), secs.begin(), secs.end());
-      if (error_kind != "none") {
+      if (error_kind != ErrorKind::kNone) {
         r.error_kind = error_kind;
         r.error_message = "final measurement: " + error_message;
       }
       c_.exec("UPDATE records SET final_secs = $1, rank_secs = $2, error_kind = $3, error_message = $4 WHERE id = $5",
               {r.final_secs.empty() ? std::nullopt : json_text(r.final_secs),
-               r.run_secs.empty() ? std::nullopt : PgParam(pg_text(r.rank_secs())), r.error_kind, r.error_message,
+               r.run_secs.empty() ? std::nullopt : PgParam(pg_text(r.rank_secs())), std::string(error_kind_name(r.error_kind)), r.error_message,
                pg_text(id)});
     });
   }

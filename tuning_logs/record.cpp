@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <numeric>
 
+#include "core/error.h"
+
 namespace kiln::tuning {
 
 double TuningRecord::mean_secs() const {
@@ -25,6 +27,15 @@ double median_of(std::vector<double> v) {
 double TuningRecord::median_secs() const { return median_of(run_secs); }
 
 double TuningRecord::rank_secs() const { return final_secs.empty() ? median_secs() : median_of(final_secs); }
+
+ErrorKind stored_error_kind(const std::string& name, int64_t record_id) {
+  std::optional<ErrorKind> k = parse_error_kind(name);
+  if (!k) {
+    if (record_id > 0) KILN_USER_ERROR() << "record " << record_id << " has an unknown error kind '" << name << "'";
+    KILN_USER_ERROR() << "record with an unknown error kind '" << name << "'";
+  }
+  return *k;
+}
 
 std::string trace_hash(const std::string& trace_json) {
   uint64_t h = 1469598103934665603ULL;  // FNV-1a

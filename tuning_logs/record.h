@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/error_kind.h"
+
 namespace kiln::tuning {
 
 // A workload: its key, the canonical IR JSON of its unscheduled function
@@ -34,13 +36,13 @@ struct TuningRecord {
   // what the kernel runs at. Empty: not timed again.
   std::vector<double> final_secs;
   double build_ms = 0;
-  std::string error_kind = "none";  // core/error_kind.h's names
+  ErrorKind error_kind = ErrorKind::kNone;
   std::string error_message;
   int feature_version = 0;  // the cost model's feature schema; 0: none
   std::string kiln_version;
   int64_t created_at = 0;  // unix seconds
 
-  bool ok() const { return error_kind == "none" && !run_secs.empty(); }
+  bool ok() const { return error_kind == ErrorKind::kNone && !run_secs.empty(); }
   double mean_secs() const;
   double median_secs() const;
   // The time a record is ranked by (Database::top_k, which puts the records
@@ -48,6 +50,10 @@ struct TuningRecord {
   // there is one, else the median.
   double rank_secs() const;
 };
+
+// The kind a database or a JSON-lines file names, read where it is read:
+// kiln::Error naming the record when the name is none of core/error_kind.h's.
+ErrorKind stored_error_kind(const std::string& name, int64_t record_id);
 
 // A short hash of a trace's JSON (FNV-1a, 16 hex digits): how a database
 // finds a trace's duplicates through an index without indexing whole traces.

@@ -32,7 +32,7 @@ TuningRecord read_record(const SqliteStatement& s) {
   r.trace_json = s.text(5);
   r.run_secs = nlohmann::json::parse(s.text(6)).get<std::vector<double>>();
   r.build_ms = s.real(7);
-  r.error_kind = s.text(8);
+  r.error_kind = stored_error_kind(s.text(8), r.id);
   r.error_message = s.text(9);
   r.feature_version = static_cast<int>(s.integer(10));
   r.kiln_version = s.text(11);
@@ -92,7 +92,7 @@ class SqliteDatabase final : public Database {
         }
         ins.bind(1, r.workload_key).bind(2, r.target).bind(3, r.device_key).bind(4, r.cpu_model);
         ins.bind(5, r.trace_json).bind(6, nlohmann::json(r.run_secs).dump()).bind(7, r.build_ms);
-        ins.bind(8, r.error_kind).bind(9, r.error_message).bind(10, static_cast<int64_t>(r.feature_version));
+        ins.bind(8, error_kind_name(r.error_kind)).bind(9, r.error_message).bind(10, static_cast<int64_t>(r.feature_version));
         ins.bind(11, r.kiln_version).bind(12, r.created_at);
         if (!r.final_secs.empty()) ins.bind(13, nlohmann::json(r.final_secs).dump());
         if (!r.run_secs.empty()) ins.bind(14, r.mean_secs()).bind(15, r.median_secs()).bind(17, r.rank_secs());
@@ -105,7 +105,7 @@ class SqliteDatabase final : public Database {
     return added;
   }
 
-  void add_final_measurement(int64_t id, const std::vector<double>& secs, const std::string& error_kind,
+  void add_final_measurement(int64_t id, const std::vector<double>& secs, ErrorKind error_kind,
                              const std::string& error_message) override {
     c_.transaction([&] {
       SqliteStatement q(c_, std::string("SELECT id, ") + kRecordColumns + " FROM records WHERE id = ?");
@@ -113,7 +113,7 @@ class SqliteDatabase final : public Database {
       if (!q.step()) KILN_USER_ERROR() << c_.path() << ": no record " << id;
       TuningRecord r = read_record(q);
       r.final_secs.insert(r.final_secs.end(), secs.begin(), secs.end());
-      if (error_kind != "none") {
+      if (error_kind != ErrorKind::kNone) {
         r.error_kind = error_kind;
         r.error_message = "final measurement: " + error_message;
       }
@@ -122,7 +122,7 @@ class SqliteDatabase final : public Database {
                          "WHERE id = ?");
       if (!r.final_secs.empty()) up.bind(1, nlohmann::json(r.final_secs).dump());
       if (!r.run_secs.empty()) up.bind(2, r.rank_secs());
-      up.bind(3, r.error_kind).bind(4, r.error_message).bind(5, id);
+      up.bind(3, error_kind_name(r.error_kind)).bind(4, r.error_message).bind(5, id);
       up.step();
     });
   }

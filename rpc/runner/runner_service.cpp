@@ -113,10 +113,11 @@ grpc::Status RunnerService::Measure(grpc::ServerContext* ctx, const proto::Measu
       auto t0 = Clock::now();
       try {
         r = measure_one(c, *req, screen_above_s);
-      } catch (const std::exception& e) {
+      } catch (...) {
         // The runner's own trouble (a full disk, a worker that cannot
         // start): still a result for this candidate, and the next one tries again.
-        r = failed(c, proto::RUNTIME_ERROR, std::string("the runner could not measure it: ") + e.what());
+        CaughtError e = caught_error(ErrorKind::kRuntimeError);
+        r = failed(c, to_proto(e.kind), "the runner could not measure it: " + e.message);
       }
       r.set_runner_ms(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     }

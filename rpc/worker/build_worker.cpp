@@ -12,10 +12,13 @@
 namespace kiln::rpc {
 namespace {
 
-proto::BuildReply failure(proto::ErrorKind kind, const std::string& message) {
+// The reply for what a stage threw (call inside the catch block): the
+// stage's kind, or internal for a compiler bug.
+proto::BuildReply failure(ErrorKind stage) {
+  CaughtError e = caught_error(stage);
   proto::BuildReply r;
-  r.set_error_kind(kind);
-  r.set_error_message(message);
+  r.set_error_kind(to_proto(e.kind));
+  r.set_error_message(e.message);
   return r;
 }
 
@@ -33,19 +36,19 @@ proto::BuildReply BuildWorker::handle(const proto::BuildRequest& req) {
     }
     target = Target::parse(req.target());
     scheduled = req.trace_json().empty() ? default_program(func_, *target) : apply_trace(Trace::parse(req.trace_json()), func_).func();
-  } catch (const std::exception& e) {
-    return failure(proto::INSTANTIATION, e.what());
+  } catch (...) {
+    return failure(ErrorKind::kInstantiation);
   }
   try {
     lowered = lower(scheduled, *target);
-  } catch (const std::exception& e) {
-    return failure(proto::LOWERING, e.what());
+  } catch (...) {
+    return failure(ErrorKind::kLowering);
   }
   proto::BuildReply reply;
   try {
     to_proto(build_artifact(lowered, *target), reply.mutable_artifact());
-  } catch (const std::exception& e) {
-    return failure(proto::COMPILE, e.what());
+  } catch (...) {
+    return failure(ErrorKind::kCompile);
   }
   for (const ArgSpec& s : arg_specs(func_)) to_proto(s, reply.add_args());
   return reply;

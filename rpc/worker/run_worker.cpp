@@ -131,9 +131,10 @@ proto::RunReply RunWorker::handle(const proto::RunRequest& req) {
     Timing t = kernel->measure(args, threads, timing);
     for (double ms : t.ms_per_run) reply.add_times_s(ms * 1e-3);
     reply.set_number(t.number);
-  } catch (const std::exception& e) {
-    reply.set_error_kind(proto::RUNTIME_ERROR);
-    reply.set_error_message(e.what());
+  } catch (...) {
+    CaughtError e = caught_error(ErrorKind::kRuntimeError);
+    reply.set_error_kind(to_proto(e.kind));
+    reply.set_error_message(e.message);
   }
   return reply;
 }

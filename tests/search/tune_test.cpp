@@ -391,5 +391,49 @@ TEST(Tune, ACandidateThatCrashesIsARecordAndTheJobGoesOn) {
   EXPECT_TRUE(r.best.has_value());
 }
 
+// A real runner that reports its first candidate as a compiler bug, as a
+// worker does when an internal check fails while it loads or runs one.
+class InternalErrorFirst final : public rpc::Runner {
+ public:
+  explicit InternalErrorFirst(rpc::Runner& real) : real_(real) {}
+  rpc::DeviceInfo info() override { return real_.info(); }
+  std::vector<rpc::MeasureResult> measure(const rpc::MeasureBatch& batch, const rpc::ResultCallback& on_result) override {
+    std::vector<rpc::MeasureResult> results = real_.measure(batch, on_result);
+    if (!done_ && !results.empty()) {
+      results[0].error = ErrorKind::kInternal;
+      results[0].message = "internal error at run_worker.cpp:1: check 'args.size() == specs.size()' failed";
+      results[0].times_s.clear();
+      done_ = true;
+    }
+    return results;
+  }
+  std::string address() const override { return real_.address(); }
+
+ private:
+  rpc::Runner& real_;
+  bool done_ = false;
+};
+
+TEST(Tune, AnInternalErrorIsStoredCountedAndShownWithItsMessage) {
+  TuneTask task = task_of(kWorkload);
+  auto db = tuning::open_sqlite_database(fresh_db("internal"));
+  rpc::Builder builder({.workers = 2});
+  auto real = rpc::connect_runner("local");
+  InternalErrorFirst runner(*real);
+  auto random = make_random_search();
+  std::vector<int64_t> shown;
+  TuneResult r = tune(task, options(16), {*db, builder, runner}, *random,
+                      [&](const TuneProgress& p) { shown.push_back(p.internal_errors); });
+  EXPECT_EQ(r.last.trials_done, 16) << "the job goes on: what it measures is kept";
+  EXPECT_EQ(r.last.errors, 1);
+  EXPECT_EQ(r.last.internal_errors, 1);
+  EXPECT_EQ(shown, (std::vector<int64_t>{1, 1})) << "every progress report after it shows it";
+  EXPECT_NE(r.last.first_internal_error.find("check 'args.size() == specs.size()' failed"), std::string::npos);
+  std::map<std::string, int64_t> kinds = db->counts_by_error();
+  EXPECT_EQ(kinds["internal"], 1);
+  EXPECT_EQ(kinds["none"], 15);
+}
+
 }  // namespace
 }  // namespace kiln::search
+

@@ -41,7 +41,7 @@ TEST_P(DatabaseContract, TopKIsTheFastestValidRecordsOfExactlyThatTarget) {
   auto db = open_database(path);
   db->add_workload(matmul());
   TuningRecord failed = record(kZen4, {});
-  failed.error_kind = "wrong_answer";
+  failed.error_kind = ErrorKind::kWrongAnswer;
   failed.error_message = "max relative error 3";
   db->add_records({record(kZen4, {3e-3, 3e-3}, "slow"), record(kZen4, {1e-3, 1e-3, 9e-3}, "fast"), failed,
                    record(kZen3, {1e-4}, "other target"), record(kZen4, {2e-3}, "middle")});
@@ -93,7 +93,7 @@ TEST_P(DatabaseContract, AFinalMeasurementRanksARecordAndKeepsItsFirstTimes) {
   db->add_final_measurement(top[0].id, {1.0e-3, 1.0e-3});
   EXPECT_DOUBLE_EQ(db->top_k("k-matmul", kZen4, 1)[0].rank_secs(), 1.0e-3);
   // A record that fails when timed again is never served, its times kept.
-  db->add_final_measurement(top[0].id, {}, "wrong_answer", "max relative error 0.5");
+  db->add_final_measurement(top[0].id, {}, ErrorKind::kWrongAnswer, "max relative error 0.5");
   top = db->top_k("k-matmul", kZen4, 3);
   ASSERT_EQ(top.size(), 2u);
   EXPECT_EQ(top[0].trace_json, "lucky");

@@ -32,7 +32,7 @@ TuningRecord record(const std::string& key, const std::string& target, const std
   r.cpu_model = "cpu \"quoted\"\nand a newline";
   r.trace_json = test_trace(trace);
   if (secs > 0) r.run_secs = {secs, secs * 1.5};
-  else r.error_kind = "timeout";
+  else r.error_kind = ErrorKind::kTimeout;
   r.build_ms = 3.25;
   r.kiln_version = "0.1.0";
   r.created_at = 1700000123;

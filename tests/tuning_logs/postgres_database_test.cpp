@@ -30,7 +30,7 @@ TuningRecord record(const std::string& key, const std::string& trace, double sec
   r.cpu_model = "cpu \"quoted\"\nand a newline, ünïcode";
   r.trace_json = test_trace(trace);
   if (secs > 0) r.run_secs = {secs, secs * 1.5, 0.1 + 0.2};  // 0.30000000000000004 must come back exactly
-  else r.error_kind = "timeout";
+  else r.error_kind = ErrorKind::kTimeout;
   r.build_ms = 3.25;
   r.kiln_version = "0.1.0";
   r.created_at = 1700000123;
