@@ -100,7 +100,7 @@ class EvolutionarySearch final : public SearchStrategy {
       SampleFailure why;
       std::optional<Candidate> c = replay_candidate(ctx.func, ctx.earlier[i].first, &why);
       if (c) learn(*c, ctx.earlier[i].second);
-      else ++ctx.failed_draws[why.kind];
+      else if (why.kind) ++ctx.failed_draws[*why.kind];
     }
     retrain();
   }
@@ -122,8 +122,11 @@ class EvolutionarySearch final : public SearchStrategy {
       // Seeded by the design, so that one offered again round after round
       // replays as the same candidate.
       std::optional<Candidate> c = replay_candidate(ctx.func, *designs[i], &why, ctx.seed + designs[i]->fingerprint());
-      if (!c) ++ctx.failed_draws[why.kind];
-      else if (!ctx.measured.count(c->trace.fingerprint())) out.push_back(std::move(*c));
+      if (!c) {
+        if (why.kind) ++ctx.failed_draws[*why.kind];
+      } else if (!ctx.measured.count(c->trace.fingerprint())) {
+        out.push_back(std::move(*c));
+      }
     }
     return out;
   }
@@ -207,7 +210,7 @@ class EvolutionarySearch final : public SearchStrategy {
     std::unordered_set<uint64_t> seen;
     for (Attempt& a : attempts) {
       if (!a.child) {
-        if (!a.why.kind.empty()) ++ctx.failed_draws[a.why.kind];
+        if (a.why.kind) ++ctx.failed_draws[*a.why.kind];
         continue;
       }
       const uint64_t key = a.child->trace.fingerprint();
@@ -266,7 +269,7 @@ class EvolutionarySearch final : public SearchStrategy {
       });
       for (Attempt& a : chunk) {
         if (a.mutates && !a.child) {
-          if (!a.why.kind.empty()) ++ctx.failed_draws[a.why.kind];
+          if (a.why.kind) ++ctx.failed_draws[*a.why.kind];
           continue;
         }
         const uint64_t key = (a.mutates ? *a.child : pop[a.parent]).trace.fingerprint();

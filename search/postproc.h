@@ -35,28 +35,11 @@
 namespace kiln::search {
 
 // A drawn register tile needs more vector registers than the target has.
-class RegisterTileError : public ScheduleError {
- public:
-  using ScheduleError::ScheduleError;
-  [[noreturn]] void raise() const override { throw *this; }
-  const char* kind() const override { return "RegisterTileError"; }
-};
-
+KILN_SCHEDULE_ERROR(RegisterTile);
 // A drawn block of threads is larger than the GPU runs.
-class GpuThreadsError : public ScheduleError {
- public:
-  using ScheduleError::ScheduleError;
-  [[noreturn]] void raise() const override { throw *this; }
-  const char* kind() const override { return "GpuThreadsError"; }
-};
-
+KILN_SCHEDULE_ERROR(GpuThreads);
 // The drawn tiles cached in shared memory need more than a block has.
-class GpuSharedMemoryError : public ScheduleError {
- public:
-  using ScheduleError::ScheduleError;
-  [[noreturn]] void raise() const override { throw *this; }
-  const char* kind() const override { return "GpuSharedMemoryError"; }
-};
+KILN_SCHEDULE_ERROR(GpuSharedMemory);
 
 // Throws ScheduleError (or kiln::Error) when the candidate cannot be
 // completed; the search counts it and draws another.

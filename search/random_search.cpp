@@ -26,7 +26,7 @@ std::vector<Candidate> draw_candidates(SearchContext& ctx, int n, ThreadPool* po
     draws += chunk;
     for (int i = 0; i < chunk; ++i) {
       if (!drawn[i]) {
-        ++ctx.failed_draws[why[i].kind];
+        if (why[i].kind) ++ctx.failed_draws[*why[i].kind];
         continue;
       }
       const uint64_t key = drawn[i]->trace.fingerprint();

@@ -23,7 +23,7 @@ std::optional<Candidate> run(const PrimFunc& f, const Trace& design, uint64_t se
     if (why) *why = {e.kind(), e.what()};
     if (drawn) *drawn = sch.trace().without_postproc();
   } catch (const Error& e) {
-    if (why) *why = {"Error", e.what()};
+    if (why) *why = {ScheduleErrorKind::kOther, e.what()};
   }
   return std::nullopt;
 }
@@ -40,7 +40,7 @@ std::optional<Candidate> sample_candidate(const PrimFunc& f, const Trace& sketch
   SampleFailure failure;
   Trace drawn;
   std::optional<Candidate> c = run(f, fresh, seed, &failure, &drawn);
-  if (!c && failure.kind == "RegisterTileError") {
+  if (!c && failure.kind == ScheduleErrorKind::kRegisterTile) {
     // The drawn tiles spill: shrink them to fit (register_tile.h), once.
     RandomState rand(seed ^ 0x5DEECE66DULL);
     c = run(f, fit_register_tiles(drawn, rand), seed, &failure);

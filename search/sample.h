@@ -17,11 +17,12 @@ struct Candidate {
   PrimFunc func;   // the scheduled function
 };
 
-// Why a draw made no candidate: the kind (a ScheduleError class such as
-// "DecisionError", or "Error") and the message.
+// Why a draw made no candidate: the kind (of the ScheduleError, or kOther)
+// and the message. No kind: nothing failed (a mutation found nothing to change).
 struct SampleFailure {
-  std::string kind;
+  std::optional<ScheduleErrorKind> kind;
   std::string message;
+  const char* name() const { return kind ? schedule_error_name(*kind) : "none"; }
 };
 
 // The sketch with every decision drawn afresh (seeded). Nullopt, with the

@@ -41,7 +41,7 @@ struct SearchContext {
   double search_budget_s = 0;
   // Draws (and mutations) that made no candidate, by failure kind: a space
   // whose draws keep failing says so instead of stalling.
-  std::map<std::string, int64_t> failed_draws;
+  std::map<ScheduleErrorKind, int64_t> failed_draws;
 };
 
 // A trace's identity in the database: its JSON text (a record's trace_json).

@@ -70,7 +70,7 @@ std::optional<Trace> transfer_design(const PrimFunc& f, const Trace& design) {
       t.apply(sch);
       return t;
     } catch (const TraceError& e) {
-      if (e.kind() != "DecisionError") return std::nullopt;
+      if (e.kind() != ScheduleErrorKind::kDecision) return std::nullopt;
       const size_t i = e.instruction();
       const Instruction& inst = t.instructions()[i];
       if (inst.kind == &inst::sample_compute_location) {

@@ -112,7 +112,7 @@ struct TuneProgress {
   double propose_s = 0, build_s = 0, measure_s = 0, update_s = 0;
   // Draws and mutations of this run that made no candidate, by failure kind
   // (SearchContext::failed_draws): a space that keeps failing says so.
-  std::map<std::string, int64_t> failed_draws;
+  std::map<ScheduleErrorKind, int64_t> failed_draws;
 };
 
 struct TuneResult {

@@ -88,7 +88,7 @@ void show_progress(const search::TuneProgress& p, bool terminal) {
             << " s, measure " << p.measure_s << " s, update " << p.update_s << " s)";
   if (!p.failed_draws.empty()) {
     std::cerr << "; draws that made no candidate:";
-    for (const auto& [kind, n] : p.failed_draws) std::cerr << " " << kind << " " << n;
+    for (const auto& [kind, n] : p.failed_draws) std::cerr << " " << schedule_error_name(kind) << " " << n;
   }
   std::cerr << "\n";
 }

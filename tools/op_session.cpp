@@ -39,7 +39,7 @@ PrimFunc postprocessed_again(const PrimFunc& f, const Trace& trace) {
   if (design.size() == trace.size()) return apply_trace(trace, f).func();
   search::SampleFailure why;
   std::optional<search::Candidate> c = search::replay_candidate(f, design, &why);
-  if (!c) KILN_USER_ERROR() << "the trace's design makes no candidate: " << why.kind << ": " << why.message;
+  if (!c) KILN_USER_ERROR() << "the trace's design makes no candidate: " << why.name() << ": " << why.message;
   return c->func;
 }
 

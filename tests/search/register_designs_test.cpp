@@ -246,7 +246,7 @@ TEST(RegisterDesigns, AConvolutionAlsoGetsDesignsWhoseRowTilesShareEachChunkOfWe
   EXPECT_EQ(factors(tile.reductions[1]), (std::vector<int64_t>{1, 3})) << "ry, along h's rows";
   SampleFailure why;
   std::optional<Candidate> c = replay_candidate(f, d, &why);
-  ASSERT_TRUE(c) << why.kind << ": " << why.message;
+  ASSERT_TRUE(c) << why.name() << ": " << why.message;
   testing::expect_same_results(f, c->func);
 
   PrimFunc mm = workload("matmul:M=64,N=64,K=64");
@@ -265,7 +265,7 @@ TEST(RegisterDesigns, EveryDesignComputesTheSame) {
     for (const Trace& d : designs) {
       SampleFailure why;
       std::optional<Candidate> c = replay_candidate(f, d, &why);
-      ASSERT_TRUE(c) << w << ": " << why.kind << ": " << why.message;
+      ASSERT_TRUE(c) << w << ": " << why.name() << ": " << why.message;
       testing::expect_same_results(f, c->func);
     }
   }

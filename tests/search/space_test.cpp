@@ -127,7 +127,7 @@ TEST(Candidates, AFailedReplaySaysWhichKindOfError) {
   // After: one that does not is a DecisionError at that instruction.
   SampleFailure why;
   EXPECT_FALSE(replay_candidate(f, sketch.with_decision(tile, TileDecision{{1, 2, 2, 3}}), &why));
-  EXPECT_EQ(why.kind, "DecisionError");
+  EXPECT_EQ(why.kind, ScheduleErrorKind::kDecision);
   EXPECT_NE(why.message.find("trace instruction " + std::to_string(tile) + ": (sample_perfect_tile)"),
             std::string::npos)
       << why.message;
@@ -147,7 +147,7 @@ TEST(Candidates, ARegisterTileThatSpillsIsRefused) {
   SampleFailure why;
   Trace spills = sketch.with_decision(tiles[0], TileDecision{{2, 4, 1, 8}}).with_decision(tiles[1], TileDecision{{4, 1, 1, 16}});
   EXPECT_FALSE(replay_candidate(f, spills, &why));
-  EXPECT_EQ(why.kind, "RegisterTileError");
+  EXPECT_EQ(why.kind, ScheduleErrorKind::kRegisterTile);
   EXPECT_NE(why.message.find("needs 16 vector registers, more than the 12"), std::string::npos) << why.message;
   // Sampling repairs such a draw: factors move from S3 out to S2, and each
   // tile still multiplies to its loop's extent.
@@ -176,7 +176,7 @@ TEST(Candidates, ARegisterTileOfSixRowsCoversRowsItDoesNotDivide) {
                        .with_decision(tiles[2], TileDecision{{2, 4}});
     SampleFailure why;
     std::optional<Candidate> c = replay_candidate(f, design, &why);
-    ASSERT_TRUE(c) << "sketch " << s << ": " << why.kind << ": " << why.message;
+    ASSERT_TRUE(c) << "sketch " << s << ": " << why.name() << ": " << why.message;
     EXPECT_EQ(*tile_factors(c->trace.instructions()[tiles[0]]), (std::vector<int64_t>{4, 1, 1, 6}));
     testing::expect_same_results(f, c->func);
   }
@@ -192,7 +192,7 @@ void expect_candidates_correct(const std::string& w, int draws) {
     for (int d = 0; d < draws; ++d) {
       SampleFailure why;
       std::optional<Candidate> c = sample_candidate(f, sketches[s], 1000 * s + d, &why);
-      ASSERT_TRUE(c) << w << " sketch " << s << " draw " << d << ": " << why.kind << ": " << why.message;
+      ASSERT_TRUE(c) << w << " sketch " << s << " draw " << d << ": " << why.name() << ": " << why.message;
       testing::expect_same_results(f, c->func);
       std::optional<Candidate> again = replay_candidate(f, c->trace, &why);
       ASSERT_TRUE(again) << why.message;

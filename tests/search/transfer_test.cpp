@@ -50,7 +50,7 @@ TEST(Transfer, AConvDesignCarriesOverToAnotherLayer) {
     ASSERT_TRUE(moved) << c->trace.str();
     SampleFailure why;
     std::optional<Candidate> there = replay_candidate(to, *moved, &why);
-    ASSERT_TRUE(there) << why.kind << ": " << why.message;
+    ASSERT_TRUE(there) << why.name() << ": " << why.message;
     testing::expect_same_results(to, there->func);
     // Each tile multiplies to its new extent with the innermost factor kept
     // where it divides it.
@@ -124,7 +124,7 @@ TEST(Transfer, ASiblingsDesignTakesTheSketchWithTheSameStepsAndItsDecisions) {
     ++adopted;
     SampleFailure why;
     std::optional<Candidate> there = replay_candidate(to, *moved, &why);
-    ASSERT_TRUE(there) << why.kind << ": " << why.message;
+    ASSERT_TRUE(there) << why.name() << ": " << why.message;
     testing::expect_same_results(to, there->func);
     EXPECT_EQ(tile_decisions(*moved), tile_decisions(c->trace.without_postproc()));
   }

@@ -77,7 +77,7 @@ void Trace::apply(Schedule& sch) const {
     } catch (const ScheduleError& e) {
       throw TraceError(i, e.kind(), where() + e.what());
     } catch (const Error& e) {
-      throw TraceError(i, "Error", where() + e.what());
+      throw TraceError(i, ScheduleErrorKind::kOther, where() + e.what());
     }
     if (outputs.size() != inst.outputs.size())
       bad(i, std::string("(") + std::string(inst.kind->name) + ") made " + std::to_string(outputs.size()) +

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "tir/schedule/error.h"
 #include "tir/schedule/instruction.h"
 
 namespace kiln {
@@ -31,18 +32,18 @@ namespace kiln {
 inline constexpr int kTraceJsonVersion = 1;
 
 // A trace that does not apply: which instruction, and why, by kind (the
-// ScheduleError class, e.g. "FactorError", or "Error" for anything else),
-// so that the search can count its failures by kind.
+// ScheduleError's, or kOther for any other kiln::Error), so that the search
+// can count its failures by kind and mend the ones it knows how to.
 class TraceError : public Error {
  public:
-  TraceError(size_t instruction, std::string kind, const std::string& message)
-      : Error(message), instruction_(instruction), kind_(std::move(kind)) {}
+  TraceError(size_t instruction, ScheduleErrorKind kind, const std::string& message)
+      : Error(message), instruction_(instruction), kind_(kind) {}
   size_t instruction() const { return instruction_; }
-  const std::string& kind() const { return kind_; }
+  ScheduleErrorKind kind() const { return kind_; }
 
  private:
   size_t instruction_;
-  std::string kind_;
+  ScheduleErrorKind kind_;
 };
 
 class Trace {

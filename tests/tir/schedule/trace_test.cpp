@@ -134,7 +134,7 @@ TEST(TraceApply, ADecisionOfAnotherKindOfDrawIsADecisionError) {
     apply_trace(sch.trace().with_decision(2, CategoricalDecision{1}), workload_func("matmul:M=64,N=8,K=4"));
     FAIL() << "expected an error";
   } catch (const TraceError& e) {
-    EXPECT_EQ(e.kind(), "DecisionError");
+    EXPECT_EQ(e.kind(), ScheduleErrorKind::kDecision);
     EXPECT_STREQ(e.what(),
                  "trace instruction 2: (sample_perfect_tile) sample_perfect_tile: decision 1 is of another kind of draw");
   }
