@@ -4,7 +4,7 @@
 // The rows are read from the program in lower_to_loops form
 // (tir/transform/lower.h): flat buffers, loops still carrying the kinds and
 // annotations the schedule gave them. Every count is log-scaled
-// (log2(1 + x)); flags and one-hots are 0 or 1. The layout, version 1:
+// (log2(1 + x)); flags and one-hots are 0 or 1. The layout, version 2:
 //
 //   [0, 11)    arithmetic, per store times its executions: float add/sub,
 //              mul, multiply-add pairs, div, math calls, compare/min/max/

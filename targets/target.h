@@ -16,8 +16,10 @@
 // "llvm -mcpu=sapphirerapids -mattr=-enqcmd,... -num-cores=2": the same
 // machine gives the same key, a different one does not.
 //
-// Only kind "llvm" compiles today; "cuda" and "opencl" parse so that records
-// and command lines can name them.
+// Each kind compiles: "llvm" to machine code through LLVM, "cuda" to CUDA C
+// that NVRTC compiles for the arch, "opencl" to OpenCL C (docs/gpu.md,
+// docs/targets.md). A GPU target's limits (gpu_limits) bound what the
+// verifier accepts and what the GPU design space draws.
 #pragma once
 
 #include <cstdint>
