@@ -253,6 +253,9 @@ void reshape(const Node& n, Graph& g) {
     } else if (shape[i] < 0) {
       KILN_USER_ERROR() << n.describe() << ": a negative extent " << shape[i] << " in the shape";
     } else {
+      if (shape[i] > 0 && known > kMaxElements / shape[i])
+        KILN_USER_ERROR() << n.describe() << ": the shape " << shape_str(constant_ints(g, n, 1, "shape"))
+                          << " has more elements than kiln holds";
       known *= shape[i];
     }
   }

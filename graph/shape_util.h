@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "graph/graph.h"
@@ -13,7 +14,16 @@ namespace kiln::graph {
 // The node's input `i`; throws naming the node when it is omitted.
 const Value& required_input(const Graph& g, const Node& n, size_t i);
 
-// Sets output `i`'s dtype and shape (a missing output is left alone).
+// The most elements one value may have: far beyond any model kiln
+// compiles, and small enough that counts and byte sizes never overflow.
+inline constexpr int64_t kMaxElements = int64_t{1} << 40;
+
+// The element count of `shape`. Throws naming `what` when an extent is
+// negative or the count is more than kMaxElements.
+int64_t checked_numel(const std::vector<int64_t>& shape, const std::string& what);
+
+// Sets output `i`'s dtype and shape (a missing output is left alone);
+// throws naming the node when the shape is negative or too large.
 void set_output(Graph& g, const Node& n, size_t i, DataType dtype, std::vector<int64_t> shape);
 
 // Output `i` as a constant holding `data` (its dtype and shape too).
