@@ -63,6 +63,11 @@ int64_t normalized_axis(const Node& n, int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+int64_t shape_axis(const Node& n, int64_t axis, int64_t rank) {
+  if (rank == 0) KILN_USER_ERROR() << n.describe() << ": axis " << axis << " of a scalar (rank 0) input";
+  return normalized_axis(n, axis, rank);
+}
+
 std::vector<int64_t> broadcast_shapes(const Node& n, const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
   const size_t rank = std::max(a.size(), b.size());
   std::vector<int64_t> out(rank);

@@ -40,6 +40,11 @@ std::vector<int64_t> ints_of(const NDArray& a);
 // `axis` in [-rank, rank) made non-negative; throws naming the node.
 int64_t normalized_axis(const Node& n, int64_t axis, int64_t rank);
 
+// The same for an axis that indexes the input's shape (Concat's, Gather's,
+// Squeeze's, Slice's, a reduction's): a scalar has none, which
+// normalized_axis lets through as axis 0.
+int64_t shape_axis(const Node& n, int64_t axis, int64_t rank);
+
 // The numpy (ONNX multidirectional) broadcast of two shapes; throws naming
 // the node when they do not broadcast.
 std::vector<int64_t> broadcast_shapes(const Node& n, const std::vector<int64_t>& a, const std::vector<int64_t>& b);
