@@ -4,10 +4,8 @@
 #include <thread>
 
 #include "core/error.h"
-#include "rpc/convert.h"
+#include "farm/requests.h"
 #include "rpc/grpc_util.h"
-#include "targets/target.h"
-#include "tuning_logs/workload_entry.h"
 
 namespace kiln::farm {
 namespace {
@@ -67,10 +65,8 @@ std::string FarmService::job_json(const Job& j) {
 grpc::Status FarmService::Register(grpc::ServerContext* ctx, const pb::RegisterRequest* req, pb::RegisterReply* reply) {
   Caller who;
   if (grpc::Status s = authenticate(*ctx, req->protocol_version(), "runner", who); !s.ok()) return s;
-  if (req->address().empty()) return {StatusCode::INVALID_ARGUMENT, "a runner must say where it listens"};
   return guarded([&] {
-    rpc::DeviceInfo d = rpc::from_proto(req->device());
-    if (d.device_key.empty()) KILN_USER_ERROR() << "runner at " << req->address() << " has no device key";
+    rpc::DeviceInfo d = read_registration(*req);
     std::lock_guard<std::mutex> lock(mu_);
     registry_.announce(req->address(), d);
     reply->set_protocol_version(kFarmProtocolVersion);
@@ -104,17 +100,7 @@ grpc::Status FarmService::Submit(grpc::ServerContext* ctx, const pb::SubmitReque
   Caller who;
   if (grpc::Status s = authenticate(*ctx, req->protocol_version(), "user", who); !s.ok()) return s;
   return guarded([&] {
-    nlohmann::json j = nlohmann::json::parse(req->spec_json(), nullptr, false);
-    if (j.is_discarded()) KILN_USER_ERROR() << "malformed job spec: not JSON";
-    JobSpec spec = JobSpec::from_json(j);
-    spec.target = Target::parse(spec.target).str();
-    for (const tuning::WorkloadEntry& e : spec.tasks) {  // what a daemon will tune must read
-      try {
-        tuning::read_workload_ir(e.ir_json);
-      } catch (const Error& err) {
-        KILN_USER_ERROR() << "task " << e.shape << ": " << err.what();
-      }
-    }
+    JobSpec spec = read_submission(*req);
     std::lock_guard<std::mutex> lock(mu_);
     const int64_t id = queue_.submit(spec, who.name);
     reply->set_protocol_version(kFarmProtocolVersion);

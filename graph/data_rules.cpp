@@ -30,7 +30,7 @@ SliceSpec slice_spec(const Graph& g, const Node& n) {
   SliceSpec spec;
   for (int64_t d = 0; d < rank; ++d) spec.axes.push_back({0, 1, x.shape[static_cast<size_t>(d)]});
   for (size_t i = 0; i < starts.size(); ++i) {
-    const int64_t axis = normalized_axis(n, axes[i], rank);
+    const int64_t axis = shape_axis(n, axes[i], rank);
     const int64_t dim = x.shape[static_cast<size_t>(axis)];
     const int64_t step = steps[i];
     if (step == 0) KILN_USER_ERROR() << n.describe() << ": a step of 0";
@@ -99,7 +99,7 @@ void gather(const Node& n, Graph& g) {
   const Value& x = required_input(g, n, 0);
   const Value& idx = required_input(g, n, 1);
   const int64_t rank = static_cast<int64_t>(x.shape.size());
-  const int64_t axis = normalized_axis(n, n.attr_int("axis", 0), rank);
+  const int64_t axis = shape_axis(n, n.attr_int("axis", 0), rank);
   if (!idx.is_constant())
     KILN_UNSUPPORTED() << n.describe() << ": its indices (input '" << idx.name
                       << "') must be a constant: kiln takes Gather on constant indices";

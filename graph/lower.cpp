@@ -131,7 +131,7 @@ te::Tensor reduce_mean(const Graph& g, const Node& n, const te::Tensor& x) {
   const int64_t rank = static_cast<int64_t>(in.size());
   std::vector<int64_t> axes = n.attr_ints("axes", {});
   std::vector<bool> reduced(in.size(), axes.empty());
-  for (int64_t a : axes) reduced[static_cast<size_t>(normalized_axis(n, a, rank))] = true;
+  for (int64_t a : axes) reduced[static_cast<size_t>(shape_axis(n, a, rank))] = true;
   return mean_over(x, in, reduced, out_shape(g, n), "reduce_mean");
 }
 

@@ -8,6 +8,7 @@
 #include "core/file.h"
 #include "graph/lower.h"
 #include "graph/op_table.h"
+#include "graph/shape_util.h"
 #include "graph/unsupported.h"
 #include "onnx/onnx_pb.h"
 
@@ -62,12 +63,7 @@ NDArray tensor_of(const onnx::TensorProto& t, const std::string& what) {
     KILN_UNSUPPORTED() << what << " keeps its data in an external file, which kiln does not read";
   const DataType dtype = dtype_of(t.data_type(), what);
   std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
-  int64_t elements = 1;
-  for (int64_t d : dims) {
-    if (d < 0) KILN_USER_ERROR() << what << " has a negative extent";
-    if (d > 0 && elements > (int64_t{1} << 40) / d) KILN_USER_ERROR() << what << " has more elements than kiln holds";
-    elements *= d;
-  }
+  const int64_t elements = checked_numel(dims, what);
   if (t.has_raw_data() && t.raw_data().size() != static_cast<size_t>(elements * dtype.bytes()))
     KILN_USER_ERROR() << what << " holds " << t.raw_data().size() << " bytes for " << elements << " elements";
   NDArray a(dtype, dims);
@@ -134,7 +130,10 @@ AttrValue attr_of(const onnx::AttributeProto& a, const std::string& node) {
 // The static shape of a graph input, from the model or from `given`.
 std::vector<int64_t> input_shape(const onnx::ValueInfoProto& in, const ImportOptions& options) {
   auto given = options.input_shapes.find(in.name());
-  if (given != options.input_shapes.end()) return given->second;
+  if (given != options.input_shapes.end()) {
+    checked_numel(given->second, "input '" + in.name() + "'");
+    return given->second;
+  }
   const onnx::TypeProto_Tensor& t = in.type().tensor_type();
   std::vector<int64_t> shape;
   if (!t.has_shape())
@@ -147,6 +146,7 @@ std::vector<int64_t> input_shape(const onnx::ValueInfoProto& in, const ImportOpt
                         << "; give its shape with --input-shapes " << in.name() << ":[...]";
     shape.push_back(d.dim_value());
   }
+  checked_numel(shape, "input '" + in.name() + "'");
   return shape;
 }
 

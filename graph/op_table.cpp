@@ -226,7 +226,7 @@ void reduce_mean(const Node& n, Graph& g) {
     std::iota(axes.begin(), axes.end(), 0);
   }
   std::vector<bool> reduced(static_cast<size_t>(rank), false);
-  for (int64_t a : axes) reduced[static_cast<size_t>(normalized_axis(n, a, rank))] = true;
+  for (int64_t a : axes) reduced[static_cast<size_t>(shape_axis(n, a, rank))] = true;
   const bool keep = n.attr_int("keepdims", 1) != 0;
   Shape out;
   for (int64_t d = 0; d < rank; ++d) {
@@ -253,6 +253,9 @@ void reshape(const Node& n, Graph& g) {
     } else if (shape[i] < 0) {
       KILN_USER_ERROR() << n.describe() << ": a negative extent " << shape[i] << " in the shape";
     } else {
+      if (shape[i] > 0 && known > kMaxElements / shape[i])
+        KILN_USER_ERROR() << n.describe() << ": the shape " << shape_str(constant_ints(g, n, 1, "shape"))
+                          << " has more elements than kiln holds";
       known *= shape[i];
     }
   }
@@ -307,7 +310,7 @@ void squeeze(const Node& n, Graph& g) {
   std::vector<int64_t> axes = axes_of(g, n);
   std::vector<bool> drop(static_cast<size_t>(rank), false);
   for (int64_t a : axes) {
-    const int64_t d = normalized_axis(n, a, rank);
+    const int64_t d = shape_axis(n, a, rank);
     if (x.shape[static_cast<size_t>(d)] != 1)
       KILN_USER_ERROR() << n.describe() << ": axis " << a << " has extent " << x.shape[static_cast<size_t>(d)] << ", not 1";
     drop[static_cast<size_t>(d)] = true;
@@ -339,7 +342,7 @@ void unsqueeze(const Node& n, Graph& g) {
 void concat(const Node& n, Graph& g) {
   const Value& first = required_input(g, n, 0);
   const int64_t rank = static_cast<int64_t>(first.shape.size());
-  const int64_t axis = normalized_axis(n, n.attr_int("axis", 0), rank);
+  const int64_t axis = shape_axis(n, n.attr_int("axis", 0), rank);
   Shape out = first.shape;
   out[static_cast<size_t>(axis)] = 0;
   for (size_t i = 0; i < n.inputs.size(); ++i) {

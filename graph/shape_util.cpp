@@ -13,8 +13,19 @@ const Value& required_input(const Graph& g, const Node& n, size_t i) {
   return *v;
 }
 
+int64_t checked_numel(const std::vector<int64_t>& shape, const std::string& what) {
+  int64_t elements = 1;
+  for (int64_t d : shape) {
+    if (d < 0) KILN_USER_ERROR() << what << " has a negative extent " << d;
+    if (d > 0 && elements > kMaxElements / d) KILN_USER_ERROR() << what << " has more elements than kiln holds";
+    elements *= d;
+  }
+  return elements;
+}
+
 void set_output(Graph& g, const Node& n, size_t i, DataType dtype, std::vector<int64_t> shape) {
   if (i >= n.outputs.size() || n.outputs[i] == Node::kNone) return;
+  checked_numel(shape, n.describe() + ": output " + std::to_string(i));
   Value& v = g.value(n.outputs[i]);
   v.dtype = dtype;
   v.shape = std::move(shape);
@@ -50,6 +61,11 @@ int64_t normalized_axis(const Node& n, int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
     KILN_USER_ERROR() << n.describe() << ": axis " << axis << " is out of range for rank " << rank;
   return axis < 0 ? axis + rank : axis;
+}
+
+int64_t shape_axis(const Node& n, int64_t axis, int64_t rank) {
+  if (rank == 0) KILN_USER_ERROR() << n.describe() << ": axis " << axis << " of a scalar (rank 0) input";
+  return normalized_axis(n, axis, rank);
 }
 
 std::vector<int64_t> broadcast_shapes(const Node& n, const std::vector<int64_t>& a, const std::vector<int64_t>& b) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "graph/graph.h"
@@ -13,7 +14,16 @@ namespace kiln::graph {
 // The node's input `i`; throws naming the node when it is omitted.
 const Value& required_input(const Graph& g, const Node& n, size_t i);
 
-// Sets output `i`'s dtype and shape (a missing output is left alone).
+// The most elements one value may have: far beyond any model kiln
+// compiles, and small enough that counts and byte sizes never overflow.
+inline constexpr int64_t kMaxElements = int64_t{1} << 40;
+
+// The element count of `shape`. Throws naming `what` when an extent is
+// negative or the count is more than kMaxElements.
+int64_t checked_numel(const std::vector<int64_t>& shape, const std::string& what);
+
+// Sets output `i`'s dtype and shape (a missing output is left alone);
+// throws naming the node when the shape is negative or too large.
 void set_output(Graph& g, const Node& n, size_t i, DataType dtype, std::vector<int64_t> shape);
 
 // Output `i` as a constant holding `data` (its dtype and shape too).
@@ -29,6 +39,11 @@ std::vector<int64_t> ints_of(const NDArray& a);
 
 // `axis` in [-rank, rank) made non-negative; throws naming the node.
 int64_t normalized_axis(const Node& n, int64_t axis, int64_t rank);
+
+// The same for an axis that indexes the input's shape (Concat's, Gather's,
+// Squeeze's, Slice's, a reduction's): a scalar has none, which
+// normalized_axis lets through as axis 0.
+int64_t shape_axis(const Node& n, int64_t axis, int64_t rank);
 
 // The numpy (ONNX multidirectional) broadcast of two shapes; throws naming
 // the node when they do not broadcast.

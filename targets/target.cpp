@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <cctype>
 #include <charconv>
 #include <map>
@@ -151,7 +152,9 @@ void parse_cuda(Target::Data& d, std::map<std::string, std::string> opts) {
     for (size_t i = 3; ok && i < a.size(); ++i)
       ok = std::isdigit(static_cast<unsigned char>(a[i])) || (i + 1 == a.size() && a[i] == 'a');
     if (!ok) KILN_USER_ERROR() << "-arch must look like sm_90, not '" << a << "'";
-    sm = std::stoi(a.substr(3));
+    const char* digits_end = a.data() + a.size() - (a.back() == 'a' ? 1 : 0);
+    if (std::from_chars(a.data() + 3, digits_end, sm).ec != std::errc())
+      KILN_USER_ERROR() << "-arch=" << a << ": no such compute capability";
     if (sm < 70) KILN_USER_ERROR() << "-arch=" << a << ": kiln generates CUDA code for sm_70 and newer";
     d.arch = a;
     d.canonical += " -arch=" + a;
@@ -159,8 +162,9 @@ void parse_cuda(Target::Data& d, std::map<std::string, std::string> opts) {
   d.gpu = cuda_limits(sm);
 }
 
-// A positive integer option, or `fallback` when absent.
-int64_t positive_option(const std::map<std::string, std::string>& opts, const std::string& name, int64_t fallback) {
+// A positive integer option up to `max`, or `fallback` when absent.
+int64_t positive_option(const std::map<std::string, std::string>& opts, const std::string& name, int64_t fallback,
+                        int64_t max = std::numeric_limits<int64_t>::max()) {
   auto it = opts.find(name);
   if (it == opts.end()) return fallback;
   size_t used = 0;
@@ -172,6 +176,7 @@ int64_t positive_option(const std::map<std::string, std::string>& opts, const st
   }
   if (used != it->second.size() || v <= 0)
     KILN_USER_ERROR() << "-" << name << " must be a positive integer, not '" << it->second << "'";
+  if (v > max) KILN_USER_ERROR() << "-" << name << "=" << v << " is more than " << max;
   return v;
 }
 
@@ -182,7 +187,7 @@ int64_t positive_option(const std::map<std::string, std::string>& opts, const st
 void parse_opencl(Target::Data& d, const std::map<std::string, std::string>& opts) {
   check_allowed(d.kind, opts, {"max-threads-per-block", "max-shared-memory-per-block"});
   GpuLimits g;
-  g.max_threads_per_block = static_cast<int>(positive_option(opts, "max-threads-per-block", 256));
+  g.max_threads_per_block = static_cast<int>(positive_option(opts, "max-threads-per-block", 256, std::numeric_limits<int>::max()));
   g.max_shared_memory_per_block = positive_option(opts, "max-shared-memory-per-block", 32 * 1024);
   g.max_dynamic_shared_memory_per_block = g.max_shared_memory_per_block;
   g.warp_size = 1;
@@ -200,7 +205,10 @@ void parse_opencl(Target::Data& d, const std::map<std::string, std::string>& opt
 Target Target::parse(const std::string& s) {
   // Asking LLVM about CPUs and features costs milliseconds, and the same few
   // strings are parsed over and over (every record of a tuning database names
-  // one): remember each valid string's result.
+  // one): remember each valid string's result. Strings come from peers too
+  // (an artifact's target, a submitted job), so the cache is bounded: past
+  // kMaxCached strings it starts again.
+  constexpr size_t kMaxCached = 256;
   static std::mutex mu;
   static auto* cache = new std::map<std::string, std::shared_ptr<const Data>>();
   {
@@ -210,6 +218,7 @@ Target Target::parse(const std::string& s) {
   }
   Target t = parse_uncached(s);
   std::lock_guard<std::mutex> lock(mu);
+  if (cache->size() >= kMaxCached) cache->clear();
   cache->emplace(s, t.d_);
   return t;
 }

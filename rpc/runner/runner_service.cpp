@@ -13,6 +13,7 @@
 #include "rpc/grpc_util.h"
 #include "rpc/proto/worker.pb.h"
 #include "rpc/runner/device.h"
+#include "rpc/runner/request_check.h"
 #include "targets/runtime/timing.h"
 
 namespace kiln::rpc {
@@ -20,29 +21,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-grpc::Status check_version(uint32_t v) {
-  if (v == kProtocolVersion) return grpc::Status::OK;
-  return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                      "protocol version " + std::to_string(v) + " is not this runner's version " +
-                          std::to_string(kProtocolVersion));
-}
-
 std::string format_ms(double ms) {
   std::ostringstream os;
   os << ms << " ms";
   return os.str();
-}
-
-// Refuses timing settings no measurement can follow.
-grpc::Status check_timing(const proto::TimingConfig& t) {
-  if (t.repeat() < 1) return {grpc::StatusCode::INVALID_ARGUMENT, "timing.repeat must be at least 1"};
-  if (t.number() < 0 || t.warmup() < 0 || t.min_repeat_ms() < 0 || t.threads() < 0)
-    return {grpc::StatusCode::INVALID_ARGUMENT, "timing.number, warmup, min_repeat_ms and threads must not be negative"};
-  if (!(t.timeout_ms() > 0)) return {grpc::StatusCode::INVALID_ARGUMENT, "timing.timeout_ms must be positive"};
-  if (!(t.slow_factor() == 0 || t.slow_factor() >= 1) || !(t.best_known_s() >= 0))
-    return {grpc::StatusCode::INVALID_ARGUMENT,
-            "timing.slow_factor must be 0 (off) or at least 1, and timing.best_known_s not negative"};
-  return grpc::Status::OK;
 }
 
 // Below this a run is too short for screening to save anything worth a
@@ -79,7 +61,7 @@ grpc::Status RunnerService::authenticate(const grpc::ServerContext& ctx) const {
 
 grpc::Status RunnerService::Info(grpc::ServerContext* ctx, const proto::InfoRequest* req, proto::InfoReply* reply) {
   if (grpc::Status s = authenticate(*ctx); !s.ok()) return s;
-  if (grpc::Status s = check_version(req->protocol_version()); !s.ok()) return s;
+  if (grpc::Status s = check_protocol_version(req->protocol_version()); !s.ok()) return s;
   reply->set_protocol_version(kProtocolVersion);
   to_proto(info_, reply);
   return grpc::Status::OK;
@@ -88,17 +70,7 @@ grpc::Status RunnerService::Info(grpc::ServerContext* ctx, const proto::InfoRequ
 grpc::Status RunnerService::Measure(grpc::ServerContext* ctx, const proto::MeasureRequest* req,
                                     grpc::ServerWriter<proto::MeasureResult>* writer) {
   if (grpc::Status s = authenticate(*ctx); !s.ok()) return s;
-  if (grpc::Status s = check_version(req->protocol_version()); !s.ok()) return s;
-  if (grpc::Status s = check_timing(req->timing()); !s.ok()) return s;
-  for (const proto::Candidate& c : req->candidates()) {
-    if (c.reference_id().empty()) continue;
-    bool found = false;
-    for (const proto::Reference& r : req->references()) found = found || r.id() == c.reference_id();
-    if (!found)
-      return {grpc::StatusCode::INVALID_ARGUMENT,
-              "candidate " + std::to_string(c.id()) + " names reference '" + c.reference_id() +
-                  "', which the request does not hold"};
-  }
+  if (grpc::Status s = check_measure_request(*req); !s.ok()) return s;
   // Screening: the cutoff follows the fastest time known, the client's or
   // this request's, so that even a first batch stops timing the slow ones.
   double fastest = req->timing().best_known_s() > 0 ? req->timing().best_known_s()
@@ -178,24 +150,7 @@ std::string RunnerService::reference_path(const proto::Reference& ref, const pro
 }
 
 std::string RunnerService::refusal(const proto::Artifact& a) const {
-  try {
-    Target t = Target::parse(a.target());
-    if (t.is_gpu()) {
-      std::string why = "this runner has no " + t.kind() + " device";
-      for (const GpuDevice& g : options_.gpus) {
-        if (g.target.kind() != t.kind()) continue;
-        why = t.cannot_run_on(g.target);
-        if (why.empty()) return "";
-        why = "its " + t.kind() + " device (" + g.name + ") cannot run target " + t.str() + ": " + why;
-      }
-      return why;
-    }
-    std::string why = t.cannot_run_on(options_.device);
-    if (why.empty()) return "";
-    return "this device (" + options_.device.str() + ") cannot run target " + t.str() + ": " + why;
-  } catch (const Error& e) {
-    return std::string("cannot read the artifact's target: ") + e.what();
-  }
+  return artifact_refusal(a, options_.device, options_.gpus);
 }
 
 proto::MeasureResult RunnerService::measure_one(const proto::Candidate& c, const proto::MeasureRequest& req,

@@ -277,7 +277,7 @@ Trace Trace::parse(const std::string& text) {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number out of range
     KILN_USER_ERROR() << "trace is not valid JSON: " << e.what();
   }
   return from_json(doc);
