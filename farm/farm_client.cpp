@@ -10,6 +10,16 @@
 namespace kiln::farm {
 namespace {
 namespace pb = rpc::proto;
+
+// A daemon's reply read as JSON: a malformed one (another version, a proxy
+// in the way) is a user error naming the call, never an escaped exception.
+nlohmann::json parse_reply(const std::string& text, const char* call) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    KILN_USER_ERROR() << "the farm's reply to " << call << " is not valid JSON: " << e.what();
+  }
+}
 }  // namespace
 
 FarmClient::FarmClient(const std::string& address, FarmClientOptions o) : address_(address), o_(std::move(o)) {
@@ -64,13 +74,13 @@ void FarmClient::leave(const std::string& runner_address) {
 nlohmann::json FarmClient::submit(const JobSpec& spec) {
   pb::SubmitRequest req;
   req.set_spec_json(spec.to_json().dump());
-  return nlohmann::json::parse(call(&pb::Farm::Stub::Submit, req).job_json());
+  return parse_reply(call(&pb::Farm::Stub::Submit, req).job_json(), "Submit");
 }
 
 nlohmann::json FarmClient::job(int64_t id) {
   pb::JobRequest req;
   req.set_id(id);
-  return nlohmann::json::parse(call(&pb::Farm::Stub::GetJob, req).job_json());
+  return parse_reply(call(&pb::Farm::Stub::GetJob, req).job_json(), "GetJob");
 }
 
 std::vector<nlohmann::json> FarmClient::jobs(int limit) {
@@ -78,14 +88,14 @@ std::vector<nlohmann::json> FarmClient::jobs(int limit) {
   req.set_limit(limit);
   const pb::ListJobsReply reply = call(&pb::Farm::Stub::ListJobs, req);
   std::vector<nlohmann::json> out;
-  for (const std::string& j : reply.job_json()) out.push_back(nlohmann::json::parse(j));
+  for (const std::string& j : reply.job_json()) out.push_back(parse_reply(j, "ListJobs"));
   return out;
 }
 
 nlohmann::json FarmClient::cancel(int64_t id) {
   pb::JobRequest req;
   req.set_id(id);
-  return nlohmann::json::parse(call(&pb::Farm::Stub::Cancel, req).job_json());
+  return parse_reply(call(&pb::Farm::Stub::Cancel, req).job_json(), "Cancel");
 }
 
 nlohmann::json FarmClient::logs(int64_t id, int64_t after, bool follow,
@@ -101,7 +111,7 @@ nlohmann::json FarmClient::logs(int64_t id, int64_t after, bool follow,
   pb::LogLine line;
   nlohmann::json last;
   while (reader->Read(&line)) {
-    if (!line.final_job_json().empty()) last = nlohmann::json::parse(line.final_job_json());
+    if (!line.final_job_json().empty()) last = parse_reply(line.final_job_json(), "Logs");
     else if (on_line) on_line(line.at(), line.line());
   }
   if (grpc::Status s = reader->Finish(); !s.ok()) fail(s);
@@ -110,7 +120,7 @@ nlohmann::json FarmClient::logs(int64_t id, int64_t after, bool follow,
 
 nlohmann::json FarmClient::status() {
   pb::StatusReply reply = call(&pb::Farm::Stub::Status, pb::StatusRequest());
-  return {{"runners", nlohmann::json::parse(reply.runners_json())}, {"jobs", nlohmann::json::parse(reply.jobs_json())}};
+  return {{"runners", parse_reply(reply.runners_json(), "Status")}, {"jobs", parse_reply(reply.jobs_json(), "Status")}};
 }
 
 }  // namespace kiln::farm
