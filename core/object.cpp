@@ -54,15 +54,7 @@ void field_type_mismatch(std::string_view expected) {
 
 std::vector<std::string_view> split_field_names(std::string_view list) {
   std::vector<std::string_view> out;
-  while (!list.empty()) {
-    size_t comma = list.find(',');
-    std::string_view name = list.substr(0, comma);
-    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
-    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
-    out.push_back(name);
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
+  for (std::string_view name = next_name(list); !name.empty(); name = next_name(list)) out.push_back(name);
   return out;
 }
 

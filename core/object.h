@@ -424,35 +424,49 @@ bool field_equal(const T& a, const T& b, ObjectEqual& eq, bool defines) {
   }
 }
 
+// The index of alternative A in FieldValue's variant.
+template <typename A, typename... Ts>
+constexpr uint64_t variant_tag(const std::variant<Ts...>*) {
+  uint64_t i = 0;
+  bool found = false;
+  ((found = found || std::is_same_v<A, Ts>, i += found ? 0 : 1), ...);
+  return i;
+}
+template <typename A>
+inline constexpr uint64_t kFieldTag = variant_tag<A>(static_cast<const decltype(FieldValue::v)*>(nullptr));
+
 // A field's hash: what hashing its FieldValue (to_field) gave, the
 // variant's index folded with the value, so that workload keys made from
 // structural hashes stay what they were.
 template <typename T>
 uint64_t field_hash(const T& x, ObjectHash& hs) {
   if constexpr (std::is_base_of_v<ObjectRef, T>) {
-    return hash_combine(0, hs.object(x));
+    return hash_combine(kFieldTag<ObjectRef>, hs.object(x));
   } else if constexpr (std::is_same_v<T, bool>) {
-    return hash_combine(3, static_cast<uint64_t>(x));
+    return hash_combine(kFieldTag<bool>, static_cast<uint64_t>(x));
   } else if constexpr (std::is_enum_v<T> || std::is_integral_v<T>) {
-    return hash_combine(1, static_cast<uint64_t>(static_cast<int64_t>(x)));
+    return hash_combine(kFieldTag<int64_t>, static_cast<uint64_t>(static_cast<int64_t>(x)));
   } else if constexpr (std::is_floating_point_v<T>) {
     double d = static_cast<double>(x);
-    if (d != d) return hash_combine(2, 0x7ff8);
+    if (d != d) return hash_combine(kFieldTag<double>, 0x7ff8);
     if (d == 0) d = 0.0;  // -0.0 hashes as 0.0
     uint64_t bits;
     std::memcpy(&bits, &d, sizeof bits);
-    return hash_combine(2, bits);
+    return hash_combine(kFieldTag<double>, bits);
   } else if constexpr (std::is_same_v<T, std::string>) {
-    return hash_combine(4, hash_string(x));
+    return hash_combine(kFieldTag<std::string>, hash_string(x));
   } else if constexpr (std::is_same_v<T, DataType>) {
-    return hash_combine(5, (uint64_t{x.code()} << 40) | (uint64_t(x.bits()) << 20) | uint64_t(x.lanes()));
+    return hash_combine(kFieldTag<DataType>, (uint64_t{x.code()} << 40) | (uint64_t(x.bits()) << 20) | uint64_t(x.lanes()));
   } else if constexpr (is_vector<T>::value) {
-    uint64_t h = hash_combine(6, x.size());
+    uint64_t h = hash_combine(kFieldTag<FieldValue::Array>, x.size());
     for (const auto& e : x) h = hash_combine(h, field_hash(e, hs));
     return h;
   } else if constexpr (is_map<T>::value) {
-    uint64_t h = hash_combine(6, x.size());
-    for (const auto& [k, v] : x) h = hash_combine(h, hash_combine(hash_combine(hash_combine(6, 2), field_hash(k, hs)), field_hash(v, hs)));
+    // A map is an array of [key, value] arrays.
+    constexpr uint64_t kArray = kFieldTag<FieldValue::Array>;
+    uint64_t h = hash_combine(kArray, x.size());
+    for (const auto& [k, v] : x)
+      h = hash_combine(h, hash_combine(hash_combine(hash_combine(kArray, 2), field_hash(k, hs)), field_hash(v, hs)));
     return h;
   } else {
     static_assert(sizeof(T) == 0, "unsupported field type");

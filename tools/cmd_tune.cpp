@@ -134,9 +134,7 @@ void run(const Args& a) {
                                 {"stopped", r.stopped}}
                      .dump()
               << "\n";
-  if (r.last.internal_errors > 0)
-    KILN_USER_ERROR() << r.last.internal_errors << " candidate(s) met an internal error (a compiler bug), stored with error "
-                      << "kind 'internal' in " << tuning::database_name(a.db) << "; the first: " << r.last.first_internal_error;
+  fail_on_internal_errors(r.last.internal_errors, r.last.first_internal_error, a.db);
 }
 
 }  // namespace

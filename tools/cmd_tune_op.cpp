@@ -170,11 +170,7 @@ void run(const Args& a) {
     std::cout << w.str() << ": no valid candidate measured yet\n";
   }
   if (a.json) std::cout << out.dump() << "\n";
-  // A compiler bug is never the candidate's fault: everything measured is
-  // stored, and the job still fails.
-  if (r.last.internal_errors > 0)
-    KILN_USER_ERROR() << r.last.internal_errors << " candidate(s) met an internal error (a compiler bug), stored with error "
-                      << "kind 'internal' in " << tuning::database_name(a.db) << "; the first: " << r.last.first_internal_error;
+  fail_on_internal_errors(r.last.internal_errors, r.last.first_internal_error, a.db);
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 #include <iomanip>
 #include <sstream>
 
+#include "core/error.h"
+#include "tuning_logs/open_database.h"
+
 namespace kiln::cli {
 namespace {
 
@@ -30,6 +33,14 @@ std::string clock_text(double s) {
   else if (t >= 60) os << t / 60 << "m" << std::setw(2) << std::setfill('0') << t % 60 << "s";
   else os << t << "s";
   return os.str();
+}
+
+void fail_on_internal_errors(int64_t internal_errors, const std::string& first_message, const std::string& db) {
+  // A compiler bug is never the candidate's fault: everything measured is
+  // stored, and the job still fails.
+  if (internal_errors > 0)
+    KILN_USER_ERROR() << internal_errors << " candidate(s) met an internal error (a compiler bug), stored with error "
+                      << "kind 'internal' in " << tuning::database_name(db) << "; the first: " << first_message;
 }
 
 }  // namespace kiln::cli

@@ -1,5 +1,6 @@
 // What `kiln tune-op` and `kiln tune` share: Ctrl-C as a request to stop,
-// and how a duration reads in a progress line (the strategy their flags
+// how a duration reads in a progress line, and how a run that met compiler
+// bugs ends (the strategy their flags
 // name comes from search/strategy_by_name.h).
 #pragma once
 
@@ -21,5 +22,10 @@ class StopOnInterrupt {
 
 // "42s", "3m05s", "1h02m".
 std::string clock_text(double seconds);
+
+// At the end of a run, after its summary: throws kiln::Error (a non-zero
+// exit) when `internal_errors` candidates met a compiler bug, naming where
+// they are stored and the first one's message; nothing otherwise.
+void fail_on_internal_errors(int64_t internal_errors, const std::string& first_message, const std::string& db);
 
 }  // namespace kiln::cli
