@@ -15,7 +15,7 @@ namespace {
 // sample_tile whose inner factors changed leaves its outermost inferred.
 std::optional<Decision> mutate(const TileDecision& d, const Instruction& inst, RandomState& rand) {
   std::vector<int64_t> f = d.factors;
-  const int64_t max_innermost = inst.attrs.size() > 1 ? inst.attrs[1].get<int64_t>() : 0;
+  const int64_t max_innermost = std::get<TileSampleAttrs>(inst.attrs).max_innermost;
   const bool covering = inst.kind == &inst::sample_tile;
   if (covering && f.size() >= 2 && rand.uniform_int(3) == 0) {
     // The decision covers the extent E with less than 2 E (schedule.h):
@@ -54,7 +54,7 @@ std::optional<Decision> mutate(const TileDecision& d, const Instruction& inst, R
 
 // Another candidate of the draw (the auto-unroll step, say).
 std::optional<Decision> mutate(const CategoricalDecision& d, const Instruction& inst, RandomState& rand) {
-  const int64_t n = static_cast<int64_t>(inst.attrs[0].size());
+  const int64_t n = static_cast<int64_t>(std::get<CategoricalAttrs>(inst.attrs).candidates.size());
   if (n < 2) return std::nullopt;
   int64_t next = rand.uniform_int(n - 1);
   if (next >= d.index) ++next;

@@ -12,6 +12,7 @@
 #include "search/rules/rules.h"
 #include "search/sample.h"
 #include "search/transfer.h"
+#include "tir/schedule/dataflow.h"
 #include "tir/schedule/locate.h"
 #include "tir/schedule/schedule.h"
 
@@ -72,16 +73,6 @@ std::vector<int64_t> tile_extents(const PrimFunc& f, const Trace& design) {
       out[i] = extent ? *extent : covered_by(design, i);
     }
   return out;
-}
-
-// The name of the block `handle` stands for, from the get_block that made it.
-std::optional<std::string> block_name(const Trace& t, const InstInput& handle) {
-  const RV* rv = std::get_if<RV>(&handle);
-  if (!rv) return std::nullopt;
-  for (const Instruction& inst : t.instructions())
-    if (inst.kind == &inst::get_block && !inst.outputs.empty() && inst.outputs[0] == *rv && !inst.attrs.empty())
-      return inst.attrs[0].get<std::string>();
-  return std::nullopt;
 }
 
 // For each reduction tile sample of `tile` (tile.reductions), the index in
@@ -301,15 +292,18 @@ constexpr int64_t kStreamingRows[] = {2, 4};
 std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::vector<int64_t>& extent_of,
                            const std::vector<std::vector<int>>& sliding_of, const Sizing& sizing) {
   Trace out = design;
-  for (size_t i = 0; i + 1 < design.size(); ++i) {
-    const Instruction& inst = design.instructions()[i];
-    const Instruction& next = design.instructions()[i + 1];
-    if (inst.kind != &inst::sample_categorical || next.kind != &inst::annotate || next.attrs.empty() ||
-        next.attrs[0] != kUnrollAnn)
-      continue;
-    const std::vector<int64_t> steps = inst.attrs[0].get<std::vector<int64_t>>();
+  const TraceDefs defs(design);
+  for (size_t a = 0; a < design.size(); ++a) {
+    // The unroll annotation, and the categorical draw that gives its value.
+    const Instruction& ann = design.instructions()[a];
+    if (ann.kind != &inst::annotate || std::get<AnnotateAttrs>(ann.attrs).key != kUnrollAnn) continue;
+    const std::optional<TraceDefs::Def> draw = defs.def_of_input(a, 1);
+    if (!draw || design.instructions()[draw->instruction].kind != &inst::sample_categorical) continue;
+    const std::vector<int64_t>& steps =
+        std::get<CategoricalAttrs>(design.instructions()[draw->instruction].attrs).candidates;
     for (size_t k = 0; k < steps.size(); ++k)
-      if (steps[k] == kUnrollStep) out = out.with_decision(i, CategoricalDecision{static_cast<int64_t>(k)});
+      if (steps[k] == kUnrollStep)
+        out = out.with_decision(draw->instruction, CategoricalDecision{static_cast<int64_t>(k)});
   }
   const std::vector<RegisterTile> tiles = register_tiles(design);
   for (size_t t = 0; t < tiles.size(); ++t) {
@@ -385,8 +379,8 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
     return mended;  // no producer may stay at the root here: the drawn places stand
   }
   for (size_t i : locations) {
-    const Instruction& inst = design.instructions()[i];
-    const std::optional<std::string> producer = block_name(design, inst.inputs.at(0));
+    const RV* block = std::get_if<RV>(&design.instructions()[i].inputs.at(0));
+    const std::optional<std::string> producer = block ? defs.block_name(*block) : std::nullopt;
     if (!producer) continue;
     const bool per_panel = sizing.window > 0 || block_info(*scheduled, *producer).is_copy;
     const int64_t at = per_panel ? panel_location(*scheduled, tiles[0].block, *producer, tiles[0].tiles.size())

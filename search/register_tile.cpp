@@ -1,8 +1,10 @@
 #include "search/register_tile.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "search/rules/rules.h"
+#include "tir/schedule/dataflow.h"
 
 namespace kiln::search {
 namespace {
@@ -16,9 +18,18 @@ int64_t s3_factor(const Trace& t, size_t i) {
 
 // The integer value of an annotate instruction with this key, if it is one.
 std::optional<int64_t> annotation_value(const Instruction& inst, const char* key) {
-  if (inst.kind != &inst::annotate || inst.attrs.size() != 2 || inst.attrs[0] != key) return std::nullopt;
-  if (!inst.attrs[1].is_number_integer()) return std::nullopt;
-  return inst.attrs[1].get<int64_t>();
+  if (inst.kind != &inst::annotate) return std::nullopt;
+  const AnnotateAttrs& a = std::get<AnnotateAttrs>(inst.attrs);
+  if (a.key != key || !a.value) return std::nullopt;
+  const int64_t* v = std::get_if<int64_t>(&*a.value);
+  return v ? std::optional<int64_t>(*v) : std::nullopt;
+}
+
+// The block handle an annotate instruction annotates, if it annotates one.
+std::optional<RV> annotated_block(const Instruction& inst) {
+  const RV* rv = inst.inputs.empty() ? nullptr : std::get_if<RV>(&inst.inputs[0]);
+  if (!rv || rv->kind != RVKind::kBlock) return std::nullopt;
+  return *rv;
 }
 
 }  // namespace
@@ -28,28 +39,44 @@ int64_t s3_registers(int64_t extent, bool vectorized, int64_t lanes) {
 }
 
 std::vector<RegisterTile> register_tiles(const Trace& design) {
+  const std::vector<Instruction>& insts = design.instructions();
+  const TraceDefs defs(design);
   std::vector<RegisterTile> out;
-  std::vector<size_t> pending, reductions;
-  std::string block;
-  for (size_t i = 0; i < design.size(); ++i) {
-    const Instruction& inst = design.instructions()[i];
-    if (inst.kind == &inst::get_block) {
-      reductions.clear();  // a block's tiling starts here (add-rfactor's split is another block's)
-      if (pending.empty() && !inst.attrs.empty() && inst.attrs[0].is_string()) block = inst.attrs[0].get<std::string>();
-    } else if (is_tile_sample(inst) && !inst.attrs.empty() && inst.attrs[0] == 4) {
-      pending.push_back(i);
-    } else if (is_tile_sample(inst) && !inst.attrs.empty() && inst.attrs[0] == 2) {
-      reductions.push_back(i);
-    } else if (std::optional<int64_t> budget = annotation_value(inst, kTiledAnn); budget && *budget > 0) {
-      const size_t last = pending.empty() ? 0 : pending.size() - 1;
-      out.push_back({block, std::move(pending), *budget, 1, last, std::move(reductions)});
-      pending.clear();
-      reductions.clear();
-    } else if (std::optional<int64_t> lanes = annotation_value(inst, kLanesAnn); lanes && *lanes > 0 && !out.empty()) {
-      out.back().lanes = *lanes;
-    } else if (std::optional<int64_t> axis = annotation_value(inst, kVectorAxisAnn); axis && !out.empty()) {
-      if (*axis >= 0 && static_cast<size_t>(*axis) < out.back().tiles.size()) out.back().vector_tile = *axis;
+  for (const Instruction& tiled : insts) {
+    const std::optional<int64_t> budget = annotation_value(tiled, kTiledAnn);
+    const std::optional<RV> block = annotated_block(tiled);
+    if (!budget || *budget <= 0 || !block) continue;
+    RegisterTile tile;
+    tile.block = defs.block_name(*block).value_or("");
+    tile.budget = *budget;
+    // The tile samples of the loops get_loops gave for this handle, by
+    // the loop's position: the spatial ones, then the reduction ones.
+    std::vector<std::pair<size_t, size_t>> spatial, reduce;  // (loop position, instruction)
+    for (size_t i = 0; i < insts.size(); ++i) {
+      if (!is_tile_sample(insts[i])) continue;
+      const std::optional<TraceDefs::Def> loop = defs.def_of_input(i, 0);
+      if (!loop) continue;
+      const Instruction& get_loops = insts[loop->instruction];
+      if (get_loops.kind != &inst::get_loops || get_loops.inputs.empty() ||
+          get_loops.inputs[0] != InstInput(*block))
+        continue;
+      const int64_t levels = std::get<TileSampleAttrs>(insts[i].attrs).levels;
+      if (levels == kSpatialTileLevels) spatial.emplace_back(loop->output, i);
+      else if (levels == kReduceTileLevels) reduce.emplace_back(loop->output, i);
     }
+    std::sort(spatial.begin(), spatial.end());
+    std::sort(reduce.begin(), reduce.end());
+    for (const auto& [position, i] : spatial) tile.tiles.push_back(i);
+    for (const auto& [position, i] : reduce) tile.reductions.push_back(i);
+    tile.vector_tile = tile.tiles.empty() ? 0 : tile.tiles.size() - 1;
+    for (const Instruction& inst : insts) {
+      if (annotated_block(inst) != block) continue;
+      if (std::optional<int64_t> lanes = annotation_value(inst, kLanesAnn); lanes && *lanes > 0) tile.lanes = *lanes;
+      if (std::optional<int64_t> axis = annotation_value(inst, kVectorAxisAnn);
+          axis && *axis >= 0 && static_cast<size_t>(*axis) < tile.tiles.size())
+        tile.vector_tile = static_cast<size_t>(*axis);
+    }
+    out.push_back(std::move(tile));
   }
   return out;
 }

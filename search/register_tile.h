@@ -4,11 +4,13 @@
 //
 // Multi-level tiling (rules.h) annotates each block it tiles with the
 // registers its accumulators may use (kiln.tiled) and the lanes of one
-// register (kiln.lanes); the tile samples (sample_perfect_tile, and
-// sample_tile for spatial loops that may end in a partial tile) before
-// those annotations, four-level ones for spatial loops, are its tiles in loop
-// order, the last spatial one the loop that is vectorized unless a
-// kiln.vector_axis annotation names another. Postprocessing
+// register (kiln.lanes). Its register tile is read from the trace by
+// def-use (tir/schedule/dataflow.h), not by position: the tile samples of
+// the loops get_loops gave for the annotated block's handle, four-level
+// ones (spatial loops) in loop order, the last the loop that is vectorized
+// unless a kiln.vector_axis annotation names another, and two-level ones
+// (reductions). Where the rule writes its annotations, and in which order
+// it draws the tiles, does not matter. Postprocessing
 // refuses a candidate whose register tile does not fit (RegisterTileError,
 // postproc.h). Drawn uniformly, many tile decisions of a large workload do
 // not fit; rather than draw again and again, sampling repairs a draw by
@@ -40,7 +42,7 @@ struct RegisterTile {
 // vectors of `lanes`, any other one element per register.
 int64_t s3_registers(int64_t extent, bool vectorized, int64_t lanes);
 
-// The tiled blocks of a design, in trace order.
+// The tiled blocks of a design, in the order of their kiln.tiled annotations.
 std::vector<RegisterTile> register_tiles(const Trace& design);
 
 // The vector registers the decisions give `tile`: the product of its S3

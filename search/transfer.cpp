@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <tuple>
 
+#include "tir/schedule/dataflow.h"
 #include "tir/schedule/schedule.h"
 
 namespace kiln::search {
@@ -92,21 +94,27 @@ std::optional<Trace> transfer_design(const PrimFunc& f, const Trace& design) {
 
 namespace {
 
-// What adopt_decisions compares: the instructions by kind, attributes and
-// handle counts (with `blocks` false, other than get_block and
-// compute_inline); where in the trace each is.
+// What adopt_decisions compares: the sites of the instructions
+// (tir/schedule/dataflow.h), without get_block's names and without
+// get_block and compute_inline themselves when `blocks` is false; and
+// where in the trace each is.
 struct Steps {
-  std::vector<std::string> what;
+  std::vector<uint64_t> sites;
   std::vector<size_t> at;
+  std::vector<uint64_t> sorted() const {
+    std::vector<uint64_t> out = sites;
+    std::sort(out.begin(), out.end());
+    return out;
+  }
 };
 
 Steps steps_of(const Trace& t, bool blocks) {
+  const std::vector<uint64_t> sites = instruction_sites(t, /*with_block_names=*/blocks);
   Steps s;
   for (size_t i = 0; i < t.size(); ++i) {
     const Instruction& inst = t.instructions()[i];
     if (!blocks && (inst.kind == &inst::get_block || inst.kind == &inst::compute_inline)) continue;
-    s.what.push_back(std::string(inst.kind->name) + inst.attrs.dump() + "/" + std::to_string(inst.inputs.size()) +
-                     "/" + std::to_string(inst.outputs.size()));
+    s.sites.push_back(sites[i]);
     s.at.push_back(i);
   }
   return s;
@@ -117,16 +125,24 @@ Steps steps_of(const Trace& t, bool blocks) {
 std::optional<Trace> adopt_decisions(const std::vector<Trace>& sketches, const Trace& design) {
   const Trace d = design.without_postproc();
   // The sketch that takes the same steps on the same blocks, if one does;
-  // else one that does blocks aside.
+  // else one that does blocks aside. Steps are matched by site, so a
+  // sketch whose rules now write them in another order still matches.
   for (bool blocks : {true, false}) {
     const Steps want = steps_of(d, blocks);
+    const std::vector<uint64_t> want_sorted = want.sorted();
     for (const Trace& sketch : sketches) {
       const Steps have = steps_of(sketch, blocks);
-      if (have.what != want.what) continue;
+      if (have.sorted() != want_sorted) continue;
+      // The design's instructions at each site, in order: the k-th of a
+      // site in the sketch takes the decision of the k-th in the design.
+      std::map<uint64_t, std::vector<size_t>> from;
+      for (size_t k = want.at.size(); k-- > 0;) from[want.sites[k]].push_back(want.at[k]);
       Trace out = sketch;
       for (size_t k = 0; k < have.at.size(); ++k) {
-        const Instruction& from = d.instructions()[want.at[k]];
-        if (from.kind->is_sampling) out = out.with_decision(have.at[k], from.decision);
+        std::vector<size_t>& same = from[have.sites[k]];
+        const Instruction& source = d.instructions()[same.back()];
+        same.pop_back();
+        if (source.kind->is_sampling) out = out.with_decision(have.at[k], source.decision);
       }
       return out;
     }

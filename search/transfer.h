@@ -50,7 +50,10 @@ std::optional<int64_t> tiled_extent(const PrimFunc& f, const Trace& design, size
 std::optional<Trace> transfer_design(const PrimFunc& f, const Trace& design);
 
 // `design` as the one of f's `sketches` that takes the same steps, with
-// design's decisions in order: a sketch that takes them on the same
+// design's decisions, steps matched by where they sit in the trace's
+// dataflow (tir/schedule/dataflow.h) rather than by position, so that a
+// rule that now writes its steps in another order still takes the designs
+// stored before: a sketch that takes them on the same
 // blocks, else one that does blocks aside (get_block and compute_inline
 // left out of the comparison), for a sibling whose blocks differ from f's:
 // a conv+relu's design for a conv+add+relu, which inlines one elementwise

@@ -1,5 +1,6 @@
 #include "search/block_info.h"
 #include "search/rules/rules.h"
+#include "tir/schedule/attempt.h"
 
 namespace kiln::search {
 
@@ -19,11 +20,9 @@ void inline_injective(Schedule& sch, bool into_tiled) {
       feeds_tiled = feeds_tiled || (c.has_reduce && c.has_data_reuse);
     }
     if (feeds_tiled && !into_tiled) continue;
-    try {
-      sch.compute_inline(sch.get_block(name));
-    } catch (const ScheduleError&) {
-      // Not inlinable here (e.g. a predicate); it stays a block of its own.
-    }
+    // Not inlinable here (e.g. a predicate): it stays a block of its own.
+    const BlockRV b = sch.get_block(name);
+    apply_if_possible(sch, [&](Schedule& s) { s.compute_inline(b); });
   }
 }
 

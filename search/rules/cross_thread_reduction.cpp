@@ -3,6 +3,7 @@
 #include "search/block_info.h"
 #include "search/rules/reduction_nest.h"
 #include "search/rules/rules.h"
+#include "tir/schedule/attempt.h"
 #include "tir/schedule/auto_bind.h"
 
 namespace kiln::search {
@@ -24,10 +25,10 @@ std::vector<Schedule> cross_thread_reduction(const Schedule& in, const std::stri
   BlockInfo info = block_info(in.func(), block);
   if (!info.has_reduce || info.block->writes.size() != 1) return {in};
   if (info.has_spatial && info.has_data_reuse) return {in};  // multi-level tiling's
-  Schedule sch = in;
-  try {
+  Attempt<std::optional<Schedule>> split = attempt([&]() -> std::optional<Schedule> {
+    Schedule sch = in;
     std::optional<ReductionNest> n = reduction_nest(sch, block);
-    if (!n || n->reduce.empty() || n->work < kMinCrossThreadWork) return {in};
+    if (!n || n->reduce.empty() || n->work < kMinCrossThreadWork) return std::nullopt;
     LoopRV r = n->reduce.size() == 1 ? n->reduce[0] : sch.fuse(n->reduce);
     std::vector<ExprRV> f = sch.sample_perfect_tile(r, 2, std::min<int64_t>(kAutoBindThreads, p.max_threads));
     std::vector<LoopRV> pieces = sch.split(r, std::vector<Factor>(f.begin(), f.end()));
@@ -54,10 +55,10 @@ std::vector<Schedule> cross_thread_reduction(const Schedule& in, const std::stri
       sch.reverse_compute_at(write_back, *outer);
       sch.reverse_compute_at(result, *outer);
     }
-  } catch (const ScheduleError&) {
-    return {in};
-  }
-  return {in, sch};
+    return sch;
+  });
+  if (!split || !*split) return {in};
+  return {in, std::move(**split)};
 }
 
 }  // namespace kiln::search

@@ -3,14 +3,12 @@
 
 #include "search/block_info.h"
 #include "search/rules/rules.h"
+#include "tir/schedule/attempt.h"
 #include "tir/schedule/block_util.h"
 #include "tir/schedule/locate.h"
 
 namespace kiln::search {
 namespace {
-
-// "SSRSRS": the level of each tile, outermost first; S levels are spatial.
-constexpr const char kStructure[] = "SSRSRS";
 
 struct Tiled {
   Schedule sch;
@@ -18,11 +16,11 @@ struct Tiled {
   std::vector<std::vector<LoopRV>> tiles;
 };
 
-// Splits every loop of `block` and reorders the pieces into kStructure,
+// Splits every loop of `block` and reorders the pieces into kTileStructure,
 // the S3 piece of loop `vector_loop` last: the loop postprocessing
 // vectorizes. Nullopt when a loop drives both kinds of iter var (or none).
 std::optional<Tiled> tile(const Schedule& in, const std::string& block, const SpaceParams& p, size_t vector_loop) {
-  Tiled t{in, std::vector<std::vector<LoopRV>>(sizeof(kStructure) - 1)};
+  Tiled t{in, std::vector<std::vector<LoopRV>>(kTileStructure.size())};
   Schedule& sch = t.sch;
   BlockRV b = sch.get_block(block);
   std::vector<LoopRV> loops = sch.get_loops(b);
@@ -34,7 +32,7 @@ std::optional<Tiled> tile(const Schedule& in, const std::string& block, const Sp
   std::vector<double> s0_split_bytes;  // per S0 tile: what splitting it splits of the reads
   std::vector<int64_t> s0_extent;      // per S0 tile: its loop's whole extent
   std::vector<int> s_levels, r_levels;
-  for (int i = 0; kStructure[i]; ++i) (kStructure[i] == 'S' ? s_levels : r_levels).push_back(i);
+  for (size_t i = 0; i < kTileStructure.size(); ++i) (kTileStructure[i] == 'S' ? s_levels : r_levels).push_back(static_cast<int>(i));
   std::optional<LoopRV> vector_piece;
   int64_t spatial = 0, vector_index = -1;
   for (size_t i = 0; i < loops.size(); ++i) {
@@ -151,38 +149,27 @@ std::vector<Schedule> multi_level_tiling(const Schedule& in, const std::string& 
   std::string epilogue;
   if (users.size() == 1 && block_info(in.func(), users[0]).is_injective) epilogue = users[0];
 
-  std::optional<Tiled> tiled;
-  try {
-    tiled = tile(in, block, p, last);
-  } catch (const ScheduleError&) {
-    return {in};
-  }
-  if (!tiled) return {in};
+  Attempt<std::optional<Tiled>> tiled = attempt([&] { return tile(in, block, p, last); });
+  if (!tiled || !*tiled) return {in};
+  const Tiled& t = **tiled;
   std::vector<Schedule> written;
-  written.push_back(tiled->sch);  // results written in place
+  written.push_back(t.sch);  // results written in place
   for (int level : {0, 1}) {  // a register tile written back under the S0 or S1 tiles
-    Schedule sch = tiled->sch;
-    try {
+    // Where this write-back does not fit the block, the other sketches stand.
+    Attempt<Schedule> w = attempt(t.sch, [&](Schedule& sch) {
       BlockRV writer = epilogue.empty() ? sch.cache_write(sch.get_block(block), 0, "local") : sch.get_block(epilogue);
-      sch.reverse_compute_at(writer, tiled->tiles[level].back());
-      written.push_back(std::move(sch));
-    } catch (const ScheduleError&) {
-      // This write-back does not fit the block; the other sketches stand.
-    }
+      sch.reverse_compute_at(writer, t.tiles[level].back());
+    });
+    if (w) written.push_back(std::move(*w));
   }
   std::vector<Schedule> out = written;
-  // Each again with the vector operand packed.
+  // Each again with the vector operand packed, where it can be (else the
+  // unpacked one stands).
   if (std::optional<PackableRead> r = packable(last)) {
     const size_t ndim = info.block->reads[r->read].buffer().shape().size();
-    for (const Schedule& s : written) {
-      Schedule sch = s;
-      try {
-        pack(sch, block, *r, ndim);
-        out.push_back(std::move(sch));
-      } catch (const ScheduleError&) {
-        // Not packable in this sketch; the unpacked one stands.
-      }
-    }
+    for (const Schedule& s : written)
+      if (Attempt<Schedule> packed = attempt(s, [&](Schedule& sch) { pack(sch, block, *r, ndim); }))
+        out.push_back(std::move(*packed));
   }
 
   // Another vector axis: the result goes through a register tile laid out
@@ -193,26 +180,20 @@ std::vector<Schedule> multi_level_tiling(const Schedule& in, const std::string& 
     const size_t read_ndim = info.block->reads[r.read].buffer().shape().size();
     const int out_dim = written_dim(in.func(), block, static_cast<size_t>(bound[axis]));
     const size_t out_ndim = info.block->writes[0].buffer().shape().size();
-    std::optional<Tiled> t;
-    try {
-      t = tile(in, block, p, axis);
-    } catch (const ScheduleError&) {
-      continue;
-    }
-    if (!t) continue;
+    Attempt<std::optional<Tiled>> tiled_on = attempt([&] { return tile(in, block, p, axis); });
+    if (!tiled_on || !*tiled_on) continue;
+    const Tiled& ta = **tiled_on;
     for (int level : {0, 1}) {
-      Schedule sch = t->sch;
-      try {
+      // Where this form does not fit the block, the others stand.
+      Attempt<Schedule> formed = attempt(ta.sch, [&](Schedule& sch) {
         BlockRV writer = sch.cache_write(sch.get_block(block), 0, "local");
         if (static_cast<size_t>(out_dim) + 1 != out_ndim)
           sch.transform_layout(sch.get_block(block), BufferRole::kWrite, 0,
                                moved_last(out_ndim, static_cast<size_t>(out_dim)));
-        sch.reverse_compute_at(writer, t->tiles[level].back());
+        sch.reverse_compute_at(writer, ta.tiles[level].back());
         pack(sch, block, r, read_ndim);
-        out.push_back(std::move(sch));
-      } catch (const ScheduleError&) {
-        // This form does not fit the block; the others stand.
-      }
+      });
+      if (formed) out.push_back(std::move(*formed));
     }
   }
   return out;

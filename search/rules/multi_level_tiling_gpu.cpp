@@ -2,6 +2,7 @@
 
 #include "search/block_info.h"
 #include "search/rules/rules.h"
+#include "tir/schedule/attempt.h"
 #include "tir/schedule/auto_bind.h"
 #include "tir/schedule/block_util.h"
 #include "tir/schedule/locate.h"
@@ -18,8 +19,8 @@ constexpr int kGrid = 0, kVthread = 1, kThreads = 2, kFirstReduce = 3;
 std::vector<Schedule> multi_level_tiling_gpu(const Schedule& in, const std::string& block, const SpaceParams& p) {
   BlockInfo info = block_info(in.func(), block);
   if (!info.has_reduce || !info.has_spatial || !info.has_data_reuse) return {in};
-  Schedule sch = in;
-  try {
+  Attempt<std::optional<Schedule>> tiled = attempt([&]() -> std::optional<Schedule> {
+    Schedule sch = in;
     BlockRV b = sch.get_block(block);
     std::vector<LoopRV> loops = sch.get_loops(b);
     std::vector<Var> vars;
@@ -29,7 +30,7 @@ std::vector<Schedule> multi_level_tiling_gpu(const Schedule& in, const std::stri
     for (int i = 0; kStructure[i]; ++i) (kStructure[i] == 'S' ? s_levels : r_levels).push_back(i);
     std::vector<std::vector<LoopRV>> tiles(sizeof(kStructure) - 1);
     for (size_t i = 0; i < loops.size(); ++i) {
-      if (roles[i] != LoopRole::kSpatial && roles[i] != LoopRole::kReduce) return {in};
+      if (roles[i] != LoopRole::kSpatial && roles[i] != LoopRole::kReduce) return std::nullopt;
       const std::vector<int>& levels = roles[i] == LoopRole::kSpatial ? s_levels : r_levels;
       std::vector<ExprRV> f = sch.sample_perfect_tile(loops[i], static_cast<int>(levels.size()), p.max_innermost_factor);
       std::vector<LoopRV> pieces = sch.split(loops[i], std::vector<Factor>(f.begin(), f.end()));
@@ -50,15 +51,10 @@ std::vector<Schedule> multi_level_tiling_gpu(const Schedule& in, const std::stri
     std::vector<std::string> users = consumers(sch.func(), block);
     BlockRV writer = sch.cache_write(b, 0, "local");
     sch.reverse_compute_at(writer, threads);
-    if (users.size() == 1 && block_info(sch.func(), users[0]).is_injective) {
-      try {
-        Schedule with_epilogue = sch;
-        with_epilogue.reverse_compute_inline(with_epilogue.get_block(users[0]));
-        sch = with_epilogue;
-      } catch (const ScheduleError&) {
-        // The epilogue stays a nest of its own, bound by auto_bind.
-      }
-    }
+    // The epilogue inlined into the write-back, where it can be; else it
+    // stays a nest of its own, bound by auto_bind.
+    if (users.size() == 1 && block_info(sch.func(), users[0]).is_injective)
+      apply_if_possible(sch, [&](Schedule& s) { s.reverse_compute_inline(s.get_block(users[0])); });
 
     // The operands in shared memory, one tile per R0 iteration.
     const LoopRV r0 = tiles[kFirstReduce].back();
@@ -72,10 +68,10 @@ std::vector<Schedule> multi_level_tiling_gpu(const Schedule& in, const std::stri
       sch.annotate(copy, kCooperativeFetchAnn, sch.sample_categorical({1, 2, 4}, {1.0 / 3, 1.0 / 3, 1.0 / 3}));
     }
     sch.annotate(sch.get_block(block), kTiledAnn, AnnValue(int64_t{0}));
-  } catch (const ScheduleError&) {
-    return {in};
-  }
-  return {sch};
+    return sch;
+  });
+  if (!tiled || !*tiled) return {in};
+  return {std::move(**tiled)};
 }
 
 void auto_bind_rule(Schedule& sch, const SpaceParams& p) {

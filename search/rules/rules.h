@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "search/space_params.h"
@@ -41,6 +42,20 @@ void inline_producers_of_tiled(Schedule& sch);
 // weights) makes two sketches more: its S3 tile innermost, the register
 // tile and the packed operand laid out with it last (transform_layout).
 std::vector<Schedule> multi_level_tiling(const Schedule& sch, const std::string& block, const SpaceParams& p);
+
+// Its structure: the level of each tile, outermost first, S for spatial.
+// A spatial loop is split in as many pieces as there are S levels, a
+// reduction loop in as many as there are R levels, which is how a trace's
+// reader (register_tile.h) tells a block's spatial tile samples from its
+// reduction ones.
+inline constexpr std::string_view kTileStructure = "SSRSRS";
+constexpr int64_t tile_levels(char kind) {
+  int64_t n = 0;
+  for (char c : kTileStructure) n += c == kind;
+  return n;
+}
+inline constexpr int64_t kSpatialTileLevels = tile_levels('S');
+inline constexpr int64_t kReduceTileLevels = tile_levels('R');
 
 // The GPU form of multi-level tiling, after MetaSchedule's for CUDA:
 // "SSSRRSRS", spatial loops in five levels and reduction loops in three,

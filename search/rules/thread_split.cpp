@@ -1,5 +1,6 @@
 #include "search/block_info.h"
 #include "search/rules/rules.h"
+#include "tir/schedule/attempt.h"
 #include "tir/schedule/error.h"
 #include "tir/schedule/locate.h"
 
@@ -35,12 +36,9 @@ void order_thread_split(Schedule& sch) {
     std::vector<LoopRV> rvs = sch.get_loops(sch.get_block(name));
     std::vector<LoopRV> order = {rvs[best]};
     order.insert(order.end(), rvs.begin(), rvs.begin() + static_cast<std::ptrdiff_t>(best));
-    try {
-      sch.reorder(order);
-    } catch (const ScheduleError&) {
-      // The loops hold other statements beside this block's nest (a
-      // packed copy's, beside its consumer): they stay as they are.
-    }
+    // Where the loops hold other statements beside this block's nest (a
+    // packed copy's, beside its consumer), they stay as they are.
+    apply_if_possible(sch, [&](Schedule& s) { s.reorder(order); });
   }
 }
 

@@ -2,8 +2,8 @@
 //
 // An instruction is its kind, its inputs (handles made by earlier
 // instructions, integer constants, or none), its attributes (the plain values
-// of the call: names, flags, a thread tag; a JSON array) and its outputs (the
-// handles it made). A sampling instruction also carries its decision, the
+// of the call: a name, a tile's level count, a thread tag; typed,
+// inst_attrs.h) and its outputs (the handles it made). A sampling instruction also carries its decision, the
 // value it drew (decision.h), which a replay reuses and the search changes.
 //
 // The traits of each kind (its name, whether it samples, and how to run it
@@ -21,6 +21,7 @@
 
 #include "tir/schedule/decision.h"
 #include "tir/schedule/handles.h"
+#include "tir/schedule/inst_attrs.h"
 
 namespace kiln {
 
@@ -34,11 +35,14 @@ struct InstructionKind {
   bool is_sampling;
   // Runs the instruction again on `sch`, whose handles `inputs` already
   // name, and returns the handles it made (as many as the original made).
-  std::vector<RV> (*apply)(Schedule& sch, const std::vector<InstInput>& inputs, const nlohmann::json& attrs,
+  std::vector<RV> (*apply)(Schedule& sch, const std::vector<InstInput>& inputs, const InstAttrs& attrs,
                            const Decision& decision);
   // A sampling kind's decision from its JSON form (decision.h); throws
   // kiln::Error when it is not of the kind's form. Null for other kinds.
   Decision (*read_decision)(const nlohmann::json& j) = nullptr;
+  // The kind's attributes from their JSON form (inst_attrs.h); throws
+  // kiln::Error naming the attribute that is not of the kind's form.
+  InstAttrs (*read_attrs)(const nlohmann::json& j) = attrs_from_json<NoAttrs>;
 };
 
 #define KILN_FOR_EACH_INSTRUCTION(X) \
@@ -82,7 +86,7 @@ const InstructionKind* find_instruction_kind(std::string_view name);
 struct Instruction {
   const InstructionKind* kind = nullptr;
   std::vector<InstInput> inputs;
-  nlohmann::json attrs = nlohmann::json::array();
+  InstAttrs attrs;
   std::vector<RV> outputs;
   Decision decision;  // none unless kind->is_sampling
 };

@@ -92,7 +92,7 @@ void Schedule::update(PrimFunc f, const char* primitive) {
   func_ = std::move(f);
 }
 
-void Schedule::record(const InstructionKind& kind, std::vector<InstInput> inputs, nlohmann::json attrs,
+void Schedule::record(const InstructionKind& kind, std::vector<InstInput> inputs, InstAttrs attrs,
                       std::vector<RV> outputs, Decision decision) {
   Instruction inst;
   inst.kind = &kind;

@@ -54,12 +54,6 @@ struct Factor {
 };
 inline const Factor kInfer{};
 
-// Which of a block's buffer lists an index refers to.
-enum class BufferRole { kRead, kWrite };
-
-// An annotation value: an integer or a string.
-using AnnValue = std::variant<int64_t, std::string>;
-
 // The two compute locations that are not loops, as TensorIR's RootRV and
 // InlineRV: sample_compute_location returns a loop handle that names one of
 // these marks when it chooses to leave the block where it is (root) or to
@@ -225,7 +219,7 @@ class Schedule {
   std::vector<BlockRV> child_blocks(const Stmt& under);  // handles of the blocks directly inside
   // Installs a primitive's result (verifying it if asked).
   void update(PrimFunc f, const char* primitive);
-  void record(const InstructionKind& kind, std::vector<InstInput> inputs, nlohmann::json attrs,
+  void record(const InstructionKind& kind, std::vector<InstInput> inputs, InstAttrs attrs,
               std::vector<RV> outputs, Decision decision = {});
 
   // Indexed by RVKind: a block's name, a loop (its variable or a mark), a value.

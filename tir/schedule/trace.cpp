@@ -1,6 +1,5 @@
 #include "tir/schedule/trace.h"
 
-#include <cstring>
 #include <map>
 #include <sstream>
 
@@ -103,7 +102,7 @@ nlohmann::json Trace::to_json() const {
     }
     nlohmann::json outputs = nlohmann::json::array();
     for (const RV& rv : inst.outputs) outputs.push_back(names.define(rv));
-    nlohmann::json j = {{"kind", std::string(inst.kind->name)}, {"inputs", inputs}, {"attrs", inst.attrs},
+    nlohmann::json j = {{"kind", std::string(inst.kind->name)}, {"inputs", inputs}, {"attrs", attrs_json(inst.attrs)},
                         {"outputs", outputs}};
     if (inst.kind->is_sampling) j["decision"] = decision_json(inst.decision);
     insts.push_back(std::move(j));
@@ -121,39 +120,6 @@ uint64_t mix(uint64_t h, uint64_t x) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31);
-}
-
-// A JSON value's hash as its text would give: integers alike whether
-// parsed (unsigned) or made in memory (signed), unlike std::hash<json>.
-uint64_t hash_json(const nlohmann::json& j) {
-  using V = nlohmann::json::value_t;
-  switch (j.type()) {
-    case V::number_integer:
-    case V::number_unsigned:
-      return mix(1, static_cast<uint64_t>(j.get<int64_t>()));
-    case V::number_float: {
-      const double d = j.get<double>();
-      uint64_t bits;
-      std::memcpy(&bits, &d, sizeof bits);
-      return mix(2, bits);
-    }
-    case V::array: {
-      uint64_t h = mix(3, j.size());
-      for (const nlohmann::json& x : j) h = mix(h, hash_json(x));
-      return h;
-    }
-    case V::object: {
-      uint64_t h = mix(4, j.size());
-      for (auto it = j.begin(); it != j.end(); ++it) h = mix(mix(h, hash_string(it.key())), hash_json(*it));
-      return h;
-    }
-    case V::string:
-      return mix(5, hash_string(j.get_ref<const std::string&>()));
-    case V::boolean:
-      return mix(6, j.get<bool>());
-    default:
-      return mix(7, static_cast<uint64_t>(j.type()));
-  }
 }
 
 // A decision's hash: its type (the variant's index) and its numbers.
@@ -189,7 +155,7 @@ uint64_t Trace::fingerprint() const {
       else if (const int64_t* v = std::get_if<int64_t>(&in)) h = mix(h ^ 0x5555, static_cast<uint64_t>(*v));
       else h = mix(h, 0xAAAA);
     }
-    h = mix(h, hash_json(inst.attrs));
+    h = mix(h, hash_attrs(inst.attrs));
     for (const RV& rv : inst.outputs) {
       defined.push_back(rv);
       h = mix(h, static_cast<uint64_t>(rv.kind) + 7);
@@ -243,7 +209,11 @@ Trace Trace::from_json(const nlohmann::json& doc) {
         bad(i, "(" + kind + ") an input must be a handle name, an integer or null, got " + in.dump());
       }
     }
-    inst.attrs = j["attrs"];
+    try {
+      inst.attrs = inst.kind->read_attrs(j["attrs"]);
+    } catch (const Error& e) {
+      bad(i, "(" + kind + ") \"attrs\": " + e.what());
+    }
     for (const nlohmann::json& out : j["outputs"]) {
       if (!out.is_string() || out.get<std::string>().empty())
         bad(i, "(" + kind + ") an output must be a handle name, got " + out.dump());
@@ -303,7 +273,7 @@ std::string Trace::str() const {
       else if (const int64_t* v = std::get_if<int64_t>(&in)) os << *v;
       else os << "None";
     }
-    for (const nlohmann::json& a : inst.attrs) {
+    for (const nlohmann::json& a : attrs_json(inst.attrs)) {
       sep();
       os << a.dump();
     }

@@ -87,6 +87,26 @@ TEST(TraceJson, MalformedDocuments) {
             "trace instruction 2: (sample_perfect_tile) expected a tile decision (integers), got [null,4]");
 }
 
+TEST(TraceJson, AttributesReadAsTheirKindsTypes) {
+  // Refused when read, naming the attribute, not when replayed.
+  const std::string head = R"({"kiln_trace": 1, "instructions": [{"kind": "get_block", "inputs": [], "attrs": ["C"], "outputs": ["b0"]},
+                                                                 {"kind": "get_loops", "inputs": ["b0"], "attrs": [], "outputs": ["l1"]},)";
+  EXPECT_EQ(error_of(head + R"({"kind": "sample_tile", "inputs": ["l1"], "attrs": ["4", 0], "outputs": ["v2"], "decision": null}]})"),
+            "trace instruction 2: (sample_tile) \"attrs\": the level count must be an integer, got \"4\"");
+  EXPECT_EQ(error_of(head + R"({"kind": "annotate", "inputs": ["l1"], "attrs": ["k", 1.5], "outputs": []}]})"),
+            "trace instruction 2: (annotate) \"attrs\": an annotation value must be an integer or a string, got 1.5");
+  EXPECT_EQ(error_of(head + R"({"kind": "parallel", "inputs": ["l1"], "attrs": [1], "outputs": []}]})"),
+            "trace instruction 2: (parallel) \"attrs\": expected 0 attributes, got [1]");
+  EXPECT_EQ(error_of(R"({"kiln_trace": 1, "instructions": [{"kind": "get_block", "inputs": [], "attrs": [7], "outputs": ["b0"]}]})"),
+            "trace instruction 0: (get_block) \"attrs\": the block name must be a string, got 7");
+  EXPECT_EQ(error_of(head + R"({"kind": "sample_categorical", "inputs": [], "attrs": [[1, "2"], [1]], "outputs": ["v2"], "decision": 0}]})"),
+            "trace instruction 2: (sample_categorical) \"attrs\": candidates must be a list of integers, got [1,\"2\"]");
+  // Read back as types: a tile sample's level count by name.
+  const Trace t = Trace::parse(head + R"({"kind": "sample_tile", "inputs": ["l1"], "attrs": [2, 16], "outputs": ["v2", "v3"], "decision": null}]})");
+  EXPECT_EQ(t.instructions()[2].attrs, InstAttrs(TileSampleAttrs{.levels = 2, .max_innermost = 16}));
+  EXPECT_EQ(t.instructions()[0].attrs, InstAttrs(BlockNameAttrs{"C"}));
+}
+
 TEST(TraceJson, DecisionsReadAsTheirKindsAndWriteBackTheSame) {
   // A sample_tile's null outermost (inferred) and a draw left to be made
   // again (null) survive the round trip.

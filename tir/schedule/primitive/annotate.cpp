@@ -26,12 +26,12 @@ void Schedule::set_loop_annotation(LoopRV loop, const std::string& key, Expr val
 
 void Schedule::annotate(LoopRV loop, const std::string& key, const AnnValue& value) {
   set_loop_annotation(loop, key, ann_expr(value));
-  record(inst::annotate, {loop.rv()}, {key, replay::ann_json(value)}, {});
+  record(inst::annotate, {loop.rv()}, AnnotateAttrs{key, value}, {});
 }
 
 void Schedule::annotate(LoopRV loop, const std::string& key, ExprRV value) {
   set_loop_annotation(loop, key, int_imm(DataType::Int(32), this->value(value)));
-  record(inst::annotate, {loop.rv(), value.rv()}, {key}, {});
+  record(inst::annotate, {loop.rv(), value.rv()}, AnnotateAttrs{key, std::nullopt}, {});
 }
 
 void Schedule::set_block_annotation(BlockRV block, const std::string& key, Expr value) {
@@ -47,34 +47,33 @@ void Schedule::set_block_annotation(BlockRV block, const std::string& key, Expr 
 
 void Schedule::annotate(BlockRV block, const std::string& key, const AnnValue& value) {
   set_block_annotation(block, key, ann_expr(value));
-  record(inst::annotate, {block.rv()}, {key, replay::ann_json(value)}, {});
+  record(inst::annotate, {block.rv()}, AnnotateAttrs{key, value}, {});
 }
 
 void Schedule::annotate(BlockRV block, const std::string& key, ExprRV value) {
   set_block_annotation(block, key, int_imm(DataType::Int(32), this->value(value)));
-  record(inst::annotate, {block.rv(), value.rv()}, {key}, {});
+  record(inst::annotate, {block.rv(), value.rv()}, AnnotateAttrs{key, std::nullopt}, {});
 }
 
 namespace inst {
-const InstructionKind annotate{"annotate", false,
-                               [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs,
-                                  const Decision&) {
-                                 const std::string key = replay::attr_string(attrs, 0);
-                                 const RV* target = in.empty() ? nullptr : std::get_if<RV>(&in[0]);
-                                 if (in.size() == 2) {  // a loop or block, and a sampled value
-                                   if (target && target->kind == RVKind::kLoop)
-                                     sch.annotate(replay::loop(in, 0), key, replay::expr(in, 1));
-                                   else
-                                     sch.annotate(replay::block(in, 0), key, replay::expr(in, 1));
-                                   return std::vector<RV>{};
-                                 }
-                                 replay::expect_inputs(in, 1);
-                                 if (attrs.size() < 2) throw BadArgumentError("replay", "missing attribute 1");
-                                 AnnValue v = replay::ann_value(attrs[1]);
-                                 const RV* rv = std::get_if<RV>(&in[0]);
-                                 if (rv && rv->kind == RVKind::kLoop) sch.annotate(replay::loop(in, 0), key, v);
-                                 else sch.annotate(replay::block(in, 0), key, v);
-                                 return std::vector<RV>{};
-                               }};
+const InstructionKind annotate{
+    .name = "annotate",
+    .is_sampling = false,
+    .apply = [](Schedule& sch, const std::vector<InstInput>& in, const InstAttrs& attrs, const Decision&) {
+      const AnnotateAttrs& a = replay::attrs<AnnotateAttrs>(attrs, "annotate");
+      const RV* target = in.empty() ? nullptr : std::get_if<RV>(&in[0]);
+      const bool on_loop = target && target->kind == RVKind::kLoop;
+      if (!a.value) {  // a loop or block, and a sampled value
+        replay::expect_inputs(in, 2);
+        if (on_loop) sch.annotate(replay::loop(in, 0), a.key, replay::expr(in, 1));
+        else sch.annotate(replay::block(in, 0), a.key, replay::expr(in, 1));
+      } else {
+        replay::expect_inputs(in, 1);
+        if (on_loop) sch.annotate(replay::loop(in, 0), a.key, *a.value);
+        else sch.annotate(replay::block(in, 0), a.key, *a.value);
+      }
+      return std::vector<RV>{};
+    },
+    .read_attrs = attrs_from_json<AnnotateAttrs>};
 }  // namespace inst
 }  // namespace kiln

@@ -95,7 +95,7 @@ BlockRV Schedule::cache_read(BlockRV block, int read_index, const std::string& s
   CacheResult r = cache(func_, block_location(block, "cache_read"), read_index, scope, false);
   update(r.func, "cache_read");
   BlockRV out = make_block_rv(r.copy_block);
-  record(inst::cache_read, {block.rv()}, {read_index, scope}, {out.rv()});
+  record(inst::cache_read, {block.rv()}, BufferScopeAttrs{read_index, scope}, {out.rv()});
   return out;
 }
 
@@ -103,22 +103,27 @@ BlockRV Schedule::cache_write(BlockRV block, int write_index, const std::string&
   CacheResult r = cache(func_, block_location(block, "cache_write"), write_index, scope, true);
   update(r.func, "cache_write");
   BlockRV out = make_block_rv(r.copy_block);
-  record(inst::cache_write, {block.rv()}, {write_index, scope}, {out.rv()});
+  record(inst::cache_write, {block.rv()}, BufferScopeAttrs{write_index, scope}, {out.rv()});
   return out;
 }
 
 namespace inst {
 namespace {
 template <BlockRV (Schedule::*Method)(BlockRV, int, const std::string&)>
-std::vector<RV> apply_cache(Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs,
+std::vector<RV> apply_cache(Schedule& sch, const std::vector<InstInput>& in, const InstAttrs& attrs,
                             const Decision&) {
   replay::expect_inputs(in, 1);
-  return {(sch.*Method)(replay::block(in, 0), static_cast<int>(replay::attr_int(attrs, 0)),
-                        replay::attr_string(attrs, 1))
-              .rv()};
+  const BufferScopeAttrs& a = replay::attrs<BufferScopeAttrs>(attrs, "cache_read/cache_write");
+  return {(sch.*Method)(replay::block(in, 0), static_cast<int>(a.index), a.scope).rv()};
 }
 }  // namespace
-const InstructionKind cache_read{"cache_read", false, apply_cache<&Schedule::cache_read>};
-const InstructionKind cache_write{"cache_write", false, apply_cache<&Schedule::cache_write>};
+const InstructionKind cache_read{.name = "cache_read",
+                                 .is_sampling = false,
+                                 .apply = apply_cache<&Schedule::cache_read>,
+                                 .read_attrs = attrs_from_json<BufferScopeAttrs>};
+const InstructionKind cache_write{.name = "cache_write",
+                                  .is_sampling = false,
+                                  .apply = apply_cache<&Schedule::cache_write>,
+                                  .read_attrs = attrs_from_json<BufferScopeAttrs>};
 }  // namespace inst
 }  // namespace kiln

@@ -360,7 +360,7 @@ void Schedule::compute_at(BlockRV block, LoopRV loop) {
   else if (*mark == LocationMark::kInline)
     r = inline_into_consumers(func_, blk);
   update(r, "compute_at");
-  record(inst::compute_at, {block.rv(), loop.rv()}, nlohmann::json::array(), {});
+  record(inst::compute_at, {block.rv(), loop.rv()}, NoAttrs{}, {});
 }
 
 void Schedule::reverse_compute_at(BlockRV block, LoopRV loop) {
@@ -372,13 +372,13 @@ void Schedule::reverse_compute_at(BlockRV block, LoopRV loop) {
   else if (*mark == LocationMark::kInline)
     r = inline_into_producer(func_, blk);
   update(r, "reverse_compute_at");
-  record(inst::reverse_compute_at, {block.rv(), loop.rv()}, nlohmann::json::array(), {});
+  record(inst::reverse_compute_at, {block.rv(), loop.rv()}, NoAttrs{}, {});
 }
 
 namespace inst {
 namespace {
 template <void (Schedule::*Method)(BlockRV, LoopRV)>
-std::vector<RV> apply_move(Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&,
+std::vector<RV> apply_move(Schedule& sch, const std::vector<InstInput>& in, const InstAttrs&,
                            const Decision&) {
   replay::expect_inputs(in, 2);
   (sch.*Method)(replay::block(in, 0), replay::loop(in, 1));

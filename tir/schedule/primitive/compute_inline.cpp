@@ -423,18 +423,18 @@ PrimFunc inline_into_producer(const PrimFunc& f, const Located& blk) {
 
 void Schedule::compute_inline(BlockRV block) {
   update(inline_into_consumers(func_, block_location(block, kInline)), kInline);
-  record(inst::compute_inline, {block.rv()}, nlohmann::json::array(), {});
+  record(inst::compute_inline, {block.rv()}, NoAttrs{}, {});
 }
 
 void Schedule::reverse_compute_inline(BlockRV block) {
   update(inline_into_producer(func_, block_location(block, kReverse)), kReverse);
-  record(inst::reverse_compute_inline, {block.rv()}, nlohmann::json::array(), {});
+  record(inst::reverse_compute_inline, {block.rv()}, NoAttrs{}, {});
 }
 
 namespace inst {
 namespace {
 template <void (Schedule::*Method)(BlockRV)>
-std::vector<RV> apply_inline(Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&,
+std::vector<RV> apply_inline(Schedule& sch, const std::vector<InstInput>& in, const InstAttrs&,
                              const Decision&) {
   replay::expect_inputs(in, 1);
   (sch.*Method)(replay::block(in, 0));

@@ -118,14 +118,14 @@ BlockRV Schedule::decompose_reduction(BlockRV block, LoopRV loop) {
   DecomposeResult r = decompose(func_, block_location(block, "decompose_reduction"), l);
   update(r.func, "decompose_reduction");
   BlockRV out = make_block_rv(r.init_block);
-  record(inst::decompose_reduction, {block.rv(), loop.rv()}, nlohmann::json::array(), {out.rv()});
+  record(inst::decompose_reduction, {block.rv(), loop.rv()}, NoAttrs{}, {out.rv()});
   return out;
 }
 
 namespace inst {
 const InstructionKind decompose_reduction{
     "decompose_reduction", false,
-    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&, const Decision&) {
+    [](Schedule& sch, const std::vector<InstInput>& in, const InstAttrs&, const Decision&) {
       replay::expect_inputs(in, 2);
       return std::vector<RV>{sch.decompose_reduction(replay::block(in, 0), replay::loop(in, 1)).rv()};
     }};

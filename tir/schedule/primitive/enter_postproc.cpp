@@ -4,11 +4,11 @@
 
 namespace kiln {
 
-void Schedule::enter_postproc() { record(inst::enter_postproc, {}, nlohmann::json::array(), {}); }
+void Schedule::enter_postproc() { record(inst::enter_postproc, {}, NoAttrs{}, {}); }
 
 namespace inst {
 const InstructionKind enter_postproc{"enter_postproc", false,
-                                     [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&,
+                                     [](Schedule& sch, const std::vector<InstInput>& in, const InstAttrs&,
                                         const Decision&) {
                                        replay::expect_inputs(in, 0);
                                        sch.enter_postproc();

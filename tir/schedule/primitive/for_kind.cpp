@@ -38,20 +38,20 @@ void Schedule::parallel(LoopRV loop) {
   Stmt l = loop_stmt(loop, "parallel");
   check_data_parallel("parallel", l);
   update(set_kind(func_, l, ForKind::kParallel), "parallel");
-  record(inst::parallel, {loop.rv()}, nlohmann::json::array(), {});
+  record(inst::parallel, {loop.rv()}, NoAttrs{}, {});
 }
 
 void Schedule::vectorize(LoopRV loop) {
   Stmt l = loop_stmt(loop, "vectorize");
   check_data_parallel("vectorize", l);
   update(set_kind(func_, l, ForKind::kVectorized), "vectorize");
-  record(inst::vectorize, {loop.rv()}, nlohmann::json::array(), {});
+  record(inst::vectorize, {loop.rv()}, NoAttrs{}, {});
 }
 
 void Schedule::unroll(LoopRV loop) {
   Stmt l = loop_stmt(loop, "unroll");
   update(set_kind(func_, l, ForKind::kUnrolled), "unroll");
-  record(inst::unroll, {loop.rv()}, nlohmann::json::array(), {});
+  record(inst::unroll, {loop.rv()}, NoAttrs{}, {});
 }
 
 void Schedule::bind(LoopRV loop, const std::string& thread) {
@@ -61,13 +61,13 @@ void Schedule::bind(LoopRV loop, const std::string& thread) {
                                        "' (expected blockIdx.x/y/z, threadIdx.x/y/z or vthread)");
   check_data_parallel("bind", l);
   update(set_kind(func_, l, ForKind::kThreadBinding, thread), "bind");
-  record(inst::bind, {loop.rv()}, {thread}, {});
+  record(inst::bind, {loop.rv()}, BindAttrs{thread}, {});
 }
 
 namespace inst {
 namespace {
 template <void (Schedule::*Method)(LoopRV)>
-std::vector<RV> apply_kind(Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&,
+std::vector<RV> apply_kind(Schedule& sch, const std::vector<InstInput>& in, const InstAttrs&,
                            const Decision&) {
   replay::expect_inputs(in, 1);
   (sch.*Method)(replay::loop(in, 0));
@@ -78,12 +78,14 @@ std::vector<RV> apply_kind(Schedule& sch, const std::vector<InstInput>& in, cons
 const InstructionKind parallel{"parallel", false, apply_kind<&Schedule::parallel>};
 const InstructionKind vectorize{"vectorize", false, apply_kind<&Schedule::vectorize>};
 const InstructionKind unroll{"unroll", false, apply_kind<&Schedule::unroll>};
-const InstructionKind bind{"bind", false,
-                           [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs,
-                              const Decision&) {
-                             replay::expect_inputs(in, 1);
-                             sch.bind(replay::loop(in, 0), replay::attr_string(attrs, 0));
-                             return std::vector<RV>{};
-                           }};
+const InstructionKind bind{
+    .name = "bind",
+    .is_sampling = false,
+    .apply = [](Schedule& sch, const std::vector<InstInput>& in, const InstAttrs& attrs, const Decision&) {
+      replay::expect_inputs(in, 1);
+      sch.bind(replay::loop(in, 0), replay::attrs<BindAttrs>(attrs, "bind").thread);
+      return std::vector<RV>{};
+    },
+    .read_attrs = attrs_from_json<BindAttrs>};
 }  // namespace inst
 }  // namespace kiln

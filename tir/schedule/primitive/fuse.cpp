@@ -64,13 +64,13 @@ LoopRV Schedule::fuse(const std::vector<LoopRV>& loops) {
   LoopRV out = make_loop_rv(r.loop);
   std::vector<InstInput> inputs;
   for (LoopRV l : loops) inputs.emplace_back(l.rv());
-  record(inst::fuse, std::move(inputs), nlohmann::json::array(), {out.rv()});
+  record(inst::fuse, std::move(inputs), NoAttrs{}, {out.rv()});
   return out;
 }
 
 namespace inst {
 const InstructionKind fuse{"fuse", false,
-                           [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&,
+                           [](Schedule& sch, const std::vector<InstInput>& in, const InstAttrs&,
                               const Decision&) { return std::vector<RV>{sch.fuse(replay::loops(in)).rv()}; }};
 }  // namespace inst
 }  // namespace kiln

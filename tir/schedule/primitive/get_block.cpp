@@ -11,7 +11,7 @@ BlockRV Schedule::get_block(const std::string& name) {
     throw NotFoundError("get_block", "no block named '" + name + "' (blocks: " + known + ")");
   }
   BlockRV rv = make_block_rv(name);
-  record(inst::get_block, {}, {name}, {rv.rv()});
+  record(inst::get_block, {}, BlockNameAttrs{name}, {rv.rv()});
   return rv;
 }
 
@@ -20,7 +20,7 @@ std::vector<LoopRV> Schedule::get_loops(BlockRV block) {
   if (!loc) throw NotFoundError("get_loops", "block '" + block_name(block) + "' is no longer in the function");
   std::vector<LoopRV> out;
   for (const Stmt& l : enclosing_loops(*loc)) out.push_back(make_loop_rv(l.as<ForNode>()->loop_var));
-  record(inst::get_loops, {block.rv()}, nlohmann::json::array(), replay::rvs(out));
+  record(inst::get_loops, {block.rv()}, NoAttrs{}, replay::rvs(out));
   return out;
 }
 
@@ -33,34 +33,37 @@ std::vector<BlockRV> Schedule::child_blocks(const Stmt& under) {
 std::vector<BlockRV> Schedule::get_child_blocks(BlockRV block) {
   Stmt realize = block_stmt(block, "get_child_blocks");
   std::vector<BlockRV> out = child_blocks(block_of(realize)->body);
-  record(inst::get_child_blocks, {block.rv()}, nlohmann::json::array(), replay::rvs(out));
+  record(inst::get_child_blocks, {block.rv()}, NoAttrs{}, replay::rvs(out));
   return out;
 }
 
 std::vector<BlockRV> Schedule::get_child_blocks(LoopRV loop) {
   Stmt l = loop_stmt(loop, "get_child_blocks");
   std::vector<BlockRV> out = child_blocks(l.as<ForNode>()->body);
-  record(inst::get_child_blocks, {loop.rv()}, nlohmann::json::array(), replay::rvs(out));
+  record(inst::get_child_blocks, {loop.rv()}, NoAttrs{}, replay::rvs(out));
   return out;
 }
 
 namespace inst {
 
-const InstructionKind get_block{"get_block", false, [](Schedule& sch, const std::vector<InstInput>& in,
-                                                       const nlohmann::json& attrs, const Decision&) {
-                                  replay::expect_inputs(in, 0);
-                                  return std::vector<RV>{sch.get_block(replay::attr_string(attrs, 0)).rv()};
-                                }};
+const InstructionKind get_block{
+    .name = "get_block",
+    .is_sampling = false,
+    .apply = [](Schedule& sch, const std::vector<InstInput>& in, const InstAttrs& attrs, const Decision&) {
+      replay::expect_inputs(in, 0);
+      return std::vector<RV>{sch.get_block(replay::attrs<BlockNameAttrs>(attrs, "get_block").name).rv()};
+    },
+    .read_attrs = attrs_from_json<BlockNameAttrs>};
 
 const InstructionKind get_loops{"get_loops", false, [](Schedule& sch, const std::vector<InstInput>& in,
-                                                       const nlohmann::json&, const Decision&) {
+                                                       const InstAttrs&, const Decision&) {
                                   replay::expect_inputs(in, 1);
                                   return replay::rvs(sch.get_loops(replay::block(in, 0)));
                                 }};
 
 const InstructionKind get_child_blocks{
     "get_child_blocks", false,
-    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&, const Decision&) {
+    [](Schedule& sch, const std::vector<InstInput>& in, const InstAttrs&, const Decision&) {
       replay::expect_inputs(in, 1);
       const RV* rv = std::get_if<RV>(&in[0]);
       if (rv && rv->kind == RVKind::kLoop) return replay::rvs(sch.get_child_blocks(replay::loop(in, 0)));

@@ -88,12 +88,12 @@ void Schedule::reorder(const std::vector<LoopRV>& loops) {
     inputs.emplace_back(l.rv());
   }
   update(reorder_loops(func_, named), "reorder");
-  record(inst::reorder, std::move(inputs), nlohmann::json::array(), {});
+  record(inst::reorder, std::move(inputs), NoAttrs{}, {});
 }
 
 namespace inst {
 const InstructionKind reorder{"reorder", false,
-                              [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&,
+                              [](Schedule& sch, const std::vector<InstInput>& in, const InstAttrs&,
                                  const Decision&) {
                                 sch.reorder(replay::loops(in));
                                 return std::vector<RV>{};

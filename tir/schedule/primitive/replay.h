@@ -1,4 +1,4 @@
-// Reading a recorded instruction's inputs and attributes back when a trace
+// Reading a recorded instruction's inputs, attributes and decision back when a trace
 // replays. A trace may come from a file, so every read is checked and a
 // mismatch is a BadArgumentError naming the position, never a crash.
 #pragma once
@@ -18,13 +18,15 @@ std::vector<LoopRV> loops(const std::vector<InstInput>& in, size_t from = 0);
 Factor factor(const std::vector<InstInput>& in, size_t i);
 void expect_inputs(const std::vector<InstInput>& in, size_t n);
 
-int64_t attr_int(const nlohmann::json& attrs, size_t i);
-double attr_double(const nlohmann::json& attrs, size_t i);
-std::string attr_string(const nlohmann::json& attrs, size_t i);
-std::vector<int64_t> int_list(const nlohmann::json& j, const char* what);
-std::vector<double> double_list(const nlohmann::json& j, const char* what);
-AnnValue ann_value(const nlohmann::json& j);
-nlohmann::json ann_json(const AnnValue& v);
+// The attributes a primitive recorded, as its own type: a trace read from a
+// file was checked by the kind's read_attrs, and a trace made in memory
+// holds what the primitive recorded, so another type is a bug in kiln.
+template <typename A>
+const A& attrs(const InstAttrs& a, const char* primitive) {
+  const A* typed = std::get_if<A>(&a);
+  KILN_ICHECK(typed) << primitive << " replayed with attributes of another kind";
+  return *typed;
+}
 
 // The decision a sampling primitive is handed: nullptr for none (draw
 // again), else the decision, which must be a D (a DecisionError otherwise).

@@ -279,16 +279,19 @@ BlockRV Schedule::rfactor(LoopRV loop, int factor_axis) {
   RFactorResult r = rfactor_loop(func_, loop_stmt(loop, "rfactor"), factor_axis);
   update(r.func, "rfactor");
   BlockRV out = make_block_rv(r.rf_block);
-  record(inst::rfactor, {loop.rv()}, nlohmann::json::array({factor_axis}), {out.rv()});
+  record(inst::rfactor, {loop.rv()}, RFactorAttrs{factor_axis}, {out.rv()});
   return out;
 }
 
 namespace inst {
 const InstructionKind rfactor{
-    "rfactor", false,
-    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const Decision&) {
+    .name = "rfactor",
+    .is_sampling = false,
+    .apply = [](Schedule& sch, const std::vector<InstInput>& in, const InstAttrs& attrs, const Decision&) {
       replay::expect_inputs(in, 1);
-      return std::vector<RV>{sch.rfactor(replay::loop(in, 0), static_cast<int>(replay::attr_int(attrs, 0))).rv()};
-    }};
+      const int axis = static_cast<int>(replay::attrs<RFactorAttrs>(attrs, "rfactor").factor_axis);
+      return std::vector<RV>{sch.rfactor(replay::loop(in, 0), axis).rv()};
+    },
+    .read_attrs = attrs_from_json<RFactorAttrs>};
 }  // namespace inst
 }  // namespace kiln

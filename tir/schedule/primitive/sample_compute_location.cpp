@@ -84,14 +84,14 @@ LoopRV Schedule::sample_compute_location(BlockRV block, std::optional<int64_t> d
   LoopRV out = d == LocationDecision::kInline ? make_location_rv(LocationMark::kInline)
                : d == LocationDecision::kRoot ? make_location_rv(LocationMark::kRoot)
                                     : make_loop_rv(loops[d]);
-  record(inst::sample_compute_location, {block.rv()}, nlohmann::json::array(), {out.rv()}, LocationDecision{d});
+  record(inst::sample_compute_location, {block.rv()}, NoAttrs{}, {out.rv()}, LocationDecision{d});
   return out;
 }
 
 namespace inst {
 const InstructionKind sample_compute_location{
     "sample_compute_location", true,
-    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&, const Decision& decision) {
+    [](Schedule& sch, const std::vector<InstInput>& in, const InstAttrs&, const Decision& decision) {
       replay::expect_inputs(in, 1);
       std::optional<int64_t> d;
       if (const auto* l = replay::decision<LocationDecision>(decision, "sample_compute_location")) d = l->location;

@@ -44,7 +44,7 @@ std::vector<ExprRV> Schedule::sample_perfect_tile(LoopRV loop, int n, int64_t ma
   }
   std::vector<ExprRV> out;
   for (int64_t x : f) out.push_back(make_expr_rv(x));
-  record(inst::sample_perfect_tile, {loop.rv()}, {n, max_innermost}, replay::rvs(out), TileDecision{std::move(f)});
+  record(inst::sample_perfect_tile, {loop.rv()}, TileSampleAttrs{n, max_innermost}, replay::rvs(out), TileDecision{std::move(f)});
   return out;
 }
 
@@ -82,7 +82,7 @@ std::vector<ExprRV> Schedule::sample_tile(LoopRV loop, int n, int64_t max_innerm
   }
   std::vector<ExprRV> out;
   for (int64_t x : f) out.push_back(make_expr_rv(x));
-  record(inst::sample_tile, {loop.rv()}, {n, max_innermost}, replay::rvs(out), TileDecision{std::move(f)});
+  record(inst::sample_tile, {loop.rv()}, TileSampleAttrs{n, max_innermost}, replay::rvs(out), TileDecision{std::move(f)});
   return out;
 }
 
@@ -107,44 +107,52 @@ ExprRV Schedule::sample_categorical(const std::vector<int64_t>& candidates, cons
     index = rand().weighted_index(probs);
   }
   ExprRV out = make_expr_rv(candidates[index]);
-  record(inst::sample_categorical, {}, {candidates, probs}, {out.rv()}, CategoricalDecision{index});
+  record(inst::sample_categorical, {}, CategoricalAttrs{candidates, probs}, {out.rv()}, CategoricalDecision{index});
   return out;
 }
 
 namespace inst {
 const InstructionKind sample_perfect_tile{
-    "sample_perfect_tile", true,
-    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const Decision& decision) {
-      replay::expect_inputs(in, 1);
-      std::optional<std::vector<int64_t>> d;
-      if (const auto* t = replay::decision<TileDecision>(decision, "sample_perfect_tile")) d = t->factors;
-      return replay::rvs(sch.sample_perfect_tile(replay::loop(in, 0), static_cast<int>(replay::attr_int(attrs, 0)),
-                                                 replay::attr_int(attrs, 1), d));
-    },
-    [](const nlohmann::json& j) { return read_tile_decision(j, /*outermost_may_be_null=*/false); }};
+    .name = "sample_perfect_tile",
+    .is_sampling = true,
+    .apply =
+        [](Schedule& sch, const std::vector<InstInput>& in, const InstAttrs& attrs, const Decision& decision) {
+          replay::expect_inputs(in, 1);
+          const TileSampleAttrs& a = replay::attrs<TileSampleAttrs>(attrs, "sample_perfect_tile");
+          std::optional<std::vector<int64_t>> d;
+          if (const auto* t = replay::decision<TileDecision>(decision, "sample_perfect_tile")) d = t->factors;
+          return replay::rvs(
+              sch.sample_perfect_tile(replay::loop(in, 0), static_cast<int>(a.levels), a.max_innermost, d));
+        },
+    .read_decision = [](const nlohmann::json& j) { return read_tile_decision(j, /*outermost_may_be_null=*/false); },
+    .read_attrs = attrs_from_json<TileSampleAttrs>};
 
 const InstructionKind sample_tile{
-    "sample_tile", true,
-    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const Decision& decision) {
-      replay::expect_inputs(in, 1);
-      std::optional<std::vector<int64_t>> d;
-      if (const auto* t = replay::decision<TileDecision>(decision, "sample_tile")) d = t->factors;
-      return replay::rvs(sch.sample_tile(replay::loop(in, 0), static_cast<int>(replay::attr_int(attrs, 0)),
-                                         replay::attr_int(attrs, 1), d));
-    },
-    [](const nlohmann::json& j) { return read_tile_decision(j, /*outermost_may_be_null=*/true); }};
+    .name = "sample_tile",
+    .is_sampling = true,
+    .apply =
+        [](Schedule& sch, const std::vector<InstInput>& in, const InstAttrs& attrs, const Decision& decision) {
+          replay::expect_inputs(in, 1);
+          const TileSampleAttrs& a = replay::attrs<TileSampleAttrs>(attrs, "sample_tile");
+          std::optional<std::vector<int64_t>> d;
+          if (const auto* t = replay::decision<TileDecision>(decision, "sample_tile")) d = t->factors;
+          return replay::rvs(sch.sample_tile(replay::loop(in, 0), static_cast<int>(a.levels), a.max_innermost, d));
+        },
+    .read_decision = [](const nlohmann::json& j) { return read_tile_decision(j, /*outermost_may_be_null=*/true); },
+    .read_attrs = attrs_from_json<TileSampleAttrs>};
 
 const InstructionKind sample_categorical{
-    "sample_categorical", true,
-    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const Decision& decision) {
-      replay::expect_inputs(in, 0);
-      if (!attrs.is_array() || attrs.size() != 2) throw BadArgumentError("replay", "expected 2 attributes");
-      std::optional<int64_t> d;
-      if (const auto* c = replay::decision<CategoricalDecision>(decision, "sample_categorical")) d = c->index;
-      return std::vector<RV>{sch.sample_categorical(replay::int_list(attrs[0], "candidates"),
-                                                    replay::double_list(attrs[1], "probabilities"), d)
-                                 .rv()};
-    },
-    read_categorical_decision};
+    .name = "sample_categorical",
+    .is_sampling = true,
+    .apply =
+        [](Schedule& sch, const std::vector<InstInput>& in, const InstAttrs& attrs, const Decision& decision) {
+          replay::expect_inputs(in, 0);
+          const CategoricalAttrs& a = replay::attrs<CategoricalAttrs>(attrs, "sample_categorical");
+          std::optional<int64_t> d;
+          if (const auto* c = replay::decision<CategoricalDecision>(decision, "sample_categorical")) d = c->index;
+          return std::vector<RV>{sch.sample_categorical(a.candidates, a.probabilities, d).rv()};
+        },
+    .read_decision = read_categorical_decision,
+    .read_attrs = attrs_from_json<CategoricalAttrs>};
 }  // namespace inst
 }  // namespace kiln

@@ -23,17 +23,19 @@ PrimFunc set_buffer_scope(const PrimFunc& f, const Located& blk, int index, cons
 
 void Schedule::set_scope(BlockRV block, int write_index, const std::string& scope) {
   update(set_buffer_scope(func_, block_location(block, "set_scope"), write_index, scope), "set_scope");
-  record(inst::set_scope, {block.rv()}, {write_index, scope}, {});
+  record(inst::set_scope, {block.rv()}, BufferScopeAttrs{write_index, scope}, {});
 }
 
 namespace inst {
-const InstructionKind set_scope{"set_scope", false,
-                                [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs,
-                                   const Decision&) {
-                                  replay::expect_inputs(in, 1);
-                                  sch.set_scope(replay::block(in, 0), static_cast<int>(replay::attr_int(attrs, 0)),
-                                                replay::attr_string(attrs, 1));
-                                  return std::vector<RV>{};
-                                }};
+const InstructionKind set_scope{
+    .name = "set_scope",
+    .is_sampling = false,
+    .apply = [](Schedule& sch, const std::vector<InstInput>& in, const InstAttrs& attrs, const Decision&) {
+      replay::expect_inputs(in, 1);
+      const BufferScopeAttrs& a = replay::attrs<BufferScopeAttrs>(attrs, "set_scope");
+      sch.set_scope(replay::block(in, 0), static_cast<int>(a.index), a.scope);
+      return std::vector<RV>{};
+    },
+    .read_attrs = attrs_from_json<BufferScopeAttrs>};
 }  // namespace inst
 }  // namespace kiln

@@ -88,13 +88,13 @@ std::vector<LoopRV> Schedule::split(LoopRV loop, const std::vector<Factor>& fact
   update(r.func, "split");
   std::vector<LoopRV> out;
   for (const Var& v : r.loops) out.push_back(make_loop_rv(v));
-  record(inst::split, std::move(inputs), nlohmann::json::array(), replay::rvs(out));
+  record(inst::split, std::move(inputs), NoAttrs{}, replay::rvs(out));
   return out;
 }
 
 namespace inst {
 const InstructionKind split{"split", false,
-                            [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json&,
+                            [](Schedule& sch, const std::vector<InstInput>& in, const InstAttrs&,
                                const Decision&) {
                               std::vector<Factor> factors;
                               for (size_t i = 1; i < in.size(); ++i) factors.push_back(replay::factor(in, i));

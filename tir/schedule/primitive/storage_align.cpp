@@ -46,18 +46,20 @@ PrimFunc align_buffer(const PrimFunc& f, const Located& blk, int index, int axis
 void Schedule::storage_align(BlockRV block, int write_index, int axis, int64_t factor, int64_t offset) {
   update(align_buffer(func_, block_location(block, "storage_align"), write_index, axis, factor, offset),
          "storage_align");
-  record(inst::storage_align, {block.rv()}, {write_index, axis, factor, offset}, {});
+  record(inst::storage_align, {block.rv()}, StorageAlignAttrs{write_index, axis, factor, offset}, {});
 }
 
 namespace inst {
 const InstructionKind storage_align{
-    "storage_align", false,
-    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const Decision&) {
+    .name = "storage_align",
+    .is_sampling = false,
+    .apply = [](Schedule& sch, const std::vector<InstInput>& in, const InstAttrs& attrs, const Decision&) {
       replay::expect_inputs(in, 1);
-      sch.storage_align(replay::block(in, 0), static_cast<int>(replay::attr_int(attrs, 0)),
-                        static_cast<int>(replay::attr_int(attrs, 1)), replay::attr_int(attrs, 2),
-                        replay::attr_int(attrs, 3));
+      const StorageAlignAttrs& a = replay::attrs<StorageAlignAttrs>(attrs, "storage_align");
+      sch.storage_align(replay::block(in, 0), static_cast<int>(a.write_index), static_cast<int>(a.axis), a.factor,
+                        a.offset);
       return std::vector<RV>{};
-    }};
+    },
+    .read_attrs = attrs_from_json<StorageAlignAttrs>};
 }  // namespace inst
 }  // namespace kiln

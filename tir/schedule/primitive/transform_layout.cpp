@@ -60,20 +60,19 @@ PrimFunc relayout(const PrimFunc& f, const Located& blk, BufferRole role, int in
 
 void Schedule::transform_layout(BlockRV block, BufferRole role, int index, const std::string& index_map) {
   update(relayout(func_, block_location(block, "transform_layout"), role, index, index_map), "transform_layout");
-  record(inst::transform_layout, {block.rv()}, {role == BufferRole::kWrite ? "write" : "read", index, index_map}, {});
+  record(inst::transform_layout, {block.rv()}, LayoutAttrs{role, index, index_map}, {});
 }
 
 namespace inst {
 const InstructionKind transform_layout{
-    "transform_layout", false,
-    [](Schedule& sch, const std::vector<InstInput>& in, const nlohmann::json& attrs, const Decision&) {
+    .name = "transform_layout",
+    .is_sampling = false,
+    .apply = [](Schedule& sch, const std::vector<InstInput>& in, const InstAttrs& attrs, const Decision&) {
       replay::expect_inputs(in, 1);
-      const std::string role = replay::attr_string(attrs, 0);
-      if (role != "read" && role != "write")
-        throw BadArgumentError("transform_layout", "attribute 0 is '" + role + "', expected 'read' or 'write'");
-      sch.transform_layout(replay::block(in, 0), role == "write" ? BufferRole::kWrite : BufferRole::kRead,
-                           static_cast<int>(replay::attr_int(attrs, 1)), replay::attr_string(attrs, 2));
+      const LayoutAttrs& a = replay::attrs<LayoutAttrs>(attrs, "transform_layout");
+      sch.transform_layout(replay::block(in, 0), a.role, static_cast<int>(a.index), a.index_map);
       return std::vector<RV>{};
-    }};
+    },
+    .read_attrs = attrs_from_json<LayoutAttrs>};
 }  // namespace inst
 }  // namespace kiln
