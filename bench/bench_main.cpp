@@ -39,7 +39,7 @@
 #include "bench/baselines.h"
 #include "bench/guarded_main.h"
 #include "core/error.h"
-#include "tools/op_session.h"
+#include "driver/op_program.h"
 
 namespace kiln::bench {
 namespace {
@@ -143,7 +143,7 @@ int run(int argc, char** argv) {
   bool postprocess_again = false;
   app.add_flag("--postprocess-again", postprocess_again,
                "postprocess each trace's design anew, so that decisions edited by hand take effect "
-               "(tools/op_session.h)");
+               "(driver/op_program.h)");
   CLI11_PARSE(app, argc, argv);
   Target target = Target::parse(target_str);
   if (workloads.empty()) {

@@ -63,13 +63,13 @@ farm::JobSpec tiny_job(int n, const std::string& key) {
   farm::JobSpec s;
   s.tasks = {tuning::workload_entry(ops::build_workload(w), w.op, w.str(), ops::workload_flops(w))};
   s.name = w.str();
-  s.target = Target::host().str();
+  s.tune.target = Target::host();
   s.device_key = key;
-  s.trials = 1;
-  s.batch_size = 1;
-  s.repeat = 1;
-  s.final_top = 0;
-  s.strategy = "random";
+  s.tune.trials = 1;
+  s.tune.batch_size = 1;
+  s.tune.timing.repeat = 1;
+  s.tune.final_top = 0;
+  s.tune.strategy = "random";
   return s;
 }
 

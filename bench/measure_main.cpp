@@ -28,7 +28,7 @@
 #include "rpc/runner_client.h"
 #include "tir/analysis/workload_key.h"
 #include "tir/schedule/schedule.h"
-#include "tools/op_session.h"
+#include "driver/op_program.h"
 
 namespace kiln::bench {
 namespace {

@@ -10,11 +10,22 @@ json JobSpec::to_json() const {
   json t = json::array();
   for (const tuning::WorkloadEntry& e : tasks)
     t.push_back({{"key", e.key}, {"ir_json", e.ir_json}, {"op", e.op}, {"shape", e.shape}, {"flops", e.flops}});
-  return {{"tasks", t},           {"name", name},         {"target", target},       {"device_key", device_key},
-          {"trials", trials},     {"time_budget_s", time_budget_s}, {"priority", priority}, {"strategy", strategy},
-          {"cost_model", cost_model}, {"seed", seed},     {"batch_size", batch_size}, {"repeat", repeat},
-          {"final_top", final_top}};
+  return {{"tasks", t}, {"name", name}, {"device_key", device_key}, {"priority", priority}, {"tune", tune.to_json()}};
 }
+
+namespace {
+
+// A spec written before the tuning options were one object (still in a
+// queue): its few settings over the defaults.
+search::TuneOptions legacy_tune_options(const json& j) {
+  json t = {{"target", j.at("target")}, {"trials", j.at("trials")}};
+  for (const char* k : {"time_budget_s", "strategy", "cost_model", "seed", "batch_size", "final_top"})
+    if (j.contains(k)) t[k] = j[k];
+  if (j.contains("repeat")) t["timing"] = {{"repeat", j["repeat"]}};
+  return search::TuneOptions::from_json(t);
+}
+
+}  // namespace
 
 JobSpec JobSpec::from_json(const json& j) {
   JobSpec s;
@@ -23,24 +34,28 @@ JobSpec JobSpec::from_json(const json& j) {
       s.tasks.push_back({t.at("key").get<std::string>(), t.at("ir_json").get<std::string>(), t.at("op").get<std::string>(),
                          t.at("shape").get<std::string>(), t.at("flops").get<double>()});
     s.name = j.at("name").get<std::string>();
-    s.target = j.at("target").get<std::string>();
     s.device_key = j.at("device_key").get<std::string>();
-    s.trials = j.at("trials").get<int64_t>();
-    s.time_budget_s = j.value("time_budget_s", 0.0);
     s.priority = j.value("priority", 0);
-    s.strategy = j.value("strategy", s.strategy);
-    s.cost_model = j.value("cost_model", s.cost_model);
-    s.seed = j.value("seed", s.seed);
-    s.batch_size = j.value("batch_size", s.batch_size);
-    s.repeat = j.value("repeat", s.repeat);
-    s.final_top = j.value("final_top", s.final_top);
+    s.tune = j.contains("tune") ? search::TuneOptions::from_json(j.at("tune")) : legacy_tune_options(j);
   } catch (const json::exception& e) {
+    KILN_USER_ERROR() << "malformed job spec: " << e.what();
+  } catch (const Error& e) {
     KILN_USER_ERROR() << "malformed job spec: " << e.what();
   }
   if (s.tasks.empty()) KILN_USER_ERROR() << "malformed job spec: no task to tune";
   if (s.device_key.empty()) KILN_USER_ERROR() << "malformed job spec: no device key";
-  if (s.trials <= 0 && s.time_budget_s <= 0) KILN_USER_ERROR() << "malformed job spec: neither trials nor a time budget";
+  if (s.tune.trials <= 0 && s.tune.time_budget_s <= 0)
+    KILN_USER_ERROR() << "malformed job spec: neither trials nor a time budget";
   return s;
+}
+
+std::optional<search::TuneOptions> JobSpec::task_options(double elapsed_s) const {
+  search::TuneOptions o = tune;
+  if (tune.time_budget_s > 0) {
+    o.time_budget_s = tune.time_budget_s - elapsed_s;
+    if (o.time_budget_s <= 0) return std::nullopt;
+  }
+  return o;
 }
 
 const char* job_state_name(JobState s) {
@@ -65,7 +80,7 @@ json Job::to_json() const {
           {"priority", priority}, {"state", job_state_name(state)}, {"daemon", daemon}, {"attempts", attempts},
           {"cancel_requested", cancel_requested}, {"progress", progress}, {"message", message},
           {"created_at", created_at}, {"started_at", started_at}, {"finished_at", finished_at},
-          {"target", spec.target}, {"trials", spec.trials}, {"tasks", spec.tasks.size()}};
+          {"target", spec.tune.target.str()}, {"trials", spec.tune.trials}, {"tasks", spec.tasks.size()}};
 }
 
 }  // namespace kiln::farm

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "search/tune_options.h"
 #include "tuning_logs/record.h"
 
 namespace kiln::farm {
@@ -17,17 +19,17 @@ struct JobSpec {
   // the submitter meant without reading its files.
   std::vector<tuning::WorkloadEntry> tasks;
   std::string name;        // what people read: the workload string or the model file
-  std::string target;      // canonical target string
   std::string device_key;  // the runners that measure it
-  int64_t trials = 64;     // per task, earlier runs included (the tuner's TuneOptions::trials)
-  double time_budget_s = 0;  // the whole job; 0: none
-  int priority = 0;          // higher first
-  std::string strategy = "evolutionary";
-  std::string cost_model = "xgb";
-  uint64_t seed = 1;
-  int batch_size = 64;
-  int repeat = 5;
-  int final_top = 5;
+  int priority = 0;        // higher first
+  // How each task is tuned: the options `kiln tune-op` would use with the
+  // same flags (search/tune_options.h). trials is per task, earlier runs
+  // included; time_budget_s is the whole job's (0: none).
+  search::TuneOptions tune;
+
+  // The options task `t` is tuned with once `elapsed_s` of the job's budget
+  // is spent: the spec's own, the time left as its budget. nullopt when the
+  // budget is spent.
+  std::optional<search::TuneOptions> task_options(double elapsed_s) const;
 
   nlohmann::json to_json() const;
   // Throws kiln::Error naming what is missing or malformed.

@@ -117,7 +117,7 @@ JobOutcome run_job(const Job& job, const JobRunnerOptions& o, const std::atomic<
                                  .job = job.id,
                                  .on_wait = log,
                                  .stop = &stop});
-    const Target target = Target::parse(s.target);
+    const Target target = s.tune.target;
     rpc::Builder builder({.workers = o.build_workers > 0 ? o.build_workers : std::max(1, target.num_cores())});
     const int search_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     const auto start = Clock::now();
@@ -127,19 +127,11 @@ JobOutcome run_job(const Job& job, const JobRunnerOptions& o, const std::atomic<
     for (size_t t = 0; t < s.tasks.size() && !stop; ++t) {
       const tuning::WorkloadEntry& entry = s.tasks[t];
       db->add_workload(entry);
-      search::TuneOptions opt;
-      opt.target = target;
-      opt.trials = s.trials;
-      opt.batch_size = s.batch_size;
-      opt.seed = s.seed;
-      opt.final_top = s.final_top;
-      opt.timing.repeat = s.repeat;
-      if (s.time_budget_s > 0) {
-        const double left = s.time_budget_s - std::chrono::duration<double>(Clock::now() - start).count();
-        if (left <= 0) break;
-        opt.time_budget_s = left;
-      }
-      std::unique_ptr<search::SearchStrategy> strategy = search::make_strategy(s.strategy, s.cost_model, s.seed, search_threads);
+      const std::optional<search::TuneOptions> task_options =
+          s.task_options(std::chrono::duration<double>(Clock::now() - start).count());
+      if (!task_options) break;
+      const search::TuneOptions& opt = *task_options;
+      std::unique_ptr<search::SearchStrategy> strategy = search::make_strategy(opt.strategy, opt.cost_model, opt.seed, search_threads);
       search::TuneResult r = search::tune({entry, tuning::read_workload_ir(entry.ir_json)}, opt, {*db, builder, runner},
                                           *strategy,
                                           [&](const search::TuneProgress& p) {

@@ -13,7 +13,6 @@ JobSpec read_submission(const rpc::proto::SubmitRequest& req) {
   nlohmann::json j = nlohmann::json::parse(req.spec_json(), nullptr, false);
   if (j.is_discarded()) KILN_USER_ERROR() << "malformed job spec: not JSON";
   JobSpec spec = JobSpec::from_json(j);
-  spec.target = Target::parse(spec.target).str();
   for (const tuning::WorkloadEntry& e : spec.tasks) {  // what a daemon will tune must read
     try {
       tuning::read_workload_ir(e.ir_json);

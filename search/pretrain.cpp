@@ -6,6 +6,7 @@
 #include "costmodel/features.h"
 #include "tir/schedule/schedule.h"
 #include "tir/transform/lower.h"
+#include "tuning_logs/apply_record.h"
 #include "tuning_logs/workload_entry.h"
 
 namespace kiln::search {
@@ -32,7 +33,7 @@ PretrainCounts pretrain(tuning::Database& db, const std::string& target, costmod
       for (const tuning::TuningRecord& r : valid) best = std::min(best, r.median_secs());
       for (const tuning::TuningRecord& r : valid) {
         try {
-          PrimFunc scheduled = apply_trace(Trace::parse(r.trace_json), f).func();
+          PrimFunc scheduled = tuning::apply_record(r, f);
           xs.push_back(costmodel::extract_features(lower_to_loops(scheduled, {.verify = false})));
           ys.push_back(best / r.median_secs());
           ++counts.records;

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <tuple>
 
+#include "tuning_logs/apply_record.h"
 #include "tir/schedule/dataflow.h"
 #include "tir/schedule/schedule.h"
 
@@ -200,7 +201,7 @@ std::vector<Trace> similar_designs(tuning::Database& db, const tuning::WorkloadE
     used += !best.empty();
     for (const tuning::TuningRecord& r : best) {
       try {
-        const Trace stored = Trace::parse(r.trace_json);
+        const Trace stored = tuning::record_trace(r);
         std::optional<Trace> design = adopt_decisions(sketches, stored);
         if (!design && w.op == entry.op) design = stored;  // a shape-dependent step: replayed as it is
         if (design && (design = transfer_design(f, *design))) out.push_back(std::move(*design));

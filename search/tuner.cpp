@@ -12,6 +12,7 @@
 #include "search/transfer.h"
 #include "targets/runtime/check.h"
 #include "targets/runtime/timing.h"
+#include "tuning_logs/apply_record.h"
 #include "tir/analysis/workload_key.h"
 
 namespace kiln::search {
@@ -98,7 +99,7 @@ int64_t measure_shortlist(const PrimFunc& f, const tuning::WorkloadEntry& entry,
   timing.slow_factor = 0;
   timing.best_known_s = 0;
   std::vector<rpc::BuildInput> inputs;
-  for (const tuning::TuningRecord& r : todo) inputs.push_back({f, Trace::parse(r.trace_json), o.target});
+  for (const tuning::TuningRecord& r : todo) inputs.push_back({f, tuning::record_trace(r), o.target});
   // A candidate that no longer builds (a build timeout on a busy machine)
   // is left as it was: its first measurement stands. One that fails in a
   // pass is a failed record, and the later passes leave it out.
@@ -139,7 +140,7 @@ TuneJob::TuneJob(const TuneTask& task, const TuneOptions& options, const TuneSer
       s_(services),
       target_(options.target.str()),
       start_(Clock::now()),
-      ctx_{.func = canonical_workload(task.func), .seed = options.seed} {
+      ctx_{.func = tuning::stored_form(task.func), .seed = options.seed} {
   if (!o_.timing.flush_cache) o_.timing.cold_args = task.cold_args;
   // Traces are written against the canonical form (blocks b0, b1, ...), the
   // form the database stores, so that a record applies to every function
@@ -151,7 +152,7 @@ TuneJob::TuneJob(const TuneTask& task, const TuneOptions& options, const TuneSer
   p_.trials_total = o_.trials;
   for (const tuning::TuningRecord& r : db.records_of(entry_.key, target_)) {
     try {
-      Trace t = Trace::parse(r.trace_json);
+      Trace t = tuning::record_trace(r);
       ctx_.measured.insert(t.fingerprint());
       if (r.ok()) ctx_.earlier.emplace_back(std::move(t), r.median_secs());
     } catch (const Error&) {

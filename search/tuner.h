@@ -31,45 +31,11 @@
 #include "rpc/builder.h"
 #include "rpc/runner_client.h"
 #include "search/strategy.h"
+#include "search/tune_options.h"
 #include "targets/target.h"
 #include "tuning_logs/database.h"
 
 namespace kiln::search {
-
-struct TuneOptions {
-  Target target = Target::host();
-  int64_t trials = 64;         // the total the workload should have, earlier runs included
-  double time_budget_s = 0;    // 0: no limit
-  int batch_size = 64;
-  uint64_t seed = 1;
-  // Seeds from similar workloads (transfer.h): the best designs of up to
-  // this many other workloads of the same operator (its anchor, for a
-  // fused task) in the database, the most alike first, top
-  // similar_designs of each, read again every round. 0: none.
-  int similar_workloads = 4;
-  int similar_designs = 4;
-  // Designs with register tiles sized from the target (register_designs.h),
-  // measured in the first batch. 0: none.
-  int register_designs = 16;
-  // The final measurement: at the end of a job (not one stopped), its
-  // shortlist, the final_top records fastest by their first measurement,
-  // is built again and timed in three passes over it, each taking a third
-  // of final_repeat repeats of every candidate, each repeat at least
-  // final_min_repeat_ms long; the database then ranks the records timed
-  // again first, by that (tuning::TuningRecord::final_secs). 0: none.
-  int final_top = 5;
-  int final_repeat = 10;
-  double final_min_repeat_ms = 100;
-  // The share of a round the search and its model aim to take at most:
-  // each propose may evolve for share / (1 - share) of the last round's
-  // build and measurement time, less that round's model update
-  // (SearchContext::search_budget_s), always at least one generation. A
-  // workload whose candidates build in a blink gets fewer generations,
-  // not a search that outweighs its measurements. 0: no limit.
-  double search_share = 0.18;
-  // best_known_s is the tuner's: each batch carries the best so far.
-  rpc::TimingConfig timing;
-};
 
 // What is tuned.
 struct TuneTask {

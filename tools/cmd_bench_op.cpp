@@ -20,7 +20,8 @@
 #include "rpc/runner_client.h"
 #include "tir/analysis/workload_key.h"
 #include "tools/commands.h"
-#include "tools/op_session.h"
+#include "driver/op_program.h"
+#include "tuning_logs/apply_record.h"
 
 namespace kiln::cli {
 namespace {
@@ -62,8 +63,7 @@ void run_on_runner(const Args& a) {
   else if (!a.db.empty() && (stored = best_trace(a.db, f, target))) trace = stored->trace;
 
   rpc::Builder builder;
-  // A stored trace names the blocks of the canonical form (workload_key.h).
-  const PrimFunc scheduled_from = stored ? canonical_workload(f) : f;
+  const PrimFunc scheduled_from = stored ? tuning::stored_form(f) : f;
   std::vector<rpc::BuildResult> built = builder.build({{scheduled_from, trace, target}, {f, std::nullopt, target}});
   for (const rpc::BuildResult& b : built) {
     if (b.ok()) continue;

@@ -16,6 +16,7 @@
 #include "tools/duration.h"
 #include "tools/farm_args.h"
 #include "tools/model_session.h"
+#include "tools/tune_flags.h"
 #include "tuning_logs/workload_entry.h"
 
 namespace kiln::cli {
@@ -80,17 +81,15 @@ void follow(farm::FarmClient& c, int64_t id, bool as_json) {
 struct SubmitArgs {
   std::vector<std::string> workloads;
   std::string model, input_shapes, layout = "nchwc";
-  std::string target = "llvm", key;
-  int64_t trials = 64;
-  std::string time_budget;
-  int priority = 0, batch_size = 64, repeat = 5, final_top = 5;
-  uint64_t seed = 1;
-  std::string strategy = "evolutionary", cost_model = "xgb";
+  std::string key;
+  int priority = 0;
+  TuneFlags tune;
 };
 
 farm::JobSpec spec_of(const SubmitArgs& a) {
   farm::JobSpec s;
-  const Target target = Target::parse(a.target);
+  s.tune = a.tune.resolve();
+  const Target& target = s.tune.target;
   if (a.workloads.empty() == a.model.empty()) KILN_USER_ERROR() << "kiln job submit: give workloads or --model, not both";
   for (const std::string& w : a.workloads) {
     ops::Workload wl = ops::parse_workload(w);
@@ -102,17 +101,8 @@ farm::JobSpec spec_of(const SubmitArgs& a) {
   }
   s.name = a.model.empty() ? a.workloads.front() + (a.workloads.size() > 1 ? " (+" + std::to_string(a.workloads.size() - 1) + ")" : "")
                            : a.model;
-  s.target = target.str();
   s.device_key = a.key.empty() ? target.mcpu() : a.key;
-  s.trials = a.trials;
-  s.time_budget_s = a.time_budget.empty() ? 0 : parse_duration(a.time_budget);
   s.priority = a.priority;
-  s.strategy = a.strategy;
-  s.cost_model = a.cost_model;
-  s.seed = a.seed;
-  s.batch_size = a.batch_size;
-  s.repeat = a.repeat;
-  s.final_top = a.final_top;
   return s;
 }
 
@@ -137,21 +127,21 @@ void add_job(CLI::App& app) {
   submit->add_option("workloads", sa->workloads, "workloads (OP:key=value,...)");
   submit->add_option("--model", sa->model, "an ONNX model: every task of it");
   submit->add_option("--input-shapes", sa->input_shapes, "the model's input shapes, as kiln tune takes them");
-  submit->add_option("--target", sa->target, "target string")->capture_default_str();
   submit->add_option("--key", sa->key, "device key of the runners to measure on (default: the target's CPU)");
-  submit->add_option("--trials", sa->trials, "trials per task, earlier ones included")->capture_default_str();
-  submit->add_option("--time-budget", sa->time_budget, "stop the job after this long (\"90s\", \"20m\")");
+  submit->add_option("--trials", sa->tune.options.trials, "trials per task, earlier ones included")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   submit->add_option("--priority", sa->priority, "higher runs first")->capture_default_str();
-  submit->add_option("--strategy", sa->strategy)->capture_default_str();
-  submit->add_option("--cost-model", sa->cost_model)->capture_default_str();
-  submit->add_option("--seed", sa->seed)->capture_default_str();
-  submit->add_option("--batch-size", sa->batch_size)->capture_default_str();
-  submit->add_option("--repeat", sa->repeat)->capture_default_str();
-  submit->add_option("--final-top", sa->final_top)->capture_default_str();
+  add_tune_options(submit, sa->tune);
   submit->add_flag("--follow", *follow_flag, "stream its progress until it ends");
   submit->callback([=] {
+    const farm::JobSpec spec = spec_of(*sa);
+    if (sa->tune.dry_run) {  // what a daemon would tune each task with
+      std::cout << spec.tune.to_json().dump() << "\n";
+      return;
+    }
     farm::FarmClient c = d->client();
-    json j = c.submit(spec_of(*sa));
+    json j = c.submit(spec);
     if (*as_json) std::cout << j.dump() << "\n";
     else std::cout << "job " << j["id"] << " queued: " << j["name"].get<std::string>() << " on key '"
                    << j["device_key"].get<std::string>() << "'"

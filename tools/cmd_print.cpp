@@ -7,7 +7,7 @@
 #include "targets/codegen/llvm/build_llvm.h"
 #include "tir/printer.h"
 #include "tools/commands.h"
-#include "tools/op_session.h"
+#include "driver/op_program.h"
 
 namespace kiln::cli {
 

@@ -20,6 +20,7 @@
 #include "tools/duration.h"
 #include "tools/model_session.h"
 #include "search/strategy_by_name.h"
+#include "tools/tune_flags.h"
 #include "tools/tune_session.h"
 #include "tuning_logs/open_database.h"
 #include "tuning_logs/workload_entry.h"
@@ -30,26 +31,24 @@ namespace {
 struct Args {
   std::string model;
   std::string db;
-  std::string target = "llvm";
   std::string input_shapes;
   std::string layout = "nchwc";
   int64_t trials = 0;
   int64_t trials_per_task = 200;
-  std::string time_budget;
   std::string policy = "gradient";
-  std::string strategy = "evolutionary";
-  std::string cost_model = "xgb";
-  uint64_t seed = 1;
-  int threads = 0;
-  int batch_size = 64;
-  int final_top = 5;
-  bool flush_cache = false;
+  TuneFlags tune;
   bool warm_weights = false;
   bool json = false;
 };
 
 void run(const Args& a) {
-  const Target target = Target::parse(a.target);
+  search::TaskSchedulerOptions o;
+  o.tune = a.tune.resolve();
+  if (a.tune.dry_run) {
+    std::cout << o.tune.to_json().dump() << "\n";
+    return;
+  }
+  const Target target = o.tune.target;
   const ModelProgram m = prepare_model(a.model, a.input_shapes, pass_options(a.layout, target));
   auto db = tuning::open_database(a.db);
 
@@ -61,20 +60,13 @@ void run(const Args& a) {
     tasks.push_back({std::move(task), t.weight(), t.name});
     earlier += db->count_records(tasks.back().task.entry.key, target.str());
   }
-  search::TaskSchedulerOptions o;
   o.policy = a.policy == "round-robin" ? search::TaskSchedulerOptions::Policy::kRoundRobin
                                        : search::TaskSchedulerOptions::Policy::kGradient;
   o.trials = a.trials > 0 ? std::max<int64_t>(0, a.trials - earlier) : 0;
   o.trials_per_task = a.trials_per_task;
-  o.time_budget_s = a.time_budget.empty() ? 0 : parse_duration(a.time_budget);
+  o.time_budget_s = o.tune.time_budget_s;
   if (a.trials <= 0 && a.trials_per_task <= 0 && o.time_budget_s <= 0)
     KILN_USER_ERROR() << "kiln tune: give --trials, --trials-per-task or --time-budget";
-  o.tune.target = target;
-  o.tune.batch_size = a.batch_size;
-  o.tune.seed = a.seed;
-  o.tune.final_top = a.final_top;
-  o.tune.timing.threads = a.threads;
-  o.tune.timing.flush_cache = a.flush_cache;
 
   rpc::Builder builder({.workers = std::max(1, target.num_cores())});
   std::unique_ptr<rpc::Runner> runner = rpc::connect_runner("local", "");
@@ -91,7 +83,7 @@ void run(const Args& a) {
     StopOnInterrupt interrupt;
     r = search::tune_tasks(
         tasks, o, {*db, builder, *runner},
-        [&](size_t) { return search::make_strategy(a.strategy, a.cost_model, a.seed, search_threads); },
+        [&](size_t) { return search::make_strategy(o.tune.strategy, o.tune.cost_model, o.tune.seed, search_threads); },
         [&](const search::SchedulerProgress& p) {
           const search::TaskState& s = (*p.tasks)[p.task];
           std::cerr << std::fixed << std::setprecision(2) << "round " << p.round << ": task " << p.task << " ("
@@ -147,23 +139,12 @@ void add_tune(CLI::App& app) {
   cmd->add_option("--trials", a->trials, "trials the model's tasks should have in all, earlier runs included");
   cmd->add_option("--trials-per-task", a->trials_per_task, "at most this many trials per task, earlier runs included (0: no cap)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--time-budget", a->time_budget, "stop after this long: 90s, 10m, 1h");
-  cmd->add_option("--target", a->target, "target string, e.g. 'llvm -mcpu=znver4 -num-cores=2'");
   cmd->add_option("--input-shapes", a->input_shapes,
                   "shapes of inputs with dynamic dimensions: \"name:[1,3,224,224] other:[1,128]\"");
   cmd->add_option("--layout", a->layout, kLayoutHelp);
   cmd->add_option("--policy", a->policy, "which task gets the next batch: gradient (Ansor's) or round-robin")
       ->check(CLI::IsMember({"gradient", "round-robin"}));
-  cmd->add_option("--strategy", a->strategy, "evolutionary (guided by the cost model) or random")
-      ->check(CLI::IsMember({"evolutionary", "random"}));
-  cmd->add_option("--cost-model", a->cost_model, "xgb, random, or a model file (kiln costmodel train)");
-  cmd->add_option("--seed", a->seed, "seed of the search");
-  cmd->add_option("--threads", a->threads, "threads per measured run (default: the device's cores)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--batch-size", a->batch_size, "candidates per round")->check(CLI::PositiveNumber);
-  cmd->add_option("--final-top", a->final_top, "per task, time the best this many again at length at the end (0: none)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--flush-cache", a->flush_cache, "time every run with all its arguments evicted from the caches");
+  add_tune_options(cmd, a->tune);
   cmd->add_flag("--warm-weights", a->warm_weights,
                 "time kernels with the model's weights left in the caches (default: evicted before every run, as an "
                 "inference finds them)");

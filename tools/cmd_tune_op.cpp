@@ -30,6 +30,7 @@
 #include "tools/duration.h"
 #include "search/progress_json.h"
 #include "search/strategy_by_name.h"
+#include "tools/tune_flags.h"
 #include "tools/tune_session.h"
 #include "tuning_logs/open_database.h"
 #include "tuning_logs/workload_entry.h"
@@ -39,20 +40,8 @@ namespace {
 
 struct Args {
   std::string workload;
-  std::string target = "llvm";
-  int64_t trials = 64;
-  std::string time_budget;
   std::string db;
-  std::string strategy = "evolutionary";
-  std::string cost_model = "xgb";
-  uint64_t seed = 1;
-  int threads = 0;
-  int batch_size = 64;
-  int repeat = 5;
-  double slow_factor = 5;
-  int similar = 4;
-  int register_designs = 16;
-  int final_top = 5;
+  TuneFlags tune;
   std::string runner = "local";
   std::string token;
   std::string tls_ca;
@@ -97,29 +86,19 @@ void run(const Args& a) {
   ops::Workload w = ops::parse_workload(a.workload);
   PrimFunc f = ops::build_workload(w);
   tuning::WorkloadEntry entry = tuning::workload_entry(f, w.op, w.str(), ops::workload_flops(w));
+  const search::TuneOptions o = a.tune.resolve();
+  if (a.tune.dry_run) {
+    std::cout << o.to_json().dump() << "\n";
+    return;
+  }
   auto db = tuning::open_database(a.db);
-
-  search::TuneOptions o;
-  o.target = Target::parse(a.target);
-  o.trials = a.trials;
-  o.time_budget_s = a.time_budget.empty() ? 0 : parse_duration(a.time_budget);
-  o.batch_size = a.batch_size;
-  o.seed = a.seed;
-  o.similar_workloads = a.similar;
-  o.register_designs = a.register_designs;
-  o.final_top = a.final_top;
   std::string token = a.token;
   if (const char* env = std::getenv("KILN_RUNNER_TOKEN"); token.empty() && env) token = env;
   rpc::Builder builder({.workers = std::max(1, o.target.num_cores())});
   std::unique_ptr<rpc::Runner> runner = rpc::connect_runner(a.runner, token, a.tls_ca);
-  o.timing.threads = a.threads;
-  o.timing.repeat = a.repeat;
-  if (a.slow_factor != 0 && a.slow_factor < 1)
-    KILN_USER_ERROR() << "--slow-factor " << a.slow_factor << ": must be 0 (time every candidate fully) or at least 1";
-  o.timing.slow_factor = a.slow_factor;
   // The search runs between batches, on the machine's cores.
   const int search_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  std::unique_ptr<search::SearchStrategy> strategy = search::make_strategy(a.strategy, a.cost_model, a.seed, search_threads);
+  std::unique_ptr<search::SearchStrategy> strategy = search::make_strategy(o.strategy, o.cost_model, o.seed, search_threads);
 
   const bool terminal = isatty(STDERR_FILENO);
   std::ofstream curve;
@@ -127,9 +106,9 @@ void run(const Args& a) {
     curve.open(a.curve);
     if (!curve) KILN_USER_ERROR() << "cannot write the curve file '" << a.curve << "'";
   }
-  std::cerr << "kiln: tuning " << w.str() << " (" << entry.key << ") for '" << o.target.str() << "': " << a.trials
-            << " trials, " << a.strategy << " search"
-            << (a.strategy == "random" ? "" : " with cost model " + a.cost_model) << ", into " << tuning::database_name(a.db) << "\n";
+  std::cerr << "kiln: tuning " << w.str() << " (" << entry.key << ") for '" << o.target.str() << "': " << o.trials
+            << " trials, " << o.strategy << " search"
+            << (o.strategy == "random" ? "" : " with cost model " + o.cost_model) << ", into " << tuning::database_name(a.db) << "\n";
   search::TuneResult r;
   {
     StopOnInterrupt interrupt;
@@ -180,31 +159,10 @@ void add_tune_op(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("tune-op", "tune one workload's schedule into a tuning database");
   cmd->add_option("workload", a->workload, "OP:key=value,... (see docs/workloads.md)")->required();
   cmd->add_option("--db", a->db, "the tuning database: a SQLite file (created if missing) or a postgresql:// URL")->required();
-  cmd->add_option("--trials", a->trials, "trials the workload should have on this target, earlier runs included")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--time-budget", a->time_budget, "stop after this long: 90s, 10m, 1h");
-  cmd->add_option("--target", a->target, "target string, e.g. 'llvm -mcpu=znver4 -num-cores=2'");
-  cmd->add_option("--strategy", a->strategy, "how candidates are chosen: evolutionary (guided by the cost model) or random")
-      ->check(CLI::IsMember({"evolutionary", "random"}));
-  cmd->add_option("--cost-model", a->cost_model,
-                  "with evolutionary search: xgb (trained as it goes), random, or a model file (kiln costmodel train)");
-  cmd->add_option("--seed", a->seed, "seed of the search");
-  cmd->add_option("--threads", a->threads, "threads per measured run (default: the device's cores)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--batch-size", a->batch_size, "candidates per round")->check(CLI::PositiveNumber);
-  cmd->add_option("--repeat", a->repeat, "timed repeats per candidate")->check(CLI::PositiveNumber);
-  cmd->add_option("--slow-factor", a->slow_factor,
-                  "time a candidate once when its first run is this many times slower than the best so far (0: never)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--similar", a->similar,
-                  "measure first the best designs of up to this many similar workloads in the database (0: none)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--register-designs", a->register_designs,
-                  "measure first this many designs with register tiles sized from the target (0: none)")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--final-top", a->final_top,
-                  "at the end, time the best this many again at length and rank them by it (0: none)")
-      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--trials", a->tune.options.trials, "trials the workload should have on this target, earlier runs included")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  add_tune_options(cmd, a->tune);
   cmd->add_option("--runner", a->runner, "'local' (a child process) or a runner's address");
   cmd->add_option("--token", a->token, "the runner's token (or set KILN_RUNNER_TOKEN)");
   cmd->add_option("--tls-ca", a->tls_ca, "PEM file of the CA that signed the runner's certificate (TLS)");

@@ -7,6 +7,7 @@
 #include "graph/passes.h"
 #include "tir/analysis/workload_key.h"
 #include "tir/schedule/schedule.h"
+#include "tuning_logs/apply_record.h"
 #include "tuning_logs/best.h"
 #include "tuning_logs/open_database.h"
 
@@ -47,12 +48,11 @@ std::vector<PrimFunc> schedule_tasks(const ModelProgram& m, const std::string& d
       untuned.push_back("task " + std::to_string(t) + " (" + task.name + ")");
       continue;
     }
-    // A stored trace names the blocks of the canonical form (workload_key.h).
     try {
-      out.push_back(apply_trace(Trace::parse(best->trace_json), canonical_workload(task.func)).func());
+      out.push_back(tuning::apply_record(*best, task.func));
     } catch (const Error& e) {
-      KILN_USER_ERROR() << tuning::database_name(db_path) << ": record " << best->id << ", the best for task " << t << " (" << task.name
-                        << ", workload " << task.key << "), holds a trace that does not apply: " << e.what();
+      KILN_USER_ERROR() << tuning::database_name(db_path) << ": the best for task " << t << " (" << task.name
+                        << "): " << e.what();
     }
   }
   if (!untuned.empty()) {

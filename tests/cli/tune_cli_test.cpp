@@ -63,6 +63,36 @@ TEST(TuneCli, TunesResumesAndBenchOpReproducesTheBest) {
   EXPECT_TRUE(nlohmann::json::parse(last_line(bench.out))["check_passed"].get<bool>());
 }
 
+TEST(TuneCli, TuneOpTuneAndAFarmJobTakeTheSameFlagsIntoTheSameOptions) {
+  // Before, tune-op timed 5 repeats and screened slow candidates, tune timed
+  // 10 and screened none, a farm job timed 5 and screened none. Now the
+  // three read one set of flags into search::TuneOptions; --dry-run prints it.
+  const std::string db = temp("dry-run.db");
+  for (const std::string flags :
+       {std::string(""), std::string(" --target 'llvm -num-cores=2' --repeat 3 --slow-factor 4 --batch-size 8 "
+                                     "--final-top 2 --seed 5 --flush-cache --register-designs 0")}) {
+    CliRun op = kiln("tune-op " + kWorkload + " --db " + db + flags + " --dry-run");
+    CliRun model = kiln("tune model.onnx --db " + db + flags + " --dry-run");
+    CliRun job = kiln("job submit " + kWorkload + flags + " --dry-run");
+    ASSERT_EQ(op.code, 0) << op.out;
+    ASSERT_EQ(model.code, 0) << model.out;
+    ASSERT_EQ(job.code, 0) << job.out;
+    const nlohmann::json a = nlohmann::json::parse(last_line(op.out));
+    EXPECT_EQ(nlohmann::json::parse(last_line(model.out)), a) << flags;
+    EXPECT_EQ(nlohmann::json::parse(last_line(job.out)), a) << flags;
+    if (flags.empty()) {
+      EXPECT_EQ(a["timing"]["repeat"], 5);
+      EXPECT_EQ(a["timing"]["slow_factor"], 5.0);
+    } else {
+      EXPECT_EQ(a["timing"]["repeat"], 3);
+      EXPECT_EQ(a["timing"]["slow_factor"], 4.0);
+      EXPECT_EQ(a["timing"]["flush_cache"], true);
+      EXPECT_NE(a["target"].get<std::string>().find("-num-cores=2"), std::string::npos) << a["target"];
+    }
+  }
+  EXPECT_FALSE(std::filesystem::exists(db)) << "a dry run opens no database";
+}
+
 TEST(TuneCli, ACostModelTrainedFromTheDatabaseStartsTheNextJob) {
   const std::string db = temp("pretrain.db"), model = temp("model.json");
   ASSERT_EQ(kiln("tune-op " + kWorkload + " --trials 8 --batch-size 8 --repeat 2 --final-top 0 --strategy random --db " +

@@ -33,12 +33,12 @@ JobSpec matmul_job(int m, const std::string& key, int64_t trials, int batch = 4)
   JobSpec s;
   s.tasks = {tuning::workload_entry(ops::build_workload(w), w.op, w.str(), ops::workload_flops(w))};
   s.name = w.str();
-  s.target = "llvm";
+  s.tune.target = Target::parse("llvm");
   s.device_key = key;
-  s.trials = trials;
-  s.batch_size = batch;
-  s.repeat = 2;
-  s.final_top = 0;
+  s.tune.trials = trials;
+  s.tune.batch_size = batch;
+  s.tune.timing.repeat = 2;
+  s.tune.final_top = 0;
   return s;
 }
 

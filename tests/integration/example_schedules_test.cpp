@@ -8,7 +8,7 @@
 
 #include "llvm_check.h"
 #include "support/example_schedules.h"
-#include "tools/op_session.h"
+#include "driver/op_program.h"
 
 namespace kiln {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "tools/op_session.h"
+#include "driver/op_program.h"
 
 namespace kiln::testing {
 

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "llvm_check.h"
-#include "tools/op_session.h"
+#include "driver/op_program.h"
 
 namespace kiln {
 namespace {

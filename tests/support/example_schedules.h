@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string>
 
-#include "tools/op_session.h"
+#include "driver/op_program.h"
 
 namespace kiln::testing {
 

@@ -5,7 +5,7 @@
 #include "core/structural.h"
 #include "tir/parser/parser.h"
 #include "tir/printer.h"
-#include "tools/op_session.h"
+#include "driver/op_program.h"
 
 namespace kiln::testing {
 

@@ -1,5 +1,5 @@
 // One operator from workload string to a running kernel: the path shared by
-// `kiln bench-op`, `kiln print` and bench/.
+// `kiln bench-op`, `kiln print`, bench/ and the tests (driver/).
 //
 //   workload string --ops::parse_workload--> Workload
 //     --ops::build_workload--> PrimFunc (block form)

@@ -1,4 +1,4 @@
-#include "tools/op_session.h"
+#include "driver/op_program.h"
 
 #include "core/file.h"
 
@@ -9,6 +9,7 @@
 #include "tir/analysis/flops.h"
 #include "tir/analysis/workload_key.h"
 #include "tir/schedule/schedule.h"
+#include "tuning_logs/apply_record.h"
 #include "tuning_logs/best.h"
 #include "tuning_logs/open_database.h"
 #include "tuning_logs/workload_entry.h"
@@ -26,9 +27,9 @@ std::optional<StoredTrace> best_trace(const std::string& db_path, const PrimFunc
   std::string origin = tuning::database_name(db_path) + ": record " + std::to_string(best->id) + " (workload " + best->workload_key +
                        ", target '" + best->target + "')";
   try {
-    return StoredTrace{Trace::parse(best->trace_json), origin};
+    return StoredTrace{tuning::record_trace(*best), origin};
   } catch (const Error& e) {
-    KILN_USER_ERROR() << origin << " holds a trace that cannot be read: " << e.what();
+    KILN_USER_ERROR() << tuning::database_name(db_path) << ": " << e.what();
   }
 }
 
@@ -52,9 +53,8 @@ ScheduledProgram schedule_and_lower(const PrimFunc& f, const std::string& what, 
   if (!trace && !options.db.empty() && (from_db = best_trace(options.db, f, target))) trace = &from_db->trace;
   PrimFunc scheduled = default_program(f, target);
   try {
-    // A stored trace names the blocks of the canonical form (workload_key.h).
     if (trace) {
-      const PrimFunc named = from_db ? canonical_workload(f) : f;
+      const PrimFunc named = from_db ? tuning::stored_form(f) : f;
       scheduled = options.postprocess_again ? postprocessed_again(named, *trace) : apply_trace(*trace, named).func();
     }
   } catch (const Error& e) {

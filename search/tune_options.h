@@ -1,0 +1,71 @@
+// How one workload is tuned: the one description of a tuning run's policy
+// (budget, search, measurement, final measurement), whichever front end
+// starts it. `kiln tune-op`, `kiln tune` (each of a model's tasks) and a
+// farm job (whose spec embeds it as JSON, farm/job.h) fill the same struct
+// from the same flags (tools/tune_flags.h), so a kernel is measured the
+// same way however it was asked for. The defaults are written here only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "rpc/measure.h"
+#include "targets/target.h"
+
+namespace kiln::search {
+
+// The measurement a tuning run asks of its runner: five timed repeats of
+// each candidate after a warm-up, a candidate five times slower than the
+// best known timed once (rpc/measure.h, docs/measurement.md).
+rpc::TimingConfig default_tuning_timing();
+
+struct TuneOptions {
+  Target target = Target::host();
+  int64_t trials = 64;         // the total the workload should have, earlier runs included
+  double time_budget_s = 0;    // 0: no limit
+  int batch_size = 64;
+  uint64_t seed = 1;
+  // The search (search/strategy_by_name.h): evolutionary or random, and
+  // the evolutionary search's cost model (xgb, random, or a model file).
+  std::string strategy = "evolutionary";
+  std::string cost_model = "xgb";
+  // Seeds from similar workloads (transfer.h): the best designs of up to
+  // this many other workloads of the same operator (its anchor, for a
+  // fused task) in the database, the most alike first, top
+  // similar_designs of each, read again every round. 0: none.
+  int similar_workloads = 4;
+  int similar_designs = 4;
+  // Designs with register tiles sized from the target (register_designs.h),
+  // measured in the first batch. 0: none.
+  int register_designs = 16;
+  // The final measurement: at the end of a job (not one stopped), its
+  // shortlist, the final_top records fastest by their first measurement,
+  // is built again and timed in three passes over it, each taking a third
+  // of final_repeat repeats of every candidate, each repeat at least
+  // final_min_repeat_ms long; the database then ranks the records timed
+  // again first, by that (tuning::TuningRecord::final_secs). 0: none.
+  int final_top = 5;
+  int final_repeat = 10;
+  double final_min_repeat_ms = 100;
+  // The share of a round the search and its model aim to take at most:
+  // each propose may evolve for share / (1 - share) of the last round's
+  // build and measurement time, less that round's model update
+  // (SearchContext::search_budget_s), always at least one generation. A
+  // workload whose candidates build in a blink gets fewer generations,
+  // not a search that outweighs its measurements. 0: no limit.
+  double search_share = 0.18;
+  // best_known_s is the tuner's: each batch carries the best so far.
+  rpc::TimingConfig timing = default_tuning_timing();
+
+  // Every field, the target as its canonical string.
+  nlohmann::json to_json() const;
+  // The fields `j` holds over the defaults above. Throws kiln::Error naming
+  // a field of the wrong type, out of range, or unknown.
+  static TuneOptions from_json(const nlohmann::json& j);
+  // Throws kiln::Error naming the first setting out of range.
+  void check() const;
+};
+
+}  // namespace kiln::search
