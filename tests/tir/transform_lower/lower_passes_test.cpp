@@ -1,9 +1,13 @@
 // Before/after tests of the lowering passes in tir/transform/, one behaviour
-// each. Expected programs are built with the same constructors and compared
-// structurally (variable names do not matter).
+// each: the program before and after as IR text (docs/ir_text.md), compared
+// structurally by EXPECT_IR (support/expect_ir.h), which prints a line diff
+// when they differ. Tests of what text cannot say (a buffer's storage
+// alignment, bounded code size) build the IR with the constructors.
 #include <gtest/gtest.h>
 
 #include "core/structural.h"
+#include "support/expect_ir.h"
+#include "tir/parser/parser.h"
 #include "tir/functor.h"
 #include "tir/transform/flatten_buffer.h"
 #include "tir/transform/legalize_parallel.h"
@@ -24,36 +28,54 @@ Stmt loop(const Var& v, int64_t extent, Stmt body, ForKind kind = ForKind::kSeri
   return for_loop(v, c(0), c(extent), kind, std::move(body));
 }
 
-// for i, k: block C(vi = i, vk = k): init C[vi] = 0; C[vi] += A[vi, vk]
 TEST(LowerBlocks, InitBecomesGuardOnReduceStart) {
-  Buffer A("A", f32, {c(4), c(8)}), C("C", f32, {c(4)});
-  Var i("i"), k("k"), vi("vi"), vk("vk");
-  Stmt blk = block({.name = "C",
-                    .iter_vars = {IterVar(vi, Range(c(0), c(4)), IterType::kSpatial),
-                                  IterVar(vk, Range(c(0), c(8)), IterType::kReduce)},
-                    .reads = {BufferRegion::full(A)},
-                    .writes = {BufferRegion::full(C)},
-                    .init = buffer_store(C, fc(0), {vi}),
-                    .body = buffer_store(C, buffer_load(C, {vi}) + buffer_load(A, {vi, vk}), {vi})});
-  PrimFunc f("f", {A, C}, loop(i, 4, loop(k, 8, block_realize({i, k}, Expr(), blk))));
-
-  Stmt expected = loop(i, 4, loop(k, 8, seq({if_then_else(eq(k, c(0)), buffer_store(C, fc(0), {i})),
-                                             buffer_store(C, buffer_load(C, {i}) + buffer_load(A, {i, k}), {i})})));
-  EXPECT_TRUE(structural_equal(lower_blocks(f).body(), expected));
+  const PrimFunc before = parse_prim_func(R"(
+@T.prim_func
+def f(A: T.Buffer((4, 8), "float32"), C: T.Buffer((4,), "float32")):
+    for i, k in T.grid(4, 8):
+        with T.block("C"):
+            vi = T.axis.spatial(4, i)
+            vk = T.axis.reduce(8, k)
+            T.reads(A[0:4, 0:8])
+            T.writes(C[0:4])
+            with T.init():
+                C[vi] = T.float32(0)
+            C[vi] = C[vi] + A[vi, vk]
+)");
+  EXPECT_IR(lower_blocks(before), R"(
+@T.prim_func
+def f(A: T.Buffer((4, 8), "float32"), C: T.Buffer((4,), "float32")):
+    for i, k in T.grid(4, 8):
+        if k == 0:
+            C[i] = T.float32(0)
+        C[i] = C[i] + A[i, k]
+)");
 }
 
 TEST(LowerBlocks, PredicateGuardsAndAllocBuffersBecomeAllocate) {
-  Buffer B("B", f32, {c(10)}), T("T", f32, {c(16)});
-  Var i("i"), vi("vi");
-  Stmt blk = block({.name = "B",
-                    .iter_vars = {IterVar(vi, Range(c(0), c(10)), IterType::kSpatial)},
-                    .body = buffer_store(B, fc(1), {vi})});
-  Stmt root = block({.name = "root",
-                     .body = loop(i, 16, block_realize({i}, lt(i, c(10)), blk)),
-                     .alloc_buffers = {T}});
-  PrimFunc f("f", {B}, block_realize({}, Expr(), root));
-  Stmt expected = allocate(T, loop(i, 16, if_then_else(lt(i, c(10)), buffer_store(B, fc(1), {i}))));
-  EXPECT_TRUE(structural_equal(lower_blocks(f).body(), expected));
+  const PrimFunc before = parse_prim_func(R"(
+@T.prim_func
+def f(B: T.Buffer((10,), "float32")):
+    with T.block("root"):
+        T.reads()
+        T.writes()
+        T_1 = T.alloc_buffer((16,), "float32")
+        for i in range(16):
+            with T.block("B"):
+                vi = T.axis.spatial(10, i)
+                T.where(i < 10)
+                T.reads()
+                T.writes()
+                B[vi] = T.float32(1)
+)");
+  EXPECT_IR(lower_blocks(before), R"(
+@T.prim_func
+def f(B: T.Buffer((10,), "float32")):
+    T_1 = T.allocate((16,), "float32")
+    for i in range(16):
+        if i < 10:
+            B[i] = T.float32(1)
+)");
 }
 
 TEST(FlattenBuffers, RowMajorWithStorageAlign) {
@@ -110,22 +132,34 @@ TEST(FlattenBuffers, AccessesThroughAMiddleAxisAlignment) {
 }
 
 TEST(VectorizeLoops, WholeExtentWithinLanes) {
-  Buffer A("A", f32, {c(8)}), B("B", f32, {c(8)});
-  Var j("j");
-  PrimFunc f("f", {A, B}, loop(j, 8, buffer_store(B, buffer_load(A, {j}) + fc(1), {j}), ForKind::kVectorized));
-  Expr r = ramp(c(0), c(1), 8);
-  Stmt expected = buffer_store(B, buffer_load(A, {r}) + broadcast(fc(1), 8), {r});
-  EXPECT_TRUE(structural_equal(vectorize_loops(f, 16).body(), expected));
+  const PrimFunc before = parse_prim_func(R"(
+@T.prim_func
+def f(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+    for j in T.vectorized(8):
+        B[j] = A[j] + T.float32(1)
+)");
+  EXPECT_IR(vectorize_loops(before, 16), R"(
+@T.prim_func
+def f(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+    B[T.Ramp(0, 1, 8)] = A[T.Ramp(0, 1, 8)] + T.Broadcast(T.float32(1), 8)
+)");
 }
 
 TEST(VectorizeLoops, ChunksAndNarrowerTail) {
-  Buffer A("A", f32, {c(20)});
-  Var j("j"), jo("jo");
-  PrimFunc f("f", {A}, loop(j, 20, buffer_store(A, fc(2), {j}), ForKind::kVectorized));
   // 20 = 2 chunks of 8 lanes + a 4-lane tail.
-  Stmt expected = seq({loop(jo, 2, buffer_store(A, broadcast(fc(2), 8), {ramp(c(0) + jo * c(8), c(1), 8)})),
-                       buffer_store(A, broadcast(fc(2), 4), {ramp(c(16), c(1), 4)})});
-  EXPECT_TRUE(structural_equal(vectorize_loops(f, 8).body(), expected));
+  const PrimFunc before = parse_prim_func(R"(
+@T.prim_func
+def f(A: T.Buffer((20,), "float32")):
+    for j in T.vectorized(20):
+        A[j] = T.float32(2)
+)");
+  EXPECT_IR(vectorize_loops(before, 8), R"(
+@T.prim_func
+def f(A: T.Buffer((20,), "float32")):
+    for j_outer in range(2):
+        A[T.Ramp(0 + j_outer * 8, 1, 8)] = T.Broadcast(T.float32(2), 8)
+    A[T.Ramp(16, 1, 4)] = T.Broadcast(T.float32(2), 4)
+)");
 }
 
 TEST(VectorizeLoops, StoreToLoopInvariantIndexStaysSerial) {
@@ -145,13 +179,21 @@ TEST(VectorizeLoops, ConditionOnLoopVarStaysSerial) {
 }
 
 TEST(UnrollLoops, ConstantExtentExpands) {
-  Buffer A("A", f32, {c(3)});
-  Var j("j");
-  PrimFunc f("f", {A}, loop(j, 3, buffer_store(A, fc(0), {j}), ForKind::kUnrolled));
-  Stmt expected = seq({buffer_store(A, fc(0), {c(0)}), buffer_store(A, fc(0), {c(1)}), buffer_store(A, fc(0), {c(2)})});
-  EXPECT_TRUE(structural_equal(unroll_loops(f).body(), expected));
+  const PrimFunc before = parse_prim_func(R"(
+@T.prim_func
+def f(A: T.Buffer((3,), "float32")):
+    for j in T.unroll(3):
+        A[j] = T.float32(0)
+)");
+  EXPECT_IR(unroll_loops(before), R"(
+@T.prim_func
+def f(A: T.Buffer((3,), "float32")):
+    A[0] = T.float32(0)
+    A[1] = T.float32(0)
+    A[2] = T.float32(0)
+)");
   // Above the limit it stays a loop.
-  EXPECT_TRUE(structural_equal(unroll_loops(f, 2).body(), f.body()));
+  EXPECT_TRUE(unroll_loops(before, 2).same_as(before));
 }
 
 TEST(UnrollLoops, AutoUnrollWithinTheAnnotatedStep) {
@@ -178,18 +220,26 @@ TEST(UnrollLoops, AutoUnrollWithinTheAnnotatedStep) {
 }
 
 TEST(UnswitchLoops, APartialTilesGuardMovesOutOfTheReductionLoops) {
-  // Before: for r: for k0: for k1: C[0] += A[k]; if r < 170: C[1] += A[k]
-  // After:  for r: if r < 170: (for k0: for k1: both) else: (for k0: for k1: the first)
-  Buffer A("A", f32, {c(64)}), C("C", f32, {c(2)});
-  Var r("r"), k0("k0"), k1("k1");
-  Expr k = k0 * 8 + k1;
-  Stmt first = buffer_store(C, buffer_load(C, {c(0)}) + buffer_load(A, {k}), {c(0)});
-  Stmt second = buffer_store(C, buffer_load(C, {c(1)}) + buffer_load(A, {k}), {c(1)});
-  Expr guard = lt(r, c(170));
-  PrimFunc f("f", {A, C}, loop(r, 171, loop(k0, 8, loop(k1, 8, seq({first, if_then_else(guard, second)})))));
-  Stmt expected = loop(r, 171, if_then_else(guard, loop(k0, 8, loop(k1, 8, seq({first, second}))),
-                                            loop(k0, 8, loop(k1, 8, first))));
-  EXPECT_TRUE(structural_equal(unswitch_loops(f).body(), expected));
+  const PrimFunc before = parse_prim_func(R"(
+@T.prim_func
+def f(A: T.Buffer((64,), "float32"), C: T.Buffer((2,), "float32")):
+    for r, k0, k1 in T.grid(171, 8, 8):
+        C[0] = C[0] + A[k0 * 8 + k1]
+        if r < 170:
+            C[1] = C[1] + A[k0 * 8 + k1]
+)");
+  EXPECT_IR(unswitch_loops(before), R"(
+@T.prim_func
+def f(A: T.Buffer((64,), "float32"), C: T.Buffer((2,), "float32")):
+    for r in range(171):
+        if r < 170:
+            for k0, k1 in T.grid(8, 8):
+                C[0] = C[0] + A[k0 * 8 + k1]
+                C[1] = C[1] + A[k0 * 8 + k1]
+        else:
+            for k0, k1 in T.grid(8, 8):
+                C[0] = C[0] + A[k0 * 8 + k1]
+)");
 }
 
 TEST(UnswitchLoops, AConditionOnTheLoopsOwnVariablesOrOnMemoryStays) {
@@ -210,16 +260,30 @@ TEST(UnswitchLoops, AConditionOnTheLoopsOwnVariablesOrOnMemoryStays) {
 }
 
 TEST(UnswitchLoops, AConjunctTheLoopCannotChangeMovesOutAlone) {
-  // Before: for r: for k: if r < 170 and k < 5: C[k] = 0
-  // After:  for r: if r < 170: for k: if k < 5: C[k] = 0
-  Buffer C("C", f32, {c(8)});
-  Var r("r"), k("k");
-  Stmt store = buffer_store(C, fc(0), {k});
-  PrimFunc f("f", {C}, loop(r, 171, loop(k, 8, if_then_else(logical_and(lt(r, c(170)), lt(k, c(5))), store))));
-  Stmt expected = loop(r, 171, if_then_else(lt(r, c(170)), loop(k, 8, if_then_else(lt(k, c(5)), store))));
-  EXPECT_TRUE(structural_equal(unswitch_loops(f).body(), expected));
+  const PrimFunc before = parse_prim_func(R"(
+@T.prim_func
+def f(C: T.Buffer((8,), "float32")):
+    for r, k in T.grid(171, 8):
+        if r < 170 and k < 5:
+            C[k] = T.float32(0)
+)");
+  EXPECT_IR(unswitch_loops(before), R"(
+@T.prim_func
+def f(C: T.Buffer((8,), "float32")):
+    for r in range(171):
+        if r < 170:
+            for k in range(8):
+                if k < 5:
+                    C[k] = T.float32(0)
+)");
   // Before and after: both conjuncts name k; the function comes back as it was.
-  PrimFunc own("f", {C}, loop(k, 8, if_then_else(logical_and(lt(c(1), k), lt(k, c(5))), store)));
+  const PrimFunc own = parse_prim_func(R"(
+@T.prim_func
+def f(C: T.Buffer((8,), "float32")):
+    for k in range(8):
+        if 1 < k and k < 5:
+            C[k] = T.float32(0)
+)");
   EXPECT_TRUE(unswitch_loops(own).same_as(own));
 }
 
@@ -242,12 +306,40 @@ TEST(UnswitchLoops, ManyConditionsMakeBoundedCode) {
 }
 
 TEST(SerializeNestedParallel, InnerParallelBecomesSerial) {
-  Buffer A("A", f32, {c(4), c(4)});
-  Var i("i"), j("j");
-  Stmt store = buffer_store(A, fc(0), {i, j});
-  PrimFunc f("f", {A}, loop(i, 4, loop(j, 4, store, ForKind::kParallel), ForKind::kParallel));
-  Stmt expected = loop(i, 4, loop(j, 4, store), ForKind::kParallel);
-  EXPECT_TRUE(structural_equal(serialize_nested_parallel(f).body(), expected));
+  const PrimFunc before = parse_prim_func(R"(
+@T.prim_func
+def f(A: T.Buffer((4, 4), "float32")):
+    for i in T.parallel(4):
+        for j in T.parallel(4):
+            A[i, j] = T.float32(0)
+)");
+  EXPECT_IR(serialize_nested_parallel(before), R"(
+@T.prim_func
+def f(A: T.Buffer((4, 4), "float32")):
+    for i in T.parallel(4):
+        for j in range(4):
+            A[i, j] = T.float32(0)
+)");
+}
+
+TEST(ExpectIr, AMismatchShowsBothAsALineDiff) {
+  const PrimFunc f = parse_prim_func(R"(
+@T.prim_func
+def f(A: T.Buffer((4,), "float32")):
+    for i in range(4):
+        A[i] = T.float32(0)
+)");
+  const ::testing::AssertionResult r = testing::ir_matches(f, R"(
+@T.prim_func
+def f(A: T.Buffer((4,), "float32")):
+    for i in range(4):
+        A[i] = T.float32(1)
+)");
+  ASSERT_FALSE(r);
+  const std::string m = r.message();
+  EXPECT_NE(m.find("-         A[i] = T.float32(1)"), std::string::npos) << m;
+  EXPECT_NE(m.find("+         A[i] = T.float32(0)"), std::string::npos) << m;
+  EXPECT_NE(m.find("      for i in range(4):"), std::string::npos) << "common lines stay: " << m;
 }
 
 TEST(Passes, ReturnSameFunctionWhenNothingToDo) {
