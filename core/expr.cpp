@@ -371,9 +371,6 @@ Expr fold_binary(ExprKind kind, const Expr& a, const Expr& b) {
   return Expr();
 }
 
-bool is_cmp(ExprKind k) { return k >= ExprKind::EQ && k <= ExprKind::GE; }
-bool is_logic(ExprKind k) { return k == ExprKind::And || k == ExprKind::Or; }
-
 template <typename N>
 Expr make_bin_node(DataType t, Expr a, Expr b) {
   auto n = new_node<N>(t);
@@ -385,8 +382,8 @@ Expr make_bin_node(DataType t, Expr a, Expr b) {
 Expr binary(ExprKind kind, Expr a, Expr b) {
   KILN_ICHECK(a.defined() && b.defined()) << "undefined operand of " << expr_kind_name(kind);
   match_types(a, b);
-  if (is_logic(kind)) {
-    KILN_ICHECK(a.dtype().element_of().is_bool()) << expr_kind_name(kind) << " of " << a.dtype().str();
+  if (auto e = binary_operand_error(kind, a.dtype(), b.dtype(), expr_kind_name(kind))) {
+    KILN_ICHECK(false) << *e;
   }
   if (Expr f = fold_binary(kind, a, b); f.defined()) return f;
   return make_binary(kind, std::move(a), std::move(b));
@@ -397,7 +394,7 @@ Expr binary(ExprKind kind, Expr a, Expr b) {
 Expr make_binary(ExprKind kind, Expr a, Expr b) {
   KILN_ICHECK(a.dtype() == b.dtype()) << expr_kind_name(kind) << " of " << a.dtype().str() << " and "
                                       << b.dtype().str();
-  DataType t = is_cmp(kind) ? DataType::Bool(a.dtype().lanes()) : a.dtype();
+  const DataType t = binary_result_type(kind, a.dtype());
   switch (kind) {
 #define X(Name, Sym) \
   case ExprKind::Name: return make_bin_node<Name##Node>(t, std::move(a), std::move(b));
@@ -467,9 +464,11 @@ Expr cast(DataType t, Expr v) {
 }
 
 Expr ramp(Expr base, Expr stride, int64_t lanes) {
-  KILN_ICHECK(lanes > 1 && base.dtype().is_scalar()) << "ramp of " << lanes << " lanes";
   match_types(base, stride);
-  auto n = new_node<RampNode>(base.dtype().with_lanes(static_cast<int>(lanes)));
+  if (auto e = ramp_error(base.dtype(), stride.dtype(), lanes)) {
+    KILN_ICHECK(false) << *e;
+  }
+  auto n = new_node<RampNode>(vector_of(base.dtype(), lanes));
   n->base = std::move(base);
   n->stride = std::move(stride);
   n->lanes = lanes;
@@ -478,7 +477,7 @@ Expr ramp(Expr base, Expr stride, int64_t lanes) {
 
 Expr broadcast(Expr v, int64_t lanes) {
   KILN_ICHECK(lanes > 1 && v.dtype().is_scalar()) << "broadcast of " << v.dtype().str() << " to " << lanes;
-  auto n = new_node<BroadcastNode>(v.dtype().with_lanes(static_cast<int>(lanes)));
+  auto n = new_node<BroadcastNode>(vector_of(v.dtype(), lanes));
   n->value = std::move(v);
   n->lanes = lanes;
   return Expr(std::move(n));
@@ -507,12 +506,9 @@ Expr call(Intrinsic op, std::vector<Expr> args) {
 
 Expr buffer_load(Buffer b, std::vector<Expr> indices) {
   KILN_ICHECK(b.defined()) << "load from an undefined buffer";
-  int lanes = 1;
-  for (const Expr& i : indices) {
+  for (const Expr& i : indices)
     KILN_ICHECK(i.dtype().is_integral()) << "index of " << b.name() << " has type " << i.dtype().str();
-    lanes = std::max(lanes, i.dtype().lanes());
-  }
-  auto n = new_node<BufferLoadNode>(b.dtype().with_lanes(lanes));
+  auto n = new_node<BufferLoadNode>(load_type(b.dtype(), indices));
   n->buffer = std::move(b);
   n->indices = std::move(indices);
   return Expr(std::move(n));

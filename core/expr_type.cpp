@@ -13,19 +13,46 @@ bool is_logic(ExprKind k) { return k == ExprKind::And || k == ExprKind::Or; }
 std::optional<std::string> binary_error(const ExprNode& n, const Expr& a, const Expr& b) {
   const char* name = expr_kind_name(n.kind);
   if (!a.defined() || !b.defined()) return std::string(name) + " with a missing operand";
-  if (a.dtype() != b.dtype())
-    return std::string(name) + " of " + a.dtype().str() + " and " + b.dtype().str() + ": operands differ in type";
-  DataType want = a.dtype();
-  if (is_comparison(n.kind)) want = DataType::Bool(a.dtype().lanes());
-  if (is_logic(n.kind) && !a.dtype().element_of().is_bool())
-    return std::string(name) + " of " + a.dtype().str() + ": logic takes booleans";
-  if (is_arith(n.kind) && !(a.dtype().is_integral() || a.dtype().is_float()))
-    return std::string(name) + " of " + a.dtype().str() + ": arithmetic takes numbers";
+  if (auto e = binary_operand_error(n.kind, a.dtype(), b.dtype(), name)) return e;
+  const DataType want = binary_result_type(n.kind, a.dtype());
   if (n.dtype != want) return std::string(name) + " of " + a.dtype().str() + " typed " + n.dtype.str() + ", not " + want.str();
   return std::nullopt;
 }
 
 }  // namespace
+
+DataType binary_result_type(ExprKind kind, DataType operands) {
+  return is_comparison(kind) ? DataType::Bool(operands.lanes()) : operands;
+}
+
+std::optional<std::string> binary_operand_error(ExprKind kind, DataType a, DataType b, const std::string& op) {
+  if (a != b) return "operands of " + op + " have different types " + a.str() + " and " + b.str();
+  const bool is_bool = a.element_of().is_bool();
+  if (is_logic(kind)) {
+    if (!is_bool) return "operands of " + op + " must be bool, not " + a.str();
+  } else if (is_arith(kind)) {
+    if (is_bool || !(a.is_integral() || a.is_float())) return "operands of " + op + " must be numbers, not " + a.str();
+  } else if (a.is_handle() || a.is_void()) {
+    return "operands of " + op + " must be values, not " + a.str();
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> ramp_error(DataType base, DataType stride, int64_t lanes) {
+  if (lanes < 2) return "a ramp needs at least 2 lanes, not " + std::to_string(lanes);
+  if (!base.is_integral() || base.is_bool() || !base.is_scalar() || stride != base)
+    return "a ramp needs a scalar integer base and stride of one type, not " + base.str() + " and " + stride.str();
+  return std::nullopt;
+}
+
+DataType vector_of(DataType t, int64_t lanes) { return t.with_lanes(static_cast<int>(lanes)); }
+
+DataType load_type(DataType element, const std::vector<Expr>& indices) {
+  int lanes = 1;
+  for (const Expr& i : indices)
+    if (i.defined()) lanes = std::max(lanes, i.dtype().lanes());
+  return element.with_lanes(lanes);
+}
 
 std::optional<std::string> expr_type_error(const ExprNode& n) {
   const DataType t = n.dtype;
@@ -70,10 +97,8 @@ std::optional<std::string> expr_type_error(const ExprNode& n) {
     case ExprKind::Ramp: {
       const auto& r = static_cast<const RampNode&>(n);
       if (!r.base.defined() || !r.stride.defined()) return std::string("ramp with a missing operand");
-      if (r.lanes < 2) return "ramp of " + std::to_string(r.lanes) + " lanes";
-      if (!r.base.dtype().is_integral() || !r.base.dtype().is_scalar() || r.stride.dtype() != r.base.dtype())
-        return "ramp from " + r.base.dtype().str() + " by " + r.stride.dtype().str() + ": scalar integers of one type";
-      if (t != r.base.dtype().with_lanes(static_cast<int>(r.lanes)))
+      if (auto e = ramp_error(r.base.dtype(), r.stride.dtype(), r.lanes)) return e;
+      if (t != vector_of(r.base.dtype(), r.lanes))
         return "ramp of " + std::to_string(r.lanes) + " " + r.base.dtype().str() + " typed " + t.str();
       return std::nullopt;
     }
@@ -82,7 +107,7 @@ std::optional<std::string> expr_type_error(const ExprNode& n) {
       if (!b.value.defined()) return std::string("broadcast of nothing");
       if (b.lanes < 2 || !b.value.dtype().is_scalar())
         return "broadcast of " + b.value.dtype().str() + " to " + std::to_string(b.lanes) + " lanes";
-      if (t != b.value.dtype().with_lanes(static_cast<int>(b.lanes)))
+      if (t != vector_of(b.value.dtype(), b.lanes))
         return "broadcast of " + b.value.dtype().str() + " to " + std::to_string(b.lanes) + " lanes typed " + t.str();
       return std::nullopt;
     }
@@ -111,13 +136,11 @@ std::optional<std::string> expr_type_error(const ExprNode& n) {
     case ExprKind::BufferLoad: {
       const auto& l = static_cast<const BufferLoadNode&>(n);
       if (!l.buffer.defined()) return std::string("load from no buffer");
-      int lanes = 1;
       for (const Expr& i : l.indices) {
         if (!i.defined() || !i.dtype().is_integral())
           return "index of " + l.buffer.name() + " of type " + (i.defined() ? i.dtype().str() : "nothing");
-        lanes = std::max(lanes, i.dtype().lanes());
       }
-      DataType want = l.buffer.dtype().with_lanes(lanes);
+      const DataType want = load_type(l.buffer.dtype(), l.indices);
       if (t != want) return "load of " + want.str() + " from " + l.buffer.name() + " typed " + t.str();
       return std::nullopt;
     }

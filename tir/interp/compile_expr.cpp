@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "tir/interp/compiler.h"
+#include "core/expr_type.h"
 #include "tir/interp/vector_code.h"
 
 namespace kiln::interp {
@@ -279,12 +280,8 @@ ExprPtr Compiler::expr(const Expr& e) {
     auto [pa, pb] = binary_operands(e);
     const Expr& ea = *pa;
     const Expr& eb = *pb;
-    if (ea.dtype() != eb.dtype())
-      KILN_USER_ERROR() << "operands of " << expr_kind_name(k) << " have types " << ea.dtype().str() << " and "
-                        << eb.dtype().str();
+    if (auto err = binary_operand_error(k, ea.dtype(), eb.dtype(), expr_kind_name(k))) KILN_USER_ERROR() << *err;
     const DataType ot = ea.dtype();
-    if ((k == ExprKind::And || k == ExprKind::Or) && !ot.element_of().is_bool())
-      KILN_USER_ERROR() << expr_kind_name(k) << " of " << ot.str() << " operands";
     ExprPtr a = expr(ea);
     ExprPtr b = expr(eb);
     if (vec) return vector_binary(k, t, std::move(a), std::move(b));

@@ -2,6 +2,8 @@
 // t_calls.cpp.
 #include "tir/parser/expr_parser.h"
 
+#include "core/expr_type.h"
+
 #include "tir/parser/diagnostic.h"
 #include "tir/parser/literals.h"
 #include "tir/parser/nodes.h"
@@ -34,13 +36,7 @@ bool is_bool(const Expr& e) { return e.dtype().element_of().is_bool(); }
 }  // namespace
 
 Expr ExprParser::binary(ExprKind kind, const Token& op, Expr a, Expr b) {
-  const std::string name = "'" + op.text + "'";
-  if (a.dtype() != b.dtype())
-    error_at(op, "operands of " + name + " have different types " + a.dtype().str() + " and " + b.dtype().str());
-  if (a.dtype().is_handle() || a.dtype().is_void()) error_at(op, "operands of " + name + " must be numbers");
-  bool logic = kind == ExprKind::And || kind == ExprKind::Or;
-  if (logic && !is_bool(a)) error_at(op, "operands of " + name + " must be bool, not " + a.dtype().str());
-  if (!logic && !is_comparison(kind) && is_bool(a)) error_at(op, "operands of " + name + " must be numbers, not bool");
+  if (auto e = binary_operand_error(kind, a.dtype(), b.dtype(), "'" + op.text + "'")) error_at(op, *e);
   // Integer division is spelled out (T.truncdiv or //), so '/' is for floats.
   if (kind == ExprKind::Div && !a.dtype().is_float())
     error_at(op, "'/' divides floats; write T.truncdiv(a, b) or a // b for integers");

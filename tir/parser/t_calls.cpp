@@ -6,6 +6,8 @@
 #include <limits>
 #include <unordered_map>
 
+#include "core/expr_type.h"
+
 #include "tir/parser/diagnostic.h"
 #include "tir/parser/expr_parser.h"
 #include "tir/parser/literals.h"
@@ -134,11 +136,8 @@ Expr ExprParser::parse_ramp(const Token& fn) {
   in_.expect_op(",", "after the stride of T.Ramp");
   int64_t lanes = parse_count("as the lane count of T.Ramp");
   in_.expect_op(")", "after the lane count of T.Ramp");
-  if (!base.dtype().is_scalar() || base.dtype() != stride.dtype() || !is_number_type(base.dtype()))
-    error_at(at, "T.Ramp needs a scalar base and stride of one numeric type, not " + base.dtype().str() + " and " +
-                     stride.dtype().str());
-  if (lanes < 2) error_at(at, "T.Ramp needs at least 2 lanes");
-  auto n = new_expr<RampNode>(base.dtype().with_lanes(static_cast<int>(lanes)));
+  if (auto e = ramp_error(base.dtype(), stride.dtype(), lanes)) error_at(at, "T.Ramp: " + *e);
+  auto n = new_expr<RampNode>(vector_of(base.dtype(), lanes));
   n->base = std::move(base);
   n->stride = std::move(stride);
   n->lanes = lanes;
@@ -153,7 +152,7 @@ Expr ExprParser::parse_broadcast(const Token& fn) {
   in_.expect_op(")", "after the lane count of T.Broadcast");
   if (!v.dtype().is_scalar()) error_at(at, "T.Broadcast of a vector of type " + v.dtype().str());
   if (lanes < 2) error_at(at, "T.Broadcast needs at least 2 lanes");
-  auto n = new_expr<BroadcastNode>(v.dtype().with_lanes(static_cast<int>(lanes)));
+  auto n = new_expr<BroadcastNode>(vector_of(v.dtype(), lanes));
   n->value = std::move(v);
   n->lanes = lanes;
   return finish(std::move(n));
@@ -185,10 +184,7 @@ Expr ExprParser::parse_free_var(const Token& fn) {
 Expr ExprParser::parse_binary_call(const Token& fn, ExprKind kind) {
   const Token& at = in_.peek();
   std::vector<Expr> a = parse_args(fn, 2);
-  if (a[0].dtype() != a[1].dtype())
-    error_at(at, "operands of " + fn_name(fn) + " have different types " + a[0].dtype().str() + " and " +
-                     a[1].dtype().str());
-  if (!is_number_type(a[0].dtype())) error_at(at, "operands of " + fn_name(fn) + " must be numbers");
+  if (auto e = binary_operand_error(kind, a[0].dtype(), a[1].dtype(), fn_name(fn))) error_at(at, *e);
   // Float division prints as '/', so T.truncdiv is for integers only.
   if (kind == ExprKind::Div && a[0].dtype().is_float())
     error_at(at, "T.truncdiv divides integers; write a / b for floats");

@@ -146,7 +146,7 @@ TEST(JsonErrors, OperandTypesAreChecked) {
   // i + 1 whose constant claims to be a float: the Add's operands then differ.
   nlohmann::json d = good();
   d["nodes"][1] = to_json(Expr(1.0f))["nodes"][0];
-  EXPECT_EQ(error_of(d), "node 2 (Add): Add of int32 and float32: operands differ in type");
+  EXPECT_EQ(error_of(d), "node 2 (Add): operands of Add have different types int32 and float32");
   // i < 1 typed int32 instead of bool.
   Var i("i");
   nlohmann::json c = to_json(i < 1);

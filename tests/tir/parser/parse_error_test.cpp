@@ -133,6 +133,12 @@ TEST(ParseError, TypesAndConstants) {
   EXPECT_EQ(expr_error("T.exp(1.5)"), "line 1, column 7: a float needs its type, as in T.float32(1.5)");
   EXPECT_EQ(expr_error("T.Select(x, 1, 2)"), "line 1, column 10: the condition of T.Select must be bool, not int32");
   EXPECT_PRED2(contains, expr_error("T.int32x4(1)"), "line 1, column 3: immediates are scalars");
+  // The parser asks the typing rules the checker applies (core/expr_type.h):
+  // before, it read a ramp of floats that every later reader refused.
+  EXPECT_EQ(expr_error("T.Ramp(T.float32(0), T.float32(1), 4)"),
+            "line 1, column 8: T.Ramp: a ramp needs a scalar integer base and stride of one type, not float32 and "
+            "float32");
+  EXPECT_EQ(expr_error("T.max(x < y, x < y)"), "line 1, column 7: operands of T.max must be numbers, not bool");
   EXPECT_EQ(func_error(R"(@T.prim_func
 def f(A: T.Buffer((4,), "float32")):
     A[0] = T.float64(1)

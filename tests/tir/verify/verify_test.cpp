@@ -187,7 +187,7 @@ TEST(Verify, ExpressionsAreWellTyped) {
     n.a = buffer_load(A, {i});
     n.b = Expr(1);
   });
-  expect_invalid(store(mixed), "ill-typed expression: Add of float32 and int32: operands differ in type");
+  expect_invalid(store(mixed), "ill-typed expression: operands of Add have different types float32 and int32");
   // A comparison typed as its operands instead of bool.
   Expr cmp = raw_expr<LTNode>(DataType::Int32(), [&](LTNode& n) {
     n.a = i;
