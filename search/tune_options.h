@@ -42,13 +42,15 @@ struct TuneOptions {
   int register_designs = 16;
   // The final measurement: at the end of a job (not one stopped), its
   // shortlist, the final_top records fastest by their first measurement,
-  // is built again and timed in three passes over it, each taking a third
-  // of final_repeat repeats of every candidate, each repeat at least
+  // is built again and timed as kiln reports every figure (report_timing,
+  // targets/runtime/timing.h), in three passes over it, each taking a
+  // third of final_repeat samples of every candidate, each sample at least
   // final_min_repeat_ms long; the database then ranks the records timed
-  // again first, by that (tuning::TuningRecord::final_secs). 0: none.
+  // again first, by that (tuning::TuningRecord::final_secs), and it is the
+  // figure tune-op shows and bench-op reads again. 0: none.
   int final_top = 5;
-  int final_repeat = 10;
-  double final_min_repeat_ms = 100;
+  int final_repeat = kReportSamples;            // targets/runtime/timing.h: the figure kiln reports
+  double final_min_repeat_ms = kReportSampleMs;
   // The share of a round the search and its model aim to take at most:
   // each propose may evolve for share / (1 - share) of the last round's
   // build and measurement time, less that round's model update

@@ -80,6 +80,9 @@ int64_t measure_shortlist(const PrimFunc& f, const tuning::WorkloadEntry& entry,
     if (valid[i].final_secs.empty()) todo.push_back(std::move(valid[i]));
   if (todo.empty()) return 0;
   rpc::TimingConfig timing = o.timing;
+  static_cast<TimingOptions&>(timing) = report_timing();
+  timing.flush_cache = o.timing.flush_cache;
+  timing.cold_args = o.timing.cold_args;
   int repeats = std::max(o.final_repeat, 1);
   timing.min_repeat_ms = o.final_min_repeat_ms;
   if (timing.evicts()) {  // every sample one cold run: more of them, none raised
@@ -87,15 +90,14 @@ int64_t measure_shortlist(const PrimFunc& f, const tuning::WorkloadEntry& entry,
     timing.min_repeat_ms = 0;
   }
   timing.repeat = (repeats + kFinalPasses - 1) / kFinalPasses;
-  // Each candidate runs untimed for kWarmFor first, in every pass, as
-  // kiln_bench and kiln run warm up: the shortlist is timed right after it
-  // was built on every core, a few candidates briefly, where a round times
-  // dozens. (In one 200-trial tune of resnet18 224², a 3x3 convolution
-  // read 1.1 ms in its rounds and in the model, and 2.2 ms in all 30 of
-  // its final samples, timed in one pass; a 16-trial tune on the same
-  // machine kept every final sample of its larger kernels within
-  // 0.76-1.09x of the first.)
-  timing.warmup_ms = static_cast<double>(kWarmFor.count());
+  // report_timing runs each candidate untimed for kWarmFor first, in every
+  // pass, as kiln_bench and kiln run warm up: the shortlist is timed right
+  // after it was built on every core, a few candidates briefly, where a
+  // round times dozens. (In one 200-trial tune of resnet18 224², a 3x3
+  // convolution read 1.1 ms in its rounds and in the model, and 2.2 ms in
+  // all 30 of its final samples, timed in one pass without the warm-up; a
+  // 16-trial tune on the same machine kept every final sample of its
+  // larger kernels within 0.76-1.09x of the first.)
   timing.slow_factor = 0;
   timing.best_known_s = 0;
   std::vector<rpc::BuildInput> inputs;

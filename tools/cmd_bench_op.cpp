@@ -30,7 +30,7 @@ struct Args {
   std::string workload;
   std::string target = "llvm";
   int threads = 0;
-  int repeat = 10;
+  int repeat = kReportSamples;
   bool check = false;
   bool json = false;
   uint64_t seed = 1;
@@ -40,10 +40,21 @@ struct Args {
   std::string token;
   std::string tls_ca;
   int number = 1;
-  double min_repeat_ms = 0;
+  double min_repeat_ms = kReportSampleMs;
   bool flush_cache = false;
   double timeout_ms = 60000;
 };
+
+// How bench-op times a kernel, in this process or at a runner: as kiln
+// reports every figure (report_timing, targets/runtime/timing.h), so that
+// it reads what the tuner's final measurement read.
+TimingOptions timing_of(const Args& a) {
+  TimingOptions o = report_timing(a.repeat);
+  o.number = a.number;
+  o.min_repeat_ms = a.min_repeat_ms;
+  o.flush_cache = a.flush_cache;
+  return o;
+}
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -79,10 +90,7 @@ void run_on_runner(const Args& a) {
   if (const char* env = std::getenv("KILN_RUNNER_TOKEN"); token.empty() && env) token = env;
   std::unique_ptr<rpc::Runner> runner = rpc::connect_runner(a.runner, token, a.tls_ca);
   rpc::MeasureBatch batch;
-  batch.timing.repeat = a.repeat;
-  batch.timing.number = a.number;
-  batch.timing.min_repeat_ms = a.min_repeat_ms;
-  batch.timing.flush_cache = a.flush_cache;
+  static_cast<TimingOptions&>(batch.timing) = timing_of(a);
   batch.timing.timeout_ms = a.timeout_ms;
   batch.timing.threads = threads;
   batch.timing.seed = a.seed;
@@ -149,11 +157,12 @@ void run(const Args& a) {
   std::unique_ptr<CompiledKernel> kernel = build(p.lowered, target);
   double build_ms = ms_since(t0);
   log << "kiln: " << p.name << " built in " << std::fixed << std::setprecision(1) << lower_ms + build_ms
-      << " ms; running " << a.repeat << " times on " << threads << " threads\n";
+      << " ms; timing " << a.repeat << " samples on " << threads << " threads\n";
 
   std::vector<NDArray> args = make_arguments(p.func, a.seed);
   ThreadPool pool(threads);
-  std::vector<double> times = time_kernel(*kernel, args, pool, a.repeat);
+  const Timing timing = measure_kernel(*kernel, args, pool, timing_of(a));
+  const std::vector<double>& times = timing.ms_per_run;
   double med = median(times);
   double gflops = p.flops / (med * 1e-3) / 1e9;
 
@@ -162,6 +171,7 @@ void run(const Args& a) {
                         {"target", target.str()},
                         {"threads", threads},
                         {"repeat", a.repeat},
+                        {"number", timing.number},
                         {"median_ms", med},
                         {"gflops", gflops},
                         {"times_ms", times},
@@ -205,7 +215,9 @@ void add_bench_op(CLI::App& app) {
   cmd->add_option("--target", a->target, "target string, e.g. 'llvm -mcpu=skylake-avx512 -num-cores=2'");
   cmd->add_option("--threads", a->threads, "threads for parallel loops (default: the target's cores)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--repeat", a->repeat, "timed runs (after one warm-up)")->check(CLI::PositiveNumber);
+  cmd->add_option("--repeat", a->repeat, "timed samples, after a quarter of a second of untimed runs")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_option("--seed", a->seed, "seed of the random inputs");
   cmd->add_flag("--check", a->check, "compare the output with the reference interpreter");
   cmd->add_flag("--json", a->json, "print one JSON object as the last line of stdout");
@@ -213,15 +225,11 @@ void add_bench_op(CLI::App& app) {
                   "measure through a runner: 'local' (a child process) or its address (docs/measurement.md)");
   cmd->add_option("--token", a->token, "the runner's token (or set KILN_RUNNER_TOKEN)")->needs(runner);
   cmd->add_option("--tls-ca", a->tls_ca, "PEM file of the CA that signed the runner's certificate (TLS)")->needs(runner);
-  cmd->add_option("--number", a->number, "with --runner: runs per timed repeat to start from")
-      ->check(CLI::PositiveNumber)
-      ->needs(runner);
-  cmd->add_option("--min-repeat-ms", a->min_repeat_ms,
-                  "with --runner: raise --number until one repeat lasts this long")
+  cmd->add_option("--number", a->number, "runs per timed sample to start from")->check(CLI::PositiveNumber);
+  cmd->add_option("--min-repeat-ms", a->min_repeat_ms, "raise --number until one sample lasts this long")
       ->check(CLI::NonNegativeNumber)
-      ->needs(runner);
-  cmd->add_flag("--flush-cache", a->flush_cache, "with --runner: evict the arguments from the caches before each repeat")
-      ->needs(runner);
+      ->capture_default_str();
+  cmd->add_flag("--flush-cache", a->flush_cache, "evict the arguments from the caches before each sample");
   cmd->add_option("--timeout-ms", a->timeout_ms, "with --runner: limit per candidate")
       ->check(CLI::PositiveNumber)
       ->needs(runner);

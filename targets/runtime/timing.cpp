@@ -119,6 +119,15 @@ std::vector<double> time_kernel(const CompiledKernel& k, std::vector<NDArray>& a
 
 void flush_from_caches(const std::vector<NDArray>& args) { evict(evicted_by({.flush_cache = true}, args)); }
 
+TimingOptions report_timing(int repeat) {
+  TimingOptions o;
+  o.warmup = 1;
+  o.warmup_ms = static_cast<double>(kWarmFor.count());
+  o.min_repeat_ms = kReportSampleMs;
+  o.repeat = repeat;
+  return o;
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());

@@ -61,6 +61,19 @@ std::vector<double> time_kernel(const CompiledKernel& k, std::vector<NDArray>& a
 // times candidates back to back, does not need to.
 inline constexpr std::chrono::milliseconds kWarmFor{250};
 
+// The figure kiln reports for a kernel, wherever it reports one: the final
+// measurement that a tuned record is ranked and shown by (search/tuner.h),
+// `kiln bench-op`, with or without a runner. kWarmFor of untimed runs,
+// then `repeat` samples of back-to-back runs, each raised until it lasts
+// kReportSampleMs, the figure their median. The same kernel measured by
+// any of them gives the same figure (bench/one_number checks it on five
+// workloads). A tuning round times candidates shorter (one warm-up, five
+// single-run samples: search/tune_options.h): it ranks them; the figure
+// shown is the final measurement's.
+inline constexpr double kReportSampleMs = 100;
+inline constexpr int kReportSamples = 12;
+TimingOptions report_timing(int repeat = kReportSamples);
+
 // Calls run() at least once, and until kWarmFor has passed.
 template <typename Run>
 void warm_up(Run run) {

@@ -60,7 +60,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"bench-op 'matmul:M=4,N=4,K=4' --target 'llvm -num-cores=0'", "num-cores"},
                       BadInput{"print add:M=4", "missing key N"},
                       BadInput{"bench-op add:M=4,N=4 --token t", "--token requires --runner"},
-                      BadInput{"bench-op add:M=4,N=4 --min-repeat-ms 5", "--min-repeat-ms requires --runner"},
+                      BadInput{"bench-op add:M=4,N=4 --min-repeat-ms -1", "--min-repeat-ms: Value -1 not in range"},
                       BadInput{"bench-op add:M=4,N=4 --runner unix:/nonexistent/r.sock", "cannot reach runner at unix:/nonexistent/r.sock"},
                       BadInput{"runner --listen 0.0.0.0:0", "give a --token"},
                       BadInput{"runner --listen 127.0.0.1:0 --device-target 'llvm -mcpu=nonesuch'", "nonesuch"},

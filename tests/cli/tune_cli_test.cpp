@@ -33,7 +33,7 @@ TEST(TuneCli, TunesResumesAndBenchOpReproducesTheBest) {
   // The best two were timed again, and the best is ranked by that.
   EXPECT_EQ(j["final_measured"], 2);
   EXPECT_NE(r.out.find("final measurement: 2 of the best records timed again"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("final repeats"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("final samples"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("reproduce: kiln bench-op " + kWorkload), std::string::npos) << r.out;
 
   const std::string curve = temp("curve.jsonl");
@@ -68,7 +68,7 @@ TEST(TuneCli, TuneOpTuneAndAFarmJobTakeTheSameFlagsIntoTheSameOptions) {
   // 10 and screened none, a farm job timed 5 and screened none. Now the
   // three read one set of flags into search::TuneOptions; --dry-run prints it.
   const std::string db = temp("dry-run.db");
-  for (const std::string flags :
+  for (const std::string& flags :
        {std::string(""), std::string(" --target 'llvm -num-cores=2' --repeat 3 --slow-factor 4 --batch-size 8 "
                                      "--final-top 2 --seed 5 --flush-cache --register-designs 0")}) {
     CliRun op = kiln("tune-op " + kWorkload + " --db " + db + flags + " --dry-run");
