@@ -279,10 +279,12 @@ void transpose(const Node& n, Graph& g) {
   perm = n.attr_ints("perm", perm);
   Shape sorted = perm;
   std::sort(sorted.begin(), sorted.end());
-  for (int64_t i = 0; i < rank; ++i)
-    if (sorted.size() != static_cast<size_t>(rank) || sorted[static_cast<size_t>(i)] != i)
-      KILN_USER_ERROR() << n.describe() << ": perm " << shape_str(perm) << " is not a permutation of " << rank
-                        << " axes";
+  // The length first: a scalar's perm of one axis passed the loop below
+  // unchecked, and indexed its empty shape.
+  bool permutation = sorted.size() == static_cast<size_t>(rank);
+  for (int64_t i = 0; permutation && i < rank; ++i) permutation = sorted[static_cast<size_t>(i)] == i;
+  if (!permutation)
+    KILN_USER_ERROR() << n.describe() << ": perm " << shape_str(perm) << " is not a permutation of " << rank << " axes";
   Shape out;
   for (int64_t p : perm) out.push_back(x.shape[static_cast<size_t>(p)]);
   set_output(g, n, 0, x.dtype, out);

@@ -19,13 +19,15 @@ class ModelBuilder {
     o->set_version(opset);
   }
 
-  // A float32 input; an extent of -1 is a dynamic dimension called "N".
+  // A float32 input; an extent of -1 is a dynamic dimension called "N";
+  // no dims, a scalar.
   ModelBuilder& input(const std::string& name, const std::vector<int64_t>& dims,
                       int32_t elem = onnx::TensorProto::FLOAT) {
     onnx::ValueInfoProto* v = model_.mutable_graph()->add_input();
     v->set_name(name);
     onnx::TypeProto_Tensor* t = v->mutable_type()->mutable_tensor_type();
     t->set_elem_type(elem);
+    t->mutable_shape();
     for (int64_t d : dims) {
       onnx::TensorShapeProto_Dimension* dim = t->mutable_shape()->add_dim();
       if (d < 0) dim->set_dim_param("N");

@@ -174,6 +174,13 @@ TEST(OnnxImport, ShapesThatDoNotFitNameTheNode) {
   r.node("Reshape", {"a", "shape"}, {"y"}, "view");
   EXPECT_NE(error_of([&] { import_onnx_bytes(r.bytes()); }).find("node 'view' (Reshape): its shape (input 'shape') must be a constant"),
             std::string::npos);
+  // Found by fuzz_onnx_model (fuzz/corpus/onnx_model/finding-transpose-scalar-perm.onnx):
+  // a scalar's perm of one axis went unchecked and indexed its empty shape.
+  ModelBuilder t;
+  t.input("x", {}).output("y");
+  set_ints(t.node("Transpose", {"x"}, {"y"}, "flip"), "perm", {0});
+  EXPECT_NE(error_of([&] { import_onnx_bytes(t.bytes()); }).find("node 'flip' (Transpose): perm [0] is not a permutation of 0 axes"),
+            std::string::npos);
 }
 
 TEST(OnnxImport, TensorsRoundTripThroughTheTestDataFormat) {
