@@ -24,26 +24,10 @@ class Reader {
     return j_[i].get<std::string>();
   }
   std::vector<int64_t> integers(size_t i, const char* what) const {
-    std::vector<int64_t> out;
-    if (j_[i].is_array())
-      for (const nlohmann::json& e : j_[i]) {
-        if (!e.is_number_integer()) break;
-        out.push_back(e.get<int64_t>());
-      }
-    if (!j_[i].is_array() || out.size() != j_[i].size())
-      KILN_USER_ERROR() << what << " must be a list of integers, got " << j_[i].dump();
-    return out;
+    return list<int64_t>(i, what, &nlohmann::json::is_number_integer, "integers");
   }
   std::vector<double> numbers(size_t i, const char* what) const {
-    std::vector<double> out;
-    if (j_[i].is_array())
-      for (const nlohmann::json& e : j_[i]) {
-        if (!e.is_number()) break;
-        out.push_back(e.get<double>());
-      }
-    if (!j_[i].is_array() || out.size() != j_[i].size())
-      KILN_USER_ERROR() << what << " must be a list of numbers, got " << j_[i].dump();
-    return out;
+    return list<double>(i, what, &nlohmann::json::is_number, "numbers");
   }
   AnnValue ann_value(size_t i) const {
     if (j_[i].is_number_integer()) return j_[i].get<int64_t>();
@@ -52,6 +36,20 @@ class Reader {
   }
 
  private:
+  // Attribute i as a list of T, every element passing `is`.
+  template <typename T>
+  std::vector<T> list(size_t i, const char* what, bool (nlohmann::json::*is)() const noexcept, const char* noun) const {
+    std::vector<T> out;
+    if (j_[i].is_array())
+      for (const nlohmann::json& e : j_[i]) {
+        if (!(e.*is)()) break;
+        out.push_back(e.get<T>());
+      }
+    if (!j_[i].is_array() || out.size() != j_[i].size())
+      KILN_USER_ERROR() << what << " must be a list of " << noun << ", got " << j_[i].dump();
+    return out;
+  }
+
   const nlohmann::json& j_;
 };
 

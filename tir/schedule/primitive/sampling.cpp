@@ -112,17 +112,25 @@ ExprRV Schedule::sample_categorical(const std::vector<int64_t>& candidates, cons
 }
 
 namespace inst {
+namespace {
+// sample_perfect_tile and sample_tile replay alike; only the draw differs.
+using TileDraw = std::vector<ExprRV> (Schedule::*)(LoopRV, int, int64_t, std::optional<std::vector<int64_t>>);
+std::vector<RV> replay_tile_sample(TileDraw draw, const char* name, Schedule& sch, const std::vector<InstInput>& in,
+                                   const InstAttrs& attrs, const Decision& decision) {
+  replay::expect_inputs(in, 1);
+  const TileSampleAttrs& a = replay::attrs<TileSampleAttrs>(attrs, name);
+  std::optional<std::vector<int64_t>> d;
+  if (const auto* t = replay::decision<TileDecision>(decision, name)) d = t->factors;
+  return replay::rvs((sch.*draw)(replay::loop(in, 0), static_cast<int>(a.levels), a.max_innermost, d));
+}
+}  // namespace
+
 const InstructionKind sample_perfect_tile{
     .name = "sample_perfect_tile",
     .is_sampling = true,
     .apply =
         [](Schedule& sch, const std::vector<InstInput>& in, const InstAttrs& attrs, const Decision& decision) {
-          replay::expect_inputs(in, 1);
-          const TileSampleAttrs& a = replay::attrs<TileSampleAttrs>(attrs, "sample_perfect_tile");
-          std::optional<std::vector<int64_t>> d;
-          if (const auto* t = replay::decision<TileDecision>(decision, "sample_perfect_tile")) d = t->factors;
-          return replay::rvs(
-              sch.sample_perfect_tile(replay::loop(in, 0), static_cast<int>(a.levels), a.max_innermost, d));
+          return replay_tile_sample(&Schedule::sample_perfect_tile, "sample_perfect_tile", sch, in, attrs, decision);
         },
     .read_decision = [](const nlohmann::json& j) { return read_tile_decision(j, /*outermost_may_be_null=*/false); },
     .read_attrs = attrs_from_json<TileSampleAttrs>};
@@ -132,11 +140,7 @@ const InstructionKind sample_tile{
     .is_sampling = true,
     .apply =
         [](Schedule& sch, const std::vector<InstInput>& in, const InstAttrs& attrs, const Decision& decision) {
-          replay::expect_inputs(in, 1);
-          const TileSampleAttrs& a = replay::attrs<TileSampleAttrs>(attrs, "sample_tile");
-          std::optional<std::vector<int64_t>> d;
-          if (const auto* t = replay::decision<TileDecision>(decision, "sample_tile")) d = t->factors;
-          return replay::rvs(sch.sample_tile(replay::loop(in, 0), static_cast<int>(a.levels), a.max_innermost, d));
+          return replay_tile_sample(&Schedule::sample_tile, "sample_tile", sch, in, attrs, decision);
         },
     .read_decision = [](const nlohmann::json& j) { return read_tile_decision(j, /*outermost_may_be_null=*/true); },
     .read_attrs = attrs_from_json<TileSampleAttrs>};
