@@ -231,7 +231,7 @@ Graph import_model(const onnx::ModelProto& m, const ImportOptions& options) {
     g.nodes.push_back(std::move(n));
   }
   for (const onnx::ValueInfoProto& out : gp.output()) g.outputs.push_back(g.value_id(out.name()));
-  infer_shapes(g);
+  infer_shapes(g, options.max_fold_steps);
   return g;
 }
 

@@ -28,6 +28,14 @@ struct ImportOptions {
   // in graph/lower.h): such an input becomes a constant. Other inputs named
   // here stay run-time inputs.
   std::map<std::string, std::shared_ptr<const NDArray>> input_values;
+  // A node whose inputs are all constants is folded at import, run on the
+  // reference interpreter (some 4·10^7 steps a second) so that the shapes
+  // after it are known. One that would take more steps than this (a
+  // product of two weight matrices, a whole model given its input as an
+  // initializer) is left to run compiled with the rest, its output no
+  // constant. Shape chains take tens of steps, a weight transpose about
+  // two per element: the default folds a 4096 x 8192 weight in about 1.5 s.
+  double max_fold_steps = double(int64_t{1} << 26);
 };
 
 // Parses the `--input-shapes` text: "name:[1,3,224,224]", several joined

@@ -413,7 +413,9 @@ namespace {
 // A node whose inputs are all constants computes a constant: evaluated
 // now (graph/reference.h), so that the shapes after it are known (the
 // Shape -> Gather -> Concat -> Reshape chains of exported models).
-void fold_if_constant(const Node& n, Graph& g) {
+// Past `max_steps` (ImportOptions::max_fold_steps) the node is left to
+// run compiled.
+void fold_if_constant(const Node& n, Graph& g, double max_steps) {
   if (!is_lowered(n)) return;
   std::vector<const NDArray*> in;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
@@ -422,21 +424,22 @@ void fold_if_constant(const Node& n, Graph& g) {
     in.push_back(v ? v->data.get() : nullptr);
   }
   if (in.empty()) return;
-  std::vector<NDArray> out = evaluate_node(g, n, in);
-  for (size_t i = 0; i < out.size(); ++i)
-    if (n.outputs[i] != Node::kNone) set_constant_output(g, n, i, std::move(out[i]));
+  std::optional<std::vector<NDArray>> out = evaluate_node_within(g, n, in, max_steps);
+  if (!out) return;
+  for (size_t i = 0; i < out->size(); ++i)
+    if (n.outputs[i] != Node::kNone) set_constant_output(g, n, i, std::move((*out)[i]));
 }
 
 }  // namespace
 
-void infer_shapes(Graph& g) {
+void infer_shapes(Graph& g, double max_fold_steps) {
   for (const Node& n : g.nodes) {
     const OpDef* def = find_op_def(n.op);
     if (!def)
       KILN_UNSUPPORTED() << n.describe() << ": operator '" << n.op << "' (opset " << g.opset
                         << ") is not supported; `kiln graph --ops` lists those that are";
     def->infer(n, g);
-    fold_if_constant(n, g);
+    fold_if_constant(n, g, max_fold_steps);
   }
 }
 

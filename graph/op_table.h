@@ -39,8 +39,10 @@ const OpDef* find_op_def(const std::string& op);
 // Runs every node's shape rule, in order: each output's dtype and shape
 // (and a folded node's contents) from its inputs; a node whose inputs are
 // all constants is then evaluated (graph/reference.h), its outputs made
-// constants. Throws kiln::Error naming the first node whose operator is
-// not in the table or whose inputs its rule refuses.
-void infer_shapes(Graph& g);
+// constants, when that takes at most `max_fold_steps` steps of the
+// reference interpreter (ImportOptions::max_fold_steps). Throws
+// kiln::Error naming the first node whose operator is not in the table or
+// whose inputs its rule refuses.
+void infer_shapes(Graph& g, double max_fold_steps);
 
 }  // namespace kiln::graph

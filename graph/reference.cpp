@@ -1,14 +1,19 @@
 #include "graph/reference.h"
 
+#include <limits>
+
 #include "core/error.h"
 #include "graph/lower.h"
 #include "ops/common.h"
+#include "tir/analysis/flops.h"
 #include "tir/interp/interpreter.h"
 #include "tir/te/create_prim_func.h"
 
 namespace kiln::graph {
 
-std::vector<NDArray> evaluate_node(const Graph& g, const Node& n, const std::vector<const NDArray*>& inputs) {
+std::optional<std::vector<NDArray>> evaluate_node_within(const Graph& g, const Node& n,
+                                                         const std::vector<const NDArray*>& inputs,
+                                                         double max_steps) {
   std::vector<te::Tensor> args, in(n.inputs.size());
   std::vector<HostBuffer> buffers;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
@@ -22,16 +27,23 @@ std::vector<NDArray> evaluate_node(const Graph& g, const Node& n, const std::vec
   // One result per output of the node; an omitted output is not computed
   // and stays empty.
   const std::vector<te::Tensor> outs = lower_node(g, n, in);
+  for (size_t i = 0; i < outs.size(); ++i)
+    if (n.outputs[i] != Node::kNone) args.push_back(outs[i]);
+  const PrimFunc f = te::create_prim_func(args, "node");
+  if (estimate_steps(f) > max_steps) return std::nullopt;
   std::vector<NDArray> results(outs.size());
   for (size_t i = 0; i < outs.size(); ++i) {
     if (n.outputs[i] == Node::kNone) continue;
     const Value& v = g.value(n.outputs[i]);
     results[i] = NDArray(v.dtype, v.shape);
     buffers.push_back(results[i].host_buffer());
-    args.push_back(outs[i]);
   }
-  interpret(te::create_prim_func(args, "node"), buffers);
+  interpret(f, buffers);
   return results;
+}
+
+std::vector<NDArray> evaluate_node(const Graph& g, const Node& n, const std::vector<const NDArray*>& inputs) {
+  return *evaluate_node_within(g, n, inputs, std::numeric_limits<double>::infinity());
 }
 
 std::vector<NDArray> run_reference(const Graph& g, const std::vector<NDArray>& inputs) {

@@ -4,6 +4,7 @@
 // folding evaluates nodes with: slow, and right by construction.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "graph/graph.h"
@@ -15,6 +16,15 @@ namespace kiln::graph {
 // for input i; nullptr where omitted, or where the node reads it as a
 // parameter from the graph).
 std::vector<NDArray> evaluate_node(const Graph& g, const Node& n, const std::vector<const NDArray*>& inputs);
+
+// evaluate_node, unless the node's function would take more than
+// `max_steps` steps (loop iterations and statements, estimate_steps in
+// tir/analysis/flops.h): then nothing runs and the answer is empty. What
+// keeps constant folding at import from running the interpreter for
+// minutes.
+std::optional<std::vector<NDArray>> evaluate_node_within(const Graph& g, const Node& n,
+                                                         const std::vector<const NDArray*>& inputs,
+                                                         double max_steps);
 
 // The graph's outputs for `inputs` (one per graph input, in order).
 // Throws kiln::Error naming an input of the wrong dtype or shape.

@@ -127,6 +127,39 @@ TEST_F(CompiledModelTest, RunsLikeTheReferenceUntunedAndScheduled) {
   }
 }
 
+// A node of constant inputs past the fold budget (ImportOptions::
+// max_fold_steps) is not evaluated at import: it stays a node, compiled
+// and run with the rest, and the model computes what the folded one does.
+TEST_F(CompiledModelTest, ANodeTooCostlyToFoldRunsCompiled) {
+  ModelBuilder m;
+  m.input("x", {3, 8}).weights("w", {16, 8}).output("y");
+  m.node("Transpose", {"w"}, {"wt"});
+  m.node("MatMul", {"x", "wt"}, {"y"});
+  const Graph folded = import_onnx_bytes(m.bytes());
+  ASSERT_TRUE(folded.value(folded.value_id("wt")).is_constant());
+  ImportOptions options;
+  options.max_fold_steps = 100;  // the transpose takes some 16 * 8 * 2
+  const Graph g = import_onnx_bytes(m.bytes(), options);
+  ASSERT_FALSE(g.value(g.value_id("wt")).is_constant());
+
+  NDArray x(DataType::Float32(), {3, 8});
+  x.fill_random(7);
+  std::vector<NDArray> in;
+  in.push_back(x.copy());
+  const NDArray want = std::move(run_reference(folded, in)[0]);
+  const std::vector<FusedGroup> groups = fuse_operators(g);
+  const std::vector<Task> tasks = extract_tasks(g, groups);
+  std::vector<PrimFunc> funcs;
+  for (const Task& t : tasks) funcs.push_back(t.func);
+  write_compiled_model(g, groups, tasks, funcs, Target::parse("llvm -num-cores=2"), dir_, 1);
+  CompiledModel model = CompiledModel::load(dir_);
+  EXPECT_EQ(model.num_calls(), 2u);  // the transpose, then the product
+  ThreadPool pool(2);
+  const std::vector<NDArray> out = model.run(in, pool);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_LT(max_rel_error(out[0], want), 1e-4);
+}
+
 // `kiln run --profile`: a profiled run times every call, names each by its
 // group's operators, and computes what the plain run computes.
 TEST_F(CompiledModelTest, AProfiledRunTimesEveryCallByItsOperators) {

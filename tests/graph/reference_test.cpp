@@ -60,6 +60,19 @@ TEST(Reference, ShapeArithmeticFoldsAtImport) {
   EXPECT_EQ(g.value(g.outputs[0]).shape, (std::vector<int64_t>{2, 12}));
 }
 
+TEST(Reference, FoldingAtImportIsBoundedByWork) {
+  // An add of two [2^28 - 3, 0] constants stores nothing, yet its loop
+  // nest takes 2^28 steps: a second on the interpreter (minutes in a
+  // sanitized build). Past ImportOptions::max_fold_steps it is left a node.
+  ModelBuilder m;
+  m.weights("a", {268435453, 0}).weights("b", {2, 3}).output("y").output("z");
+  m.node("Add", {"a", "a"}, {"y"});
+  m.node("Add", {"b", "b"}, {"z"});
+  const Graph g = import_onnx_bytes(m.bytes());
+  EXPECT_FALSE(g.value(g.value_id("y")).is_constant());
+  EXPECT_TRUE(g.value(g.value_id("z")).is_constant());
+}
+
 TEST(Reference, ConvWithAsymmetricPadsAndBias) {
   // One input channel, one output channel, 2x2 kernel of ones, pads
   // top 1, left 0, bottom 0, right 1, bias 0.5: each output is the sum of

@@ -18,37 +18,61 @@ bool is_float_arith(const Expr& e) {
   }
 }
 
-double count(const Stmt& s, double iterations) {
+// What is counted: a leaf statement (a store, an evaluation) costs what
+// `leaf` says, times the iterations of the loops around it; a loop's own
+// steps count when `loop_steps`, a block's init when `with_init`.
+template <typename Leaf>
+struct Measure {
+  bool with_init, loop_steps;
+  Leaf leaf;
+};
+
+template <typename Leaf>
+double count(const Stmt& s, double iterations, const Measure<Leaf>& m) {
+  const auto recurse = [&](const Stmt& c, double it) { return count(c, it, m); };
   switch (s.kind()) {
     case StmtKind::For: {
       const auto* f = s.as<ForNode>();
       const int64_t* ext = as_const_int(f->extent);
-      return count(f->body, iterations * (ext ? static_cast<double>(*ext) : 1.0));
+      const double inner = iterations * (ext ? static_cast<double>(*ext) : 1.0);
+      return (m.loop_steps ? inner : 0.0) + recurse(f->body, inner);
     }
     case StmtKind::SeqStmt: {
       double total = 0;
-      for (const Stmt& c : s.as<SeqStmtNode>()->seq) total += count(c, iterations);
+      for (const Stmt& c : s.as<SeqStmtNode>()->seq) total += recurse(c, iterations);
       return total;
     }
-    case StmtKind::BlockRealize: return count(s.as<BlockRealizeNode>()->block, iterations);
-    case StmtKind::Block: return count(s.as<BlockNode>()->body, iterations);  // the init is not counted
+    case StmtKind::BlockRealize: return recurse(s.as<BlockRealizeNode>()->block, iterations);
+    case StmtKind::Block: {
+      const auto* b = s.as<BlockNode>();
+      const double init = m.with_init && b->init.defined() ? recurse(b->init, iterations) : 0.0;
+      return init + recurse(b->body, iterations);
+    }
     case StmtKind::IfThenElse: {
       // Both branches: an upper bound, which one runs is not known here.
       const auto* op = s.as<IfThenElseNode>();
-      return count(op->then_case, iterations) + (op->else_case.defined() ? count(op->else_case, iterations) : 0.0);
+      return recurse(op->then_case, iterations) + (op->else_case.defined() ? recurse(op->else_case, iterations) : 0.0);
     }
-    case StmtKind::LetStmt: return count(s.as<LetStmtNode>()->body, iterations);
-    case StmtKind::Allocate: return count(s.as<AllocateNode>()->body, iterations);
-    default: {
-      double ops = 0;
-      visit_exprs(s, [&](const Expr& e) { ops += is_float_arith(e); });
-      return ops * iterations;
-    }
+    case StmtKind::LetStmt: return recurse(s.as<LetStmtNode>()->body, iterations);
+    case StmtKind::Allocate: return recurse(s.as<AllocateNode>()->body, iterations);
+    default: return m.leaf(s) * iterations;
   }
 }
 
 }  // namespace
 
-double estimate_flops(const PrimFunc& f) { return count(f.body(), 1.0); }
+double estimate_flops(const PrimFunc& f) {
+  const auto float_ops = [](const Stmt& s) {
+    double ops = 0;
+    visit_exprs(s, [&](const Expr& e) { ops += is_float_arith(e); });
+    return ops;
+  };
+  return count(f.body(), 1.0, Measure<decltype(float_ops)>{false, false, float_ops});
+}
+
+double estimate_steps(const PrimFunc& f) {
+  const auto one = [](const Stmt&) { return 1.0; };
+  return count(f.body(), 1.0, Measure<decltype(one)>{true, true, one});
+}
 
 }  // namespace kiln
