@@ -58,51 +58,57 @@ int32_t elem_of(DataType t) {
   return 0;
 }
 
+// How many values a tensor without raw data holds: its data type says in
+// which field (FLOAT16's bits, and every integer narrower than 64 bits
+// and bool, are in int32_data).
+int64_t values_held(const onnx::TensorProto& t) {
+  using T = onnx::TensorProto;
+  switch (t.data_type()) {
+    case T::FLOAT: return t.float_data_size();
+    case T::DOUBLE: return t.double_data_size();
+    case T::INT64: return t.int64_data_size();
+    case T::UINT32:
+    case T::UINT64: return t.uint64_data_size();
+    default: return t.int32_data_size();
+  }
+}
+
 NDArray tensor_of(const onnx::TensorProto& t, const std::string& what) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
     KILN_UNSUPPORTED() << what << " keeps its data in an external file, which kiln does not read";
   const DataType dtype = dtype_of(t.data_type(), what);
   std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
   const int64_t elements = checked_numel(dims, what);
-  if (t.has_raw_data() && t.raw_data().size() != static_cast<size_t>(elements * dtype.bytes()))
-    KILN_USER_ERROR() << what << " holds " << t.raw_data().size() << " bytes for " << elements << " elements";
+  // The counts first, then the allocation: a proto of a few bytes may
+  // claim 2^40 elements it does not hold.
+  if (t.has_raw_data()) {
+    if (t.raw_data().size() != static_cast<size_t>(elements * dtype.bytes()))
+      KILN_USER_ERROR() << what << " holds " << t.raw_data().size() << " bytes for " << elements << " elements";
+  } else if (values_held(t) != elements) {
+    KILN_USER_ERROR() << what << " holds " << values_held(t) << " values for " << elements << " elements";
+  }
   NDArray a(dtype, dims);
   const int64_t n = a.numel();
-  auto count_is = [&](int64_t got) {
-    if (got != n) KILN_USER_ERROR() << what << " holds " << got << " values for " << n << " elements";
-  };
   if (t.has_raw_data()) {
     std::memcpy(a.data(), t.raw_data().data(), a.nbytes());
     return a;
   }
   using T = onnx::TensorProto;
   switch (t.data_type()) {
-    case T::FLOAT:
-      count_is(t.float_data_size());
-      std::copy(t.float_data().begin(), t.float_data().end(), a.data_as<float>());
-      break;
-    case T::DOUBLE:
-      count_is(t.double_data_size());
-      std::copy(t.double_data().begin(), t.double_data().end(), a.data_as<double>());
-      break;
-    case T::INT64:
-      count_is(t.int64_data_size());
-      std::copy(t.int64_data().begin(), t.int64_data().end(), a.data_as<int64_t>());
-      break;
+    case T::FLOAT: std::copy(t.float_data().begin(), t.float_data().end(), a.data_as<float>()); break;
+    case T::DOUBLE: std::copy(t.double_data().begin(), t.double_data().end(), a.data_as<double>()); break;
+    case T::INT64: std::copy(t.int64_data().begin(), t.int64_data().end(), a.data_as<int64_t>()); break;
     case T::UINT32:
     case T::UINT64:
-      count_is(t.uint64_data_size());
       for (int64_t i = 0; i < n; ++i) a.set(i, static_cast<double>(t.uint64_data(static_cast<int>(i))));
       break;
     case T::FLOAT16:  // int32_data holds the bits
-      count_is(t.int32_data_size());
       for (int64_t i = 0; i < n; ++i) {
         const uint16_t bits = static_cast<uint16_t>(t.int32_data(static_cast<int>(i)));
         std::memcpy(static_cast<char*>(a.data()) + 2 * i, &bits, 2);
       }
       break;
-    default:  // int32, int16, int8, uint16, uint8, bool: int32_data
-      count_is(t.int32_data_size());
+    default:  // int32, int16, int8, uint16, uint8, bool
       for (int64_t i = 0; i < n; ++i) a.set(i, t.int32_data(static_cast<int>(i)));
       break;
   }

@@ -191,6 +191,21 @@ TEST(OnnxImport, TensorsRoundTripThroughTheTestDataFormat) {
   for (int64_t i = 0; i < a.numel(); ++i) EXPECT_EQ(a.get(i), b.get(i));
 }
 
+TEST(OnnxImport, ATensorClaimingMoreThanItHoldsIsRefusedBeforeItIsAllocated) {
+  // Found by fuzz_onnx_model (fuzz/corpus/onnx_model/finding-constant-claims-16gib.onnx):
+  // a Constant of a few bytes claimed [2^28 - 3, 16] floats, and 16 GiB
+  // were allocated before its values were counted.
+  onnx::TensorProto t;
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  t.add_dims(268435453);
+  t.add_dims(16);
+  EXPECT_NE(error_of([&] { tensor_from_bytes(t.SerializeAsString(), "w"); }).find("w holds 0 values for 4294967248 elements"),
+            std::string::npos);
+  t.set_raw_data("abcd");
+  EXPECT_NE(error_of([&] { tensor_from_bytes(t.SerializeAsString(), "w"); }).find("w holds 4 bytes for 4294967248 elements"),
+            std::string::npos);
+}
+
 TEST(OnnxImport, EveryOperatorOfTheListHasARule) {
   for (const char* op : {"Conv", "Gemm", "MatMul", "BatchNormalization", "Relu", "Clip", "Sigmoid", "Tanh", "Erf",
                          "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "MaxPool", "AveragePool", "GlobalAveragePool",
