@@ -4,7 +4,7 @@
 #include <set>
 #include <sstream>
 
-#include "graph/layout.h"
+#include "graph/op_table.h"
 
 namespace kiln::graph {
 namespace {
@@ -31,18 +31,7 @@ int single_output(const Node& n) {
 
 }  // namespace
 
-OpPattern op_pattern(const Node& n) {
-  static const std::set<std::string> anchors = {"Conv", "Gemm", "MatMul", kConvNCHWc, kDepthwiseConvNCHWc};
-  static const std::set<std::string> reductions = {"MaxPool", "AveragePool", "GlobalAveragePool", "Softmax",
-                                                   "LayerNormalization", "ReduceMean", kMaxPoolNCHWc};
-  static const std::set<std::string> injective = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose",
-                                                  "Concat",  "Slice",   "Pad",     "Gather",
-                                                  kToNCHWc,  kFromNCHWc};
-  if (anchors.count(n.op)) return OpPattern::kAnchor;
-  if (reductions.count(n.op)) return OpPattern::kReduction;
-  if (injective.count(n.op)) return OpPattern::kInjective;
-  return OpPattern::kElementwise;
-}
+OpPattern op_pattern(const Node& n) { return op_def(n).pattern; }
 
 std::vector<FusedGroup> fuse_operators(const Graph& g) {
   // Readers of each value, and whether it is a graph output.

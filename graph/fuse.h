@@ -20,16 +20,11 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/op_table.h"
 
 namespace kiln::graph {
 
-enum class OpPattern {
-  kElementwise,  // one output element from the same element of each input (broadcast included)
-  kInjective,    // pure indexing: reshape, transpose, slice, concat, pad, gather
-  kReduction,    // pools, Softmax, LayerNormalization, ReduceMean (inference BatchNormalization is elementwise)
-  kAnchor,       // Conv, Gemm, MatMul: the work a group is tuned for
-};
-
+// The operator's pattern, from its entry in graph/op_table.h.
 OpPattern op_pattern(const Node& n);
 
 struct FusedGroup {

@@ -101,10 +101,11 @@ const Value* Graph::input(const Node& n, size_t i) const {
   return &value(n.inputs[i]);
 }
 
-std::string type_str(const Value& v) {
+std::string type_str(const Value& v) { return v.dtype.str() + shape_str(v.shape); }
+
+std::string shape_str(const std::vector<int64_t>& shape) {
   std::ostringstream os;
-  os << v.dtype.str();
-  print_list(os, v.shape);
+  print_list(os, shape);
   return os.str();
 }
 

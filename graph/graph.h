@@ -94,4 +94,7 @@ class Graph {
 // "float32[1, 3, 224, 224]".
 std::string type_str(const Value& v);
 
+// "[1, 3, 224, 224]".
+std::string shape_str(const std::vector<int64_t>& shape);
+
 }  // namespace kiln::graph

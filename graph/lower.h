@@ -1,6 +1,8 @@
 // Each graph operator as a compute definition (tir/te, built from ops/):
 // the one definition of what a node computes, which constant folding, the
-// reference executor and task extraction all take.
+// reference executor and task extraction all take. The definitions are
+// the `lower` of each operator's entry in graph/op_table.h; these are the
+// calls on a node.
 //
 // A node's inputs come in as tensors (placeholders, or the outputs of the
 // nodes before it in a fused group); inputs its rule reads as parameters
@@ -17,8 +19,10 @@ namespace kiln::graph {
 
 // Whether input `i` of an `op` node is read from the graph as a constant
 // parameter rather than computed with.
+bool is_parameter_input(const Node& n, size_t i);
+// The same by ONNX op type, before a node exists (false for an operator
+// kiln does not take).
 bool is_parameter_input(const std::string& op, size_t i);
-inline bool is_parameter_input(const Node& n, size_t i) { return is_parameter_input(n.op, i); }
 
 // Whether `n` has a compute definition (the rest of the table folds at
 // import, or is not lowered yet: lower_node then throws naming the node).

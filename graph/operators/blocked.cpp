@@ -1,0 +1,67 @@
+// The internal operators of graph/layout.h: convolutions and max pooling
+// on channels in blocks (NCHW[x]c), and the conversions into and out of
+// that layout. Passes make them after shapes are known, so they have no
+// shape rule; the importer never takes them.
+#include "graph/layout.h"
+#include "graph/operators/common.h"
+#include "graph/operators/families.h"
+#include "ops/blocked.h"
+#include "ops/common.h"
+#include "ops/conv2d.h"
+#include "ops/pad.h"
+#include "ops/pool.h"
+
+namespace kiln::graph::operators {
+namespace {
+
+// The blocked convolutions of graph/layout.h: data [N, C/cb, H, W, cb],
+// weights as ops/blocked.h has them, the bias [K/kb, kb].
+te::Tensor conv_nchwc(const Graph& g, const Node& n, const Tensors& in) {
+  const Value& x = required_input(g, n, 0);
+  const Shape spatial{x.shape.at(2), x.shape.at(3)};
+  const Shape kernel = n.attr_ints("kernel_shape", {});
+  const Shape strides = n.attr_ints("strides", {1, 1}), dilations = n.attr_ints("dilations", {1, 1});
+  const Shape pads = window_pads(n, spatial, kernel, strides, dilations);
+  ops::Conv2dConfig cfg;
+  cfg.stride = strides.at(0);
+  cfg.dilation = dilations.at(0);
+  te::Tensor data = in[0];
+  if (pads[0] == pads[1] && pads[1] == pads[2] && pads[2] == pads[3])
+    cfg.pad = pads[0];
+  else
+    data = ops::pad(in[0], {0, 0, pads[0], pads[1], 0}, {0, 0, pads[2], pads[3], 0}, make_zero(x.dtype));
+  te::Tensor y = n.op == kConvNCHWc ? ops::conv2d_nchwc(data, in[1], cfg) : ops::depthwise_conv2d_nchwc(data, in[1], cfg);
+  if (!g.input(n, 2)) return y;
+  const te::Tensor& bias = in[2];
+  return te::compute(
+      y.shape(), [&](Var b, Var k, Var p, Var q, Var c) { return y(b, k, p, q, c) + bias(k, c); }, "bias_add");
+}
+
+// graph/layout.h's blocked MaxPool: its window is one ops/pool.h takes.
+te::Tensor max_pool_nchwc(const Graph&, const Node& n, const Tensors& in) {
+  const te::Tensor& x = in.at(0);
+  const Shape kernel = n.attr_ints("kernel_shape", {});
+  return ops::max_pool2d_nchwc(x, {kernel.at(0), kernel.at(1), n.attr_ints("strides", {1, 1}).at(0),
+                                   n.attr_ints("pads", {0, 0, 0, 0}).at(0)});
+}
+
+te::Tensor to_nchwc(const Graph&, const Node& n, const Tensors& in) {
+  return ops::to_nchwc(in.at(0), n.attr_int("block", 1));
+}
+
+te::Tensor from_nchwc(const Graph&, const Node&, const Tensors& in) { return ops::from_nchwc(in.at(0)); }
+
+}  // namespace
+
+std::vector<OpDef> blocked_ops() {
+  const LowerFn conv = one_output(conv_nchwc);
+  return {
+      {kConvNCHWc, "a Conv on blocked channels", OpPattern::kAnchor, {}, conv},
+      {kDepthwiseConvNCHWc, "a depthwise Conv on blocked channels", OpPattern::kAnchor, {}, conv},
+      {kMaxPoolNCHWc, "a MaxPool on blocked channels", OpPattern::kReduction, {}, one_output(max_pool_nchwc)},
+      {kToNCHWc, "NCHW to NCHW[block]c", OpPattern::kInjective, {}, one_output(to_nchwc)},
+      {kFromNCHWc, "NCHW[block]c to NCHW", OpPattern::kInjective, {}, one_output(from_nchwc)},
+  };
+}
+
+}  // namespace kiln::graph::operators

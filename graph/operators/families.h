@@ -1,0 +1,18 @@
+// The entries of graph/op_table.h, by family, each family in its own file
+// of graph/operators/. op_table() lists them in this order.
+#pragma once
+
+#include <vector>
+
+#include "graph/op_table.h"
+
+namespace kiln::graph::operators {
+
+std::vector<OpDef> nn_ops();           // nn.cpp: convolutions, pools, Gemm, MatMul, BatchNormalization
+std::vector<OpDef> elementwise_ops();  // elementwise.cpp: activations, arithmetic, Clip
+std::vector<OpDef> reduction_ops();    // reduction.cpp: Softmax, LayerNormalization, reductions, global pools
+std::vector<OpDef> movement_ops();     // movement.cpp: reshapes, Transpose, Concat, Slice, Pad, Gather
+std::vector<OpDef> folded_ops();       // folded.cpp: Constant, Shape, ConstantOfShape
+std::vector<OpDef> blocked_ops();      // blocked.cpp: graph/layout.h's internal operators
+
+}  // namespace kiln::graph::operators

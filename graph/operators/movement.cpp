@@ -1,0 +1,356 @@
+// Data movement: operators that only index (reshapes, Transpose, Concat,
+// Slice, Pad, Gather on constant indices). Fusion treats them as
+// injective: they join chains, and a schedule inlines them into their
+// reader.
+#include <algorithm>
+
+#include "graph/operators/common.h"
+#include "graph/operators/families.h"
+#include "ops/common.h"
+#include "ops/pad.h"
+#include "ops/transform.h"
+
+namespace kiln::graph::operators {
+namespace {
+
+using ops::i32;
+using ops::i32s;
+
+// What a Slice node takes along each axis of its input (every axis, those
+// it does not slice as {0, 1, extent}): out[i] = in[start + i * step].
+struct SliceSpec {
+  struct Axis {
+    int64_t start, step, count;
+  };
+  std::vector<Axis> axes;
+};
+
+// What a Pad node adds: pads {b1, ..., bn, e1, ..., en} (negative ones
+// crop), the mode ("constant", "reflect", "edge") and the constant.
+struct PadSpec {
+  Shape pads;
+  std::string mode;
+  double value = 0.0;
+};
+
+SliceSpec slice_spec(const Graph& g, const Node& n) {
+  const Value& x = required_input(g, n, 0);
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  Shape starts, ends, axes, steps;
+  if (n.has_attr("starts")) {  // opset 1
+    starts = n.attr_ints("starts", {});
+    ends = n.attr_ints("ends", {});
+    axes = n.attr_ints("axes", {});
+  } else {
+    starts = constant_ints(g, n, 1, "starts");
+    ends = constant_ints(g, n, 2, "ends");
+    if (g.input(n, 3)) axes = constant_ints(g, n, 3, "axes");
+    if (g.input(n, 4)) steps = constant_ints(g, n, 4, "steps");
+  }
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    KILN_USER_ERROR() << n.describe() << ": starts, ends, axes and steps differ in length";
+  SliceSpec spec;
+  for (int64_t d = 0; d < rank; ++d) spec.axes.push_back({0, 1, x.shape[static_cast<size_t>(d)]});
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const int64_t axis = shape_axis(n, axes[i], rank);
+    const int64_t dim = x.shape[static_cast<size_t>(axis)];
+    const int64_t step = steps[i];
+    if (step == 0) KILN_USER_ERROR() << n.describe() << ": a step of 0";
+    int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
+    int64_t end = ends[i] < 0 && ends[i] > INT64_MIN / 2 ? ends[i] + dim : ends[i];
+    int64_t count;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+      count = end > start ? (end - start + step - 1) / step : 0;
+    } else {
+      start = std::clamp<int64_t>(start, 0, dim - 1);
+      end = std::clamp<int64_t>(end, -1, dim - 1);
+      count = start > end ? (start - end - step - 1) / -step : 0;
+    }
+    spec.axes[static_cast<size_t>(axis)] = {start, step, count};
+  }
+  return spec;
+}
+
+void slice_rule(const Node& n, Graph& g) {
+  const SliceSpec spec = slice_spec(g, n);
+  Shape out;
+  for (const SliceSpec::Axis& a : spec.axes) out.push_back(a.count);
+  set_output(g, n, 0, required_input(g, n, 0).dtype, out);
+}
+
+PadSpec pad_spec(const Graph& g, const Node& n) {
+  const Value& x = required_input(g, n, 0);
+  PadSpec spec;
+  spec.mode = n.attr_string("mode", "constant");
+  if (spec.mode != "constant" && spec.mode != "reflect" && spec.mode != "edge")
+    KILN_USER_ERROR() << n.describe() << ": unknown mode '" << spec.mode << "'";
+  if (n.has_attr("pads")) {  // opset 2
+    spec.pads = n.attr_ints("pads", {});
+    spec.value = n.attr_float("value", 0.0);
+  } else {
+    spec.pads = constant_ints(g, n, 1, "pads");
+    if (const Value* v = g.input(n, 2)) {
+      if (!v->is_constant()) KILN_UNSUPPORTED() << n.describe() << ": its constant_value must be a constant";
+      if (v->numel() != 1) KILN_USER_ERROR() << n.describe() << ": its constant_value must be one value";
+      spec.value = v->data->get(0);
+    }
+  }
+  if (spec.pads.size() != 2 * x.shape.size())
+    KILN_USER_ERROR() << n.describe() << ": " << spec.pads.size() << " pads for rank " << x.shape.size();
+  return spec;
+}
+
+void pad_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  const PadSpec spec = pad_spec(g, n);
+  const size_t rank = x.shape.size();
+  Shape out;
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t e = x.shape[d] + spec.pads[d] + spec.pads[d + rank];
+    if (e < 0) KILN_USER_ERROR() << n.describe() << ": the pads leave axis " << d << " a negative extent";
+    if (spec.mode == "reflect" && (spec.pads[d] >= x.shape[d] || spec.pads[d + rank] >= x.shape[d]))
+      KILN_USER_ERROR() << n.describe() << ": reflect pads of axis " << d << " reach past its extent " << x.shape[d];
+    out.push_back(e);
+  }
+  set_output(g, n, 0, x.dtype, out);
+}
+
+// Pad: constant (ops/pad.h), or "edge" (the nearest element) and "reflect"
+// (mirrored about the first and last element, which are not repeated):
+// each output index maps to an input index, per axis.
+te::Tensor pad(const Graph& g, const Node& n, const Tensors& inputs) {
+  const te::Tensor& x = inputs.at(0);
+  const PadSpec spec = pad_spec(g, n);
+  const size_t rank = spec.pads.size() / 2;
+  Shape before(spec.pads.begin(), spec.pads.begin() + static_cast<int64_t>(rank));
+  Shape after(spec.pads.begin() + static_cast<int64_t>(rank), spec.pads.end());
+  for (size_t d = 0; d < rank; ++d)
+    if (before[d] < 0 || after[d] < 0) not_yet(n, "negative pads");
+  if (spec.mode == "constant") return ops::pad(x, before, after, make_const(x.dtype(), spec.value));
+  if (spec.mode != "edge" && spec.mode != "reflect") not_yet(n, "pad mode '" + spec.mode + "'");
+  const Shape in = required_input(g, n, 0).shape;
+  const bool reflect = spec.mode == "reflect";
+  for (size_t d = 0; d < rank; ++d)
+    if (reflect && (before[d] >= in[d] || after[d] >= in[d]) && (before[d] > 0 || after[d] > 0))
+      KILN_USER_ERROR() << n.describe() << ": reflect padding of " << before[d] << " and " << after[d]
+                        << " along axis " << d << " of extent " << in[d] << " (each must be smaller)";
+  return te::compute(
+      i32s(g.value(n.outputs[0]).shape),
+      [&](const std::vector<Var>& idx) {
+        std::vector<Expr> src;
+        for (size_t d = 0; d < rank; ++d) {
+          Expr i = before[d] == 0 ? Expr(idx[d]) : idx[d] - i32(before[d]);
+          const Expr last = i32(in[d] - 1);
+          if (reflect) {
+            // -i before the start, 2 (n - 1) - i past the end.
+            if (before[d] > 0) i = select(lt(i, i32(0)), i32(0) - i, i);
+            if (after[d] > 0) i = select(lt(last, i), last + last - i, i);
+          } else {
+            if (before[d] > 0) i = max(i, i32(0));
+            if (after[d] > 0) i = min(i, last);
+          }
+          src.push_back(i);
+        }
+        return x(src);
+      },
+      spec.mode + "_pad");
+}
+
+void gather_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  const Value& idx = required_input(g, n, 1);
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  const int64_t axis = shape_axis(n, n.attr_int("axis", 0), rank);
+  if (!idx.is_constant())
+    KILN_UNSUPPORTED() << n.describe() << ": its indices (input '" << idx.name
+                      << "') must be a constant: kiln takes Gather on constant indices";
+  const int64_t dim = x.shape[static_cast<size_t>(axis)];
+  for (int64_t i : ints_of(*idx.data))
+    if (i < -dim || i >= dim) KILN_USER_ERROR() << n.describe() << ": index " << i << " is out of range for extent " << dim;
+  Shape out(x.shape.begin(), x.shape.begin() + axis);
+  out.insert(out.end(), idx.shape.begin(), idx.shape.end());
+  out.insert(out.end(), x.shape.begin() + axis + 1, x.shape.end());
+  set_output(g, n, 0, x.dtype, out);
+}
+
+void reshape_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  Shape shape = constant_ints(g, n, 1, "shape");
+  const bool allow_zero = n.attr_int("allowzero", 0) != 0;
+  int64_t known = 1;
+  int inferred = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0 && !allow_zero) {
+      if (i >= x.shape.size()) KILN_USER_ERROR() << n.describe() << ": a 0 in the shape past the input's rank";
+      shape[i] = x.shape[i];
+    }
+    if (shape[i] == -1) {
+      if (inferred >= 0) KILN_USER_ERROR() << n.describe() << ": more than one -1 in the shape";
+      inferred = static_cast<int>(i);
+    } else if (shape[i] < 0) {
+      KILN_USER_ERROR() << n.describe() << ": a negative extent " << shape[i] << " in the shape";
+    } else {
+      if (shape[i] > 0 && known > kMaxElements / shape[i])
+        KILN_USER_ERROR() << n.describe() << ": the shape " << shape_str(constant_ints(g, n, 1, "shape"))
+                          << " has more elements than kiln holds";
+      known *= shape[i];
+    }
+  }
+  if (inferred >= 0) {
+    if (known == 0 || x.numel() % known)
+      KILN_USER_ERROR() << n.describe() << ": cannot reshape " << shape_str(x.shape) << " to "
+                        << shape_str(constant_ints(g, n, 1, "shape"));
+    shape[static_cast<size_t>(inferred)] = x.numel() / known;
+  }
+  if (product(shape) != x.numel())
+    KILN_USER_ERROR() << n.describe() << ": cannot reshape " << shape_str(x.shape) << " ("
+                      << x.numel() << " elements) to " << shape_str(shape);
+  set_output(g, n, 0, x.dtype, shape);
+}
+
+void transpose_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  Shape perm(static_cast<size_t>(rank));
+  for (int64_t i = 0; i < rank; ++i) perm[static_cast<size_t>(i)] = rank - 1 - i;
+  perm = n.attr_ints("perm", perm);
+  Shape sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  // The length first: a scalar's perm of one axis passed the loop below
+  // unchecked, and indexed its empty shape.
+  bool permutation = sorted.size() == static_cast<size_t>(rank);
+  for (int64_t i = 0; permutation && i < rank; ++i) permutation = sorted[static_cast<size_t>(i)] == i;
+  if (!permutation)
+    KILN_USER_ERROR() << n.describe() << ": perm " << shape_str(perm) << " is not a permutation of " << rank << " axes";
+  Shape out;
+  for (int64_t p : perm) out.push_back(x.shape[static_cast<size_t>(p)]);
+  set_output(g, n, 0, x.dtype, out);
+}
+
+void flatten_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  int64_t axis = n.attr_int("axis", 1);
+  if (axis < -rank || axis > rank) KILN_USER_ERROR() << n.describe() << ": axis " << axis << " is out of range";
+  if (axis < 0) axis += rank;
+  set_output(g, n, 0, x.dtype, {product(x.shape, 0, static_cast<size_t>(axis)), product(x.shape, static_cast<size_t>(axis))});
+}
+
+// Squeeze's and Unsqueeze's axes: an attribute before opset 13, an input since.
+Shape axes_of(const Graph& g, const Node& n) {
+  if (n.has_attr("axes")) return n.attr_ints("axes", {});
+  if (g.input(n, 1)) return constant_ints(g, n, 1, "axes");
+  return {};
+}
+
+void squeeze_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  Shape axes = axes_of(g, n);
+  std::vector<bool> drop(static_cast<size_t>(rank), false);
+  for (int64_t a : axes) {
+    const int64_t d = shape_axis(n, a, rank);
+    if (x.shape[static_cast<size_t>(d)] != 1)
+      KILN_USER_ERROR() << n.describe() << ": axis " << a << " has extent " << x.shape[static_cast<size_t>(d)] << ", not 1";
+    drop[static_cast<size_t>(d)] = true;
+  }
+  Shape out;
+  for (int64_t d = 0; d < rank; ++d) {
+    const bool gone = axes.empty() ? x.shape[static_cast<size_t>(d)] == 1 : drop[static_cast<size_t>(d)];
+    if (!gone) out.push_back(x.shape[static_cast<size_t>(d)]);
+  }
+  set_output(g, n, 0, x.dtype, out);
+}
+
+void unsqueeze_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  const Shape axes = axes_of(g, n);
+  const int64_t rank = static_cast<int64_t>(x.shape.size() + axes.size());
+  std::vector<bool> added(static_cast<size_t>(rank), false);
+  for (int64_t a : axes) {
+    const int64_t d = normalized_axis(n, a, rank);
+    if (added[static_cast<size_t>(d)]) KILN_USER_ERROR() << n.describe() << ": axis " << a << " is given twice";
+    added[static_cast<size_t>(d)] = true;
+  }
+  Shape out;
+  size_t next = 0;
+  for (int64_t d = 0; d < rank; ++d) out.push_back(added[static_cast<size_t>(d)] ? 1 : x.shape[next++]);
+  set_output(g, n, 0, x.dtype, out);
+}
+
+void concat_rule(const Node& n, Graph& g) {
+  const Value& first = required_input(g, n, 0);
+  const int64_t rank = static_cast<int64_t>(first.shape.size());
+  const int64_t axis = shape_axis(n, n.attr_int("axis", 0), rank);
+  Shape out = first.shape;
+  out[static_cast<size_t>(axis)] = 0;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const Value& v = required_input(g, n, i);
+    Shape a = v.shape, b = first.shape;
+    if (a.size() == b.size()) a[static_cast<size_t>(axis)] = b[static_cast<size_t>(axis)] = 0;
+    if (a != b || v.dtype != first.dtype)
+      KILN_USER_ERROR() << n.describe() << ": input '" << v.name << "' " << type_str(v) << " does not join "
+                        << type_str(first) << " along axis " << axis;
+    out[static_cast<size_t>(axis)] += v.shape[static_cast<size_t>(axis)];
+  }
+  set_output(g, n, 0, first.dtype, out);
+}
+
+te::Tensor reshape(const Graph& g, const Node& n, const Tensors& in) {
+  return ops::reshape(in.at(0), out_shape(g, n), "reshape");
+}
+
+te::Tensor transpose(const Graph&, const Node& n, const Tensors& in) {
+  const int64_t rank = in.at(0).ndim();
+  Shape perm(static_cast<size_t>(rank));
+  for (int64_t i = 0; i < rank; ++i) perm[static_cast<size_t>(i)] = rank - 1 - i;
+  return ops::transpose(in.at(0), n.attr_ints("perm", perm));
+}
+
+te::Tensor concat(const Graph&, const Node& n, const Tensors& in) {
+  return ops::concat(in, normalized_axis(n, n.attr_int("axis", 0), in.at(0).ndim()));
+}
+
+te::Tensor slice(const Graph& g, const Node& n, const Tensors& in) {
+  const SliceSpec spec = slice_spec(g, n);
+  Shape start, step, count;
+  for (const SliceSpec::Axis& a : spec.axes) {
+    start.push_back(a.start);
+    step.push_back(a.step);
+    count.push_back(a.count);
+  }
+  return ops::strided_slice(in.at(0), start, step, count);
+}
+
+te::Tensor gather(const Graph& g, const Node& n, const Tensors& in) {
+  const Value& idx = required_input(g, n, 1);
+  return ops::take(in.at(0), ints_of(*idx.data), idx.shape, normalized_axis(n, n.attr_int("axis", 0), in.at(0).ndim()),
+                   "gather");
+}
+
+}  // namespace
+
+std::vector<OpDef> movement_ops() {
+  const LowerFn lower_reshape = one_output(reshape);
+  constexpr OpPattern kInjective = OpPattern::kInjective;
+  return {
+      {"Reshape", "to a constant shape (0 copies an extent, -1 infers one)", kInjective, reshape_rule, lower_reshape, 1},
+      {"Transpose", "permutes axes (perm, reversed by default)", kInjective, transpose_rule, one_output(transpose)},
+      {"Flatten", "to 2-D around axis", kInjective, flatten_rule, lower_reshape},
+      {"Squeeze", "drops axes of extent 1 (axes an attribute before opset 13, an input since)", kInjective,
+       squeeze_rule, lower_reshape, 1},
+      {"Unsqueeze", "inserts axes of extent 1", kInjective, unsqueeze_rule, lower_reshape, 1},
+      {"Concat", "joins along axis", kInjective, concat_rule, one_output(concat)},
+      {"Slice", "constant starts, ends, axes, steps (attributes before opset 10)", kInjective, slice_rule,
+       one_output(slice), 1},
+      {"Pad", "constant, reflect or edge padding by constant pads", kInjective, pad_rule, one_output(pad), 1},
+      {"Gather", "takes constant indices along axis", kInjective, gather_rule, one_output(gather), 1},
+  };
+}
+
+}  // namespace kiln::graph::operators
