@@ -1,5 +1,6 @@
 #include "graph/reference.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "core/error.h"
@@ -26,7 +27,9 @@ std::optional<std::vector<NDArray>> evaluate_node_within(const Graph& g, const N
   }
   // One result per output of the node; an omitted output is not computed
   // and stays empty.
-  const std::vector<te::Tensor> outs = lower_node(g, n, in);
+  // (A node may write fewer outputs than its definition makes: none at all.)
+  std::vector<te::Tensor> outs = lower_node(g, n, in);
+  outs.resize(std::min(outs.size(), n.outputs.size()));
   for (size_t i = 0; i < outs.size(); ++i)
     if (n.outputs[i] != Node::kNone) args.push_back(outs[i]);
   const PrimFunc f = te::create_prim_func(args, "node");
