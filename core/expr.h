@@ -281,7 +281,8 @@ class LetNode : public ExprNode {
   KILN_DEFINES(var)
 };
 
-// Pure intrinsics. Elementwise on vectors.
+// Pure intrinsics. Elementwise on vectors. New ones go at the end: the
+// enumerators' values are hashed into structural hashes and workload keys.
 #define KILN_FOR_EACH_INTRINSIC(X) \
   X(exp, 1)                        \
   X(log, 1)                        \
@@ -295,7 +296,18 @@ class LetNode : public ExprNode {
   X(ceil, 1)                       \
   X(round, 1)                      \
   X(pow, 2)                        \
-  X(fma, 3)
+  X(fma, 3)                        \
+  X(sin, 1)                        \
+  X(cos, 1)                        \
+  X(tan, 1)                        \
+  X(asin, 1)                       \
+  X(acos, 1)                       \
+  X(atan, 1)                       \
+  X(sinh, 1)                       \
+  X(cosh, 1)                       \
+  X(asinh, 1)                      \
+  X(acosh, 1)                      \
+  X(atanh, 1)
 
 enum class Intrinsic : uint8_t {
 #define X(name, arity) name,

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/json.h"
 #include "graph/memory_plan.h"
+#include "graph/passes.h"
 #include "targets/codegen/llvm/build_llvm.h"
 #include "targets/lower.h"
 #include "targets/runtime/shared_library.h"
@@ -275,6 +276,19 @@ std::vector<NDArray> CompiledModel::run(const std::vector<NDArray>& inputs, Thre
     if (slot.kind != Kind::kOutput) std::memcpy(outputs[k].data(), pointer(slot), slot.bytes);
   }
   return outputs;
+}
+
+std::vector<NDArray> run_compiled_default(const Graph& imported, const std::vector<NDArray>& inputs,
+                                          const Target& target, const std::string& dir) {
+  const Graph g = run_passes(imported);
+  const std::vector<FusedGroup> groups = fuse_operators(g);
+  const std::vector<Task> tasks = extract_tasks(g, groups);
+  std::vector<PrimFunc> funcs;
+  for (const Task& t : tasks) funcs.push_back(t.func);
+  write_compiled_model(g, groups, tasks, funcs, target, dir, 2);
+  CompiledModel model = CompiledModel::load(dir);
+  ThreadPool pool(2);
+  return model.run(inputs, pool);
 }
 
 }  // namespace kiln::graph

@@ -77,4 +77,12 @@ class CompiledModel {
   std::unique_ptr<Impl> impl_;
 };
 
+// `imported` run compiled: the graph passes, fusion, every task's default
+// program for `target`, written into `dir` and loaded, then one run on
+// `inputs` (2 threads). What checks the compiler against the reference on
+// test data (`kiln graph --test-data DIR --compiled`, the suite's compiled
+// conformance tests).
+std::vector<NDArray> run_compiled_default(const Graph& imported, const std::vector<NDArray>& inputs,
+                                          const Target& target, const std::string& dir);
+
 }  // namespace kiln::graph

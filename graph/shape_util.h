@@ -18,6 +18,11 @@ const Value& required_input(const Graph& g, const Node& n, size_t i);
 // compiles, and small enough that counts and byte sizes never overflow.
 inline constexpr int64_t kMaxElements = int64_t{1} << 40;
 
+// The most elements a constant that a rule makes at import may have
+// (ConstantOfShape, Range: 1 GiB of float32). Weights may be larger; a
+// constant this large made from a few bytes of model is a mistake.
+inline constexpr int64_t kMaxFoldedElements = int64_t{1} << 28;
+
 // The element count of `shape`. Throws naming `what` when an extent is
 // negative or the count is more than kMaxElements.
 int64_t checked_numel(const std::vector<int64_t>& shape, const std::string& what);

@@ -22,23 +22,36 @@ te::Tensor map(const te::Tensor& A, const std::function<Expr(Expr)>& fn, const s
       A.shape(), [&](const std::vector<Var>& i) { return fn(A(std::vector<Expr>(i.begin(), i.end()))); }, name);
 }
 
-te::Tensor map2(const te::Tensor& A, const te::Tensor& B, const std::function<Expr(Expr, Expr)>& fn,
-                const std::string& name) {
-  const size_t rank = static_cast<size_t>(std::max(A.ndim(), B.ndim()));
+te::Tensor map_n(const std::vector<te::Tensor>& inputs, const std::function<Expr(const std::vector<Expr>&)>& fn,
+                 const std::string& name) {
+  size_t rank = 0;
+  for (const te::Tensor& t : inputs) rank = std::max(rank, static_cast<size_t>(t.ndim()));
   std::vector<Expr> shape(rank);
   for (size_t d = 0; d < rank; ++d) {
-    auto extent = [&](const te::Tensor& t) -> int64_t {
+    int64_t extent = 1;
+    for (const te::Tensor& t : inputs) {
       const size_t skip = rank - static_cast<size_t>(t.ndim());
-      return d < skip ? 1 : const_extent(name, t, static_cast<int>(d - skip));
-    };
-    const int64_t a = extent(A), b = extent(B);
-    if (a != b && a != 1 && b != 1)
-      KILN_USER_ERROR() << name << ": " << A.name() << " and " << B.name() << " do not broadcast (axis " << d << ": "
-                        << a << " and " << b << ")";
-    shape[d] = i32(a == 1 ? b : a);
+      const int64_t e = d < skip ? 1 : const_extent(name, t, static_cast<int>(d - skip));
+      if (e != extent && e != 1 && extent != 1)
+        KILN_USER_ERROR() << name << ": " << inputs[0].name() << " and " << t.name() << " do not broadcast (axis " << d
+                          << ": " << extent << " and " << e << ")";
+      if (e != 1) extent = e;
+    }
+    shape[d] = i32(extent);
   }
   return te::compute(
-      shape, [&](const std::vector<Var>& i) { return fn(broadcast_load(A, i), broadcast_load(B, i)); }, name);
+      shape,
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> values;
+        for (const te::Tensor& t : inputs) values.push_back(broadcast_load(t, i));
+        return fn(values);
+      },
+      name);
+}
+
+te::Tensor map2(const te::Tensor& A, const te::Tensor& B, const std::function<Expr(Expr, Expr)>& fn,
+                const std::string& name) {
+  return map_n({A, B}, [&](const std::vector<Expr>& v) { return fn(v[0], v[1]); }, name);
 }
 
 }  // namespace kiln::ops

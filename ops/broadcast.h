@@ -23,6 +23,12 @@ te::Tensor map(const te::Tensor& A, const std::function<Expr(Expr)>& fn, const s
 te::Tensor map2(const te::Tensor& A, const te::Tensor& B, const std::function<Expr(Expr, Expr)>& fn,
                 const std::string& name);
 
+// out[i...] = fn({T[i...] for T in inputs}) broadcast across all of them
+// (numpy's multidirectional rule); stage `name`. Throws kiln::Error naming
+// `name` when the shapes do not broadcast.
+te::Tensor map_n(const std::vector<te::Tensor>& inputs, const std::function<Expr(const std::vector<Expr>&)>& fn,
+                 const std::string& name);
+
 // A's element at output indices `out` of a broadcast whose result has
 // out.size() axes: the indices A's own axes take (0 where A has extent 1).
 Expr broadcast_load(const te::Tensor& A, const std::vector<Var>& out);

@@ -57,19 +57,25 @@ te::Tensor reshape(const te::Tensor& A, const std::vector<int64_t>& shape, const
       name);
 }
 
-te::Tensor concat(const std::vector<te::Tensor>& parts, int64_t axis, const std::string& name) {
-  if (parts.empty()) KILN_USER_ERROR() << name << ": nothing to join";
-  std::vector<int64_t> shape = extents(name, parts[0]);
+te::Tensor concat(const std::vector<te::Tensor>& all_parts, int64_t axis, const std::string& name) {
+  if (all_parts.empty()) KILN_USER_ERROR() << name << ": nothing to join";
+  std::vector<int64_t> shape = extents(name, all_parts[0]);
   const size_t a = static_cast<size_t>(axis);
+  // Parts of extent 0 along the axis add nothing, and have no element a
+  // clamped index could read: left out (all of them when all are empty).
+  std::vector<te::Tensor> parts;
   std::vector<int64_t> offsets;
   int64_t total = 0;
-  for (const te::Tensor& p : parts) {
+  for (const te::Tensor& p : all_parts) {
     std::vector<int64_t> e = extents(name, p);
     if (e.size() != shape.size()) KILN_USER_ERROR() << name << ": parts of different ranks";
+    if (e[a] == 0) continue;
+    parts.push_back(p);
     offsets.push_back(total);
     total += e[a];
   }
   shape[a] = total;
+  if (parts.empty()) parts.push_back(all_parts[0]), offsets.push_back(0);
   return te::compute(
       i32s(shape),
       [&](const std::vector<Var>& i) {

@@ -2,6 +2,7 @@
 // constant shape. Their rules set their outputs' contents; they have no
 // compute definition, and no fused group holds them.
 #include <algorithm>
+#include <cmath>
 
 #include "graph/operators/common.h"
 #include "graph/operators/families.h"
@@ -54,6 +55,9 @@ void constant_of_shape(const Node& n, Graph& g) {
   const Shape dims = constant_ints(g, n, 0, "shape");
   for (int64_t d : dims)
     if (d < 0) KILN_USER_ERROR() << n.describe() << ": a negative extent " << d;
+  if (checked_numel(dims, n.describe()) > kMaxFoldedElements)
+    KILN_USER_ERROR() << n.describe() << ": the shape " << shape_str(dims) << " has more elements than kiln folds ("
+                      << kMaxFoldedElements << ")";
   TensorAttr value = n.attr_tensor("value");
   if (value && value->numel() != 1) KILN_USER_ERROR() << n.describe() << ": its value must hold one element";
   NDArray a(value ? value->dtype() : DataType::Float32(), dims);
@@ -61,6 +65,38 @@ void constant_of_shape(const Node& n, Graph& g) {
   for (int64_t i = 0; i < a.numel(); ++i) {
     if (a.dtype() == DataType::Int64()) a.data_as<int64_t>()[i] = value->data_as<int64_t>()[0];
     else a.set(i, v);
+  }
+  set_constant_output(g, n, 0, std::move(a));
+}
+
+// Size: the element count, an int64 scalar.
+void size(const Node& n, Graph& g) {
+  NDArray a(DataType::Int64(), {});
+  a.data_as<int64_t>()[0] = required_input(g, n, 0).numel();
+  set_constant_output(g, n, 0, std::move(a));
+}
+
+// Range(start, limit, delta), all constant scalars: start + i * delta for
+// i below max(ceil((limit - start) / delta), 0).
+void range(const Node& n, Graph& g) {
+  double v[3];
+  for (size_t i = 0; i < 3; ++i) {
+    const Value& x = required_input(g, n, i);
+    if (!x.is_constant())
+      KILN_UNSUPPORTED() << n.describe() << ": input '" << x.name << "' must be a constant: kiln compiles graphs of static shapes";
+    if (x.numel() != 1) KILN_USER_ERROR() << n.describe() << ": input '" << x.name << "' must be a scalar";
+    v[i] = x.data->get(0);
+  }
+  if (v[2] == 0) KILN_USER_ERROR() << n.describe() << ": a delta of 0";
+  const double steps = std::ceil((v[1] - v[0]) / v[2]);
+  if (!(steps <= double(kMaxFoldedElements)))
+    KILN_USER_ERROR() << n.describe() << ": " << steps << " elements, more than kiln folds (" << kMaxFoldedElements << ")";
+  const int64_t count = std::max<int64_t>(0, static_cast<int64_t>(steps));
+  const DataType t = required_input(g, n, 0).dtype;
+  NDArray a(t, {count});
+  for (int64_t i = 0; i < count; ++i) {
+    if (t == DataType::Int64()) a.data_as<int64_t>()[i] = static_cast<int64_t>(v[0]) + i * static_cast<int64_t>(v[2]);
+    else a.set(i, v[0] + static_cast<double>(i) * v[2]);
   }
   set_constant_output(g, n, 0, std::move(a));
 }
@@ -74,6 +110,8 @@ std::vector<OpDef> folded_ops() {
        shape, {}},
       {"ConstantOfShape", "a tensor of one value, folded to a constant", OpPattern::kElementwise, constant_of_shape,
        {}, 0},
+      {"Size", "the input's element count, folded to a constant", OpPattern::kElementwise, size, {}},
+      {"Range", "start + i * delta below limit, of constant scalars, folded", OpPattern::kElementwise, range, {}, 0},
   };
 }
 

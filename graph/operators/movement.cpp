@@ -6,6 +6,7 @@
 
 #include "graph/operators/common.h"
 #include "graph/operators/families.h"
+#include "ops/broadcast.h"
 #include "ops/common.h"
 #include "ops/pad.h"
 #include "ops/transform.h"
@@ -166,12 +167,11 @@ void gather_rule(const Node& n, Graph& g) {
   const Value& idx = required_input(g, n, 1);
   const int64_t rank = static_cast<int64_t>(x.shape.size());
   const int64_t axis = shape_axis(n, n.attr_int("axis", 0), rank);
-  if (!idx.is_constant())
-    KILN_UNSUPPORTED() << n.describe() << ": its indices (input '" << idx.name
-                      << "') must be a constant: kiln takes Gather on constant indices";
+  if (!idx.dtype.is_int()) KILN_USER_ERROR() << n.describe() << ": indices of " << idx.dtype.str();
   const int64_t dim = x.shape[static_cast<size_t>(axis)];
-  for (int64_t i : ints_of(*idx.data))
-    if (i < -dim || i >= dim) KILN_USER_ERROR() << n.describe() << ": index " << i << " is out of range for extent " << dim;
+  if (idx.is_constant())
+    for (int64_t i : ints_of(*idx.data))
+      if (i < -dim || i >= dim) KILN_USER_ERROR() << n.describe() << ": index " << i << " is out of range for extent " << dim;
   Shape out(x.shape.begin(), x.shape.begin() + axis);
   out.insert(out.end(), idx.shape.begin(), idx.shape.end());
   out.insert(out.end(), x.shape.begin() + axis + 1, x.shape.end());
@@ -327,10 +327,257 @@ te::Tensor slice(const Graph& g, const Node& n, const Tensors& in) {
   return ops::strided_slice(in.at(0), start, step, count);
 }
 
+// An index read at run time as an int32 index into an axis of extent
+// `dim`: a negative one counts from the end, and one out of range is
+// clamped into it (a compiled kernel cannot raise, and must not read
+// outside its buffer; the reference executor gives the same).
+Expr runtime_index(Expr v, int64_t dim) {
+  const Expr i = cast(DataType::Int32(), v);
+  return min(max(select(lt(i, i32(0)), i + i32(dim), i), i32(0)), i32(dim - 1));
+}
+
+// Gather: constant indices are taken by position (ops::take, which the
+// analyses see through); indices computed at run time (token ids into an
+// embedding table) are loaded.
 te::Tensor gather(const Graph& g, const Node& n, const Tensors& in) {
   const Value& idx = required_input(g, n, 1);
-  return ops::take(in.at(0), ints_of(*idx.data), idx.shape, normalized_axis(n, n.attr_int("axis", 0), in.at(0).ndim()),
-                   "gather");
+  const size_t axis = static_cast<size_t>(normalized_axis(n, n.attr_int("axis", 0), in.at(0).ndim()));
+  if (idx.is_constant()) return ops::take(in.at(0), ints_of(*idx.data), idx.shape, static_cast<int64_t>(axis), "gather");
+  const te::Tensor &x = in.at(0), &indices = in.at(1);
+  const int64_t dim = required_input(g, n, 0).shape[axis];
+  const size_t q = idx.shape.size();
+  return te::compute(
+      i32s(out_shape(g, n)),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> src(i.begin(), i.begin() + static_cast<int64_t>(axis));
+        src.push_back(runtime_index(indices(std::vector<Expr>(i.begin() + static_cast<int64_t>(axis),
+                                                              i.begin() + static_cast<int64_t>(axis + q))),
+                                    dim));
+        src.insert(src.end(), i.begin() + static_cast<int64_t>(axis + q), i.end());
+        return x(src);
+      },
+      "gather");
+}
+
+// GatherElements: out[i] = x[i with axis replaced by indices[i]].
+void gather_elements_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  const Value& idx = required_input(g, n, 1);
+  shape_axis(n, n.attr_int("axis", 0), static_cast<int64_t>(x.shape.size()));
+  if (!idx.dtype.is_int()) KILN_USER_ERROR() << n.describe() << ": indices of " << idx.dtype.str();
+  if (idx.shape.size() != x.shape.size())
+    KILN_USER_ERROR() << n.describe() << ": indices " << shape_str(idx.shape) << " and data " << shape_str(x.shape)
+                      << " differ in rank";
+  set_output(g, n, 0, x.dtype, idx.shape);
+}
+
+te::Tensor gather_elements(const Graph& g, const Node& n, const Tensors& in) {
+  const Shape& shape = required_input(g, n, 0).shape;
+  const size_t axis = static_cast<size_t>(shape_axis(n, n.attr_int("axis", 0), static_cast<int64_t>(shape.size())));
+  const te::Tensor &x = in.at(0), &indices = in.at(1);
+  return te::compute(
+      i32s(out_shape(g, n)),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> src(i.begin(), i.end());
+        src[axis] = runtime_index(indices(std::vector<Expr>(i.begin(), i.end())), shape[axis]);
+        return x(src);
+      },
+      "gather_elements");
+}
+
+// GatherND: indices [..., k] pick x's first k axes (after batch_dims).
+void gather_nd_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  const Value& idx = required_input(g, n, 1);
+  const int64_t b = n.attr_int("batch_dims", 0);
+  if (!idx.dtype.is_int()) KILN_USER_ERROR() << n.describe() << ": indices of " << idx.dtype.str();
+  if (idx.shape.empty() || b < 0 || static_cast<size_t>(b) >= idx.shape.size() || static_cast<size_t>(b) > x.shape.size())
+    KILN_USER_ERROR() << n.describe() << ": indices " << shape_str(idx.shape) << " with batch_dims " << b;
+  const int64_t k = idx.shape.back();
+  if (k < 1 || static_cast<size_t>(b + k) > x.shape.size())
+    KILN_USER_ERROR() << n.describe() << ": index tuples of " << k << " into data " << shape_str(x.shape);
+  for (int64_t d = 0; d < b; ++d)
+    if (idx.shape[static_cast<size_t>(d)] != x.shape[static_cast<size_t>(d)])
+      KILN_USER_ERROR() << n.describe() << ": batch axis " << d << " differs between data and indices";
+  Shape out(idx.shape.begin(), idx.shape.end() - 1);
+  out.insert(out.end(), x.shape.begin() + b + k, x.shape.end());
+  set_output(g, n, 0, x.dtype, out);
+}
+
+te::Tensor gather_nd(const Graph& g, const Node& n, const Tensors& in) {
+  const Shape& shape = required_input(g, n, 0).shape;
+  const Shape& ishape = required_input(g, n, 1).shape;
+  const size_t b = static_cast<size_t>(n.attr_int("batch_dims", 0)), k = static_cast<size_t>(ishape.back());
+  const size_t q = ishape.size() - 1;  // output axes from the indices
+  const te::Tensor &x = in.at(0), &indices = in.at(1);
+  return te::compute(
+      i32s(out_shape(g, n)),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> src(i.begin(), i.begin() + static_cast<int64_t>(b));
+        for (size_t j = 0; j < k; ++j) {
+          std::vector<Expr> at(i.begin(), i.begin() + static_cast<int64_t>(q));
+          at.push_back(i32(static_cast<int64_t>(j)));
+          src.push_back(runtime_index(indices(at), shape[b + j]));
+        }
+        src.insert(src.end(), i.begin() + static_cast<int64_t>(q), i.end());
+        return x(src);
+      },
+      "gather_nd");
+}
+
+// Split: the parts along `axis`, of the sizes `split` gives (an attribute
+// before opset 13, an input since), or equal.
+Shape split_sizes(const Graph& g, const Node& n, const Value& x, int64_t axis) {
+  const int64_t dim = x.shape[static_cast<size_t>(axis)];
+  const size_t parts = n.outputs.size();
+  Shape sizes = n.attr_ints("split", {});
+  if (!n.has_attr("split") && g.input(n, 1)) sizes = constant_ints(g, n, 1, "split");
+  if (sizes.empty()) {
+    if (parts == 0 || dim % static_cast<int64_t>(parts))
+      KILN_USER_ERROR() << n.describe() << ": extent " << dim << " does not split into " << parts << " equal parts";
+    sizes.assign(parts, dim / static_cast<int64_t>(parts));
+  }
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0) KILN_USER_ERROR() << n.describe() << ": a negative split " << s;
+    total += s;
+  }
+  if (sizes.size() != parts || total != dim)
+    KILN_USER_ERROR() << n.describe() << ": split " << shape_str(sizes) << " does not cut extent " << dim << " into "
+                      << parts << " outputs";
+  return sizes;
+}
+
+void split_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  const int64_t axis = shape_axis(n, n.attr_int("axis", 0), static_cast<int64_t>(x.shape.size()));
+  const Shape sizes = split_sizes(g, n, x, axis);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    Shape out = x.shape;
+    out[static_cast<size_t>(axis)] = sizes[i];
+    set_output(g, n, i, x.dtype, out);
+  }
+}
+
+Tensors split(const Graph& g, const Node& n, const Tensors& in) {
+  const Value& x = required_input(g, n, 0);
+  const size_t axis = static_cast<size_t>(shape_axis(n, n.attr_int("axis", 0), static_cast<int64_t>(x.shape.size())));
+  const Shape sizes = split_sizes(g, n, x, static_cast<int64_t>(axis));
+  Tensors outs;
+  int64_t offset = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    Shape start(x.shape.size(), 0), step(x.shape.size(), 1), count = x.shape;
+    start[axis] = offset;
+    count[axis] = sizes[i];
+    outs.push_back(ops::strided_slice(in.at(0), start, step, count, "split"));
+    offset += sizes[i];
+  }
+  return outs;
+}
+
+// Expand: x broadcast to a constant shape (numpy's rule both ways).
+void expand_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  set_output(g, n, 0, x.dtype, broadcast_shapes(n, x.shape, constant_ints(g, n, 1, "shape")));
+}
+
+te::Tensor expand(const Graph& g, const Node& n, const Tensors& in) {
+  const te::Tensor& x = in.at(0);
+  return te::compute(
+      i32s(out_shape(g, n)), [&](const std::vector<Var>& i) { return ops::broadcast_load(x, i); }, "expand");
+}
+
+// Tile: x repeated `repeats` times along each axis.
+void tile_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  const Shape repeats = constant_ints(g, n, 1, "repeats");
+  if (repeats.size() != x.shape.size())
+    KILN_USER_ERROR() << n.describe() << ": " << repeats.size() << " repeats for rank " << x.shape.size();
+  Shape out;
+  for (size_t d = 0; d < repeats.size(); ++d) {
+    if (repeats[d] < 0) KILN_USER_ERROR() << n.describe() << ": a negative repeat " << repeats[d];
+    out.push_back(x.shape[d] * repeats[d]);
+  }
+  set_output(g, n, 0, x.dtype, out);
+}
+
+te::Tensor tile(const Graph& g, const Node& n, const Tensors& in) {
+  const Shape& shape = required_input(g, n, 0).shape;
+  const te::Tensor& x = in.at(0);
+  return te::compute(
+      i32s(out_shape(g, n)),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> src;
+        for (size_t d = 0; d < shape.size(); ++d) src.push_back(shape[d] == 1 ? Expr(i32(0)) : floormod(i[d], i32(shape[d])));
+        return x(src);
+      },
+      "tile");
+}
+
+// Trilu: the upper (or lower) triangle of the last two axes from diagonal
+// k (an optional constant input), the rest 0.
+void trilu_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  if (x.shape.size() < 2) KILN_USER_ERROR() << n.describe() << ": input of rank " << x.shape.size() << ", not 2 or more";
+  if (g.input(n, 1) && constant_ints(g, n, 1, "k").size() != 1) KILN_USER_ERROR() << n.describe() << ": k must be one value";
+  same_as_input(n, g);
+}
+
+te::Tensor trilu(const Graph& g, const Node& n, const Tensors& in) {
+  const int64_t k = g.input(n, 1) ? constant_ints(g, n, 1, "k")[0] : 0;
+  const bool upper = n.attr_int("upper", 1) != 0;
+  const te::Tensor& x = in.at(0);
+  const int64_t clamped = std::clamp<int64_t>(k, -INT32_MAX / 2, INT32_MAX / 2);
+  return te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        const Expr diff = i[i.size() - 1] - i[i.size() - 2];  // column - row
+        const Expr keep = upper ? ge(diff, i32(clamped)) : le(diff, i32(clamped));
+        return select(keep, x(std::vector<Expr>(i.begin(), i.end())), make_zero(x.dtype()));
+      },
+      "trilu");
+}
+
+// DepthToSpace (DCR or CRD order) and SpaceToDepth on [N, C, H, W].
+void depth_space_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  require_rank(n, x, 4);
+  const int64_t b = n.attr_int("blocksize", 0);
+  if (b < 1) KILN_USER_ERROR() << n.describe() << ": blocksize " << b;
+  const int64_t c = x.shape[1], h = x.shape[2], w = x.shape[3];
+  if (n.op == "DepthToSpace") {
+    if (c % (b * b)) KILN_USER_ERROR() << n.describe() << ": " << c << " channels are not a multiple of " << b * b;
+    set_output(g, n, 0, x.dtype, {x.shape[0], c / (b * b), h * b, w * b});
+    return;
+  }
+  if (h % b || w % b) KILN_USER_ERROR() << n.describe() << ": " << h << " x " << w << " is not a multiple of " << b;
+  set_output(g, n, 0, x.dtype, {x.shape[0], c * b * b, h / b, w / b});
+}
+
+te::Tensor depth_space(const Graph& g, const Node& n, const Tensors& in) {
+  const te::Tensor& x = in.at(0);
+  const int64_t b = n.attr_int("blocksize", 0);
+  const Expr B = i32(b);
+  if (n.op == "DepthToSpace") {
+    const int64_t c_out = out_shape(g, n)[1];
+    const bool crd = n.attr_string("mode", "DCR") == "CRD";
+    return te::compute(
+        i32s(out_shape(g, n)),
+        [&](Var bn, Var c, Var h, Var w) {
+          const Expr bh = floormod(h, B), bw = floormod(w, B);
+          const Expr src_c = crd ? c * i32(b * b) + bh * B + bw : (bh * B + bw) * i32(c_out) + c;
+          return x(bn, src_c, floordiv(h, B), floordiv(w, B));
+        },
+        "depth_to_space");
+  }
+  const int64_t c_in = required_input(g, n, 0).shape[1];
+  return te::compute(
+      i32s(out_shape(g, n)),
+      [&](Var bn, Var c, Var h, Var w) {
+        const Expr block = floordiv(c, i32(c_in)), src_c = floormod(c, i32(c_in));
+        return x(bn, src_c, h * B + floordiv(block, B), w * B + floormod(block, B));
+      },
+      "space_to_depth");
 }
 
 }  // namespace
@@ -349,7 +596,20 @@ std::vector<OpDef> movement_ops() {
       {"Slice", "constant starts, ends, axes, steps (attributes before opset 10)", kInjective, slice_rule,
        one_output(slice), 1},
       {"Pad", "constant, reflect or edge padding by constant pads", kInjective, pad_rule, one_output(pad), 1},
-      {"Gather", "takes constant indices along axis", kInjective, gather_rule, one_output(gather), 1},
+      {"Gather", "takes indices along axis (constant, or computed: an out-of-range one is clamped)", kInjective,
+       gather_rule, one_output(gather)},
+      {"GatherElements", "x at indices along axis, elementwise", kInjective, gather_elements_rule,
+       one_output(gather_elements)},
+      {"GatherND", "x at index tuples (batch_dims)", kInjective, gather_nd_rule, one_output(gather_nd)},
+      {"Split", "parts along axis: sizes from split (an attribute before opset 13, an input since) or equal",
+       kInjective, split_rule, split, 1},
+      {"Expand", "broadcast to a constant shape", kInjective, expand_rule, one_output(expand), 1},
+      {"Tile", "repeated along each axis by constant repeats", kInjective, tile_rule, one_output(tile), 1},
+      {"Trilu", "the upper or lower triangle of the last two axes from diagonal k", kInjective, trilu_rule,
+       one_output(trilu), 1},
+      {"DepthToSpace", "channels into blocks of space (DCR or CRD)", kInjective, depth_space_rule,
+       one_output(depth_space)},
+      {"SpaceToDepth", "blocks of space into channels", kInjective, depth_space_rule, one_output(depth_space)},
   };
 }
 

@@ -1,6 +1,7 @@
 // Reductions and normalizations: ReduceMean, GlobalAveragePool, Softmax,
 // LayerNormalization. Fusion treats each as a reduction: the elementwise
 // nodes after it join its group.
+#include <algorithm>
 #include <numeric>
 
 #include "graph/operators/common.h"
@@ -88,67 +89,258 @@ Tensors layer_norm(const Graph& g, const Node& n, const Tensors& in) {
   return outs;
 }
 
-void reduce_mean_rule(const Node& n, Graph& g) {
-  const Value& x = required_input(g, n, 0);
-  require_float(n, x);
-  const int64_t rank = static_cast<int64_t>(x.shape.size());
-  std::vector<int64_t> axes = n.attr_ints("axes", {});
-  if (axes.empty()) {
-    axes.resize(static_cast<size_t>(rank));
-    std::iota(axes.begin(), axes.end(), 0);
-  }
+// The axes a reduction node reduces: ReduceX's `axes` attribute (an input
+// for ReduceSum since opset 13), every axis when none are given (unless
+// noop_with_empty_axes), or ArgMax's one `axis`.
+std::vector<bool> reduced_axes(const Graph& g, const Node& n, int64_t rank) {
   std::vector<bool> reduced(static_cast<size_t>(rank), false);
-  for (int64_t a : axes) reduced[static_cast<size_t>(shape_axis(n, a, rank))] = true;
-  const bool keep = n.attr_int("keepdims", 1) != 0;
+  if (n.op == "ArgMax" || n.op == "ArgMin") {
+    reduced[static_cast<size_t>(shape_axis(n, n.attr_int("axis", 0), rank))] = true;
+    return reduced;
+  }
+  Shape axes = n.attr_ints("axes", {});
+  if (!n.has_attr("axes") && g.input(n, 1)) axes = constant_ints(g, n, 1, "axes");
+  if (axes.empty()) {
+    if (n.attr_int("noop_with_empty_axes", 0) == 0) reduced.assign(reduced.size(), true);
+    return reduced;
+  }
+  for (int64_t a : axes) {
+    const size_t d = static_cast<size_t>(shape_axis(n, a, rank));
+    if (reduced[d]) KILN_USER_ERROR() << n.describe() << ": axis " << a << " is given twice";
+    reduced[d] = true;
+  }
+  return reduced;
+}
+
+// The shape after reducing `reduced` (kept as extent 1 with keepdims).
+Shape reduced_shape(const Shape& in, const std::vector<bool>& reduced, bool keep) {
   Shape out;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!reduced[static_cast<size_t>(d)]) out.push_back(x.shape[static_cast<size_t>(d)]);
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (!reduced[d]) out.push_back(in[d]);
     else if (keep) out.push_back(1);
   }
-  set_output(g, n, 0, x.dtype, out);
+  return out;
 }
 
-// The mean over `axes` of x, in the output shape `shape` (kept axes 1).
-te::Tensor mean_over(const te::Tensor& x, const Shape& in, const std::vector<bool>& reduced, const Shape& shape,
-                     const std::string& name) {
-  std::vector<IterVar> axes;
-  int64_t count = 1;
-  for (size_t d = 0; d < in.size(); ++d)
+// x's indices for output indices `i` of a reduction over `axes` (one
+// reduce axis per reduced input axis, in order).
+std::vector<Expr> source_index(const std::vector<Var>& i, const std::vector<IterVar>& axes,
+                               const std::vector<bool>& reduced, bool keep) {
+  std::vector<Expr> idx;
+  size_t next = 0, r = 0;
+  for (size_t d = 0; d < reduced.size(); ++d) {
     if (reduced[d]) {
-      axes.push_back(te::reduce_axis(Range(i32(0), i32(in[d])), "k" + std::to_string(d)));
-      count *= in[d];
+      idx.push_back(axes[r++].var());
+      if (keep) ++next;
+    } else {
+      idx.push_back(i[next++]);
     }
-  const bool keep = shape.size() == in.size();
-  te::Tensor total = te::compute(
-      i32s(shape),
+  }
+  return idx;
+}
+
+std::vector<IterVar> reduce_axes_of(const Shape& in, const std::vector<bool>& reduced, const std::string& prefix) {
+  std::vector<IterVar> axes;
+  for (size_t d = 0; d < in.size(); ++d)
+    if (reduced[d]) axes.push_back(te::reduce_axis(Range(i32(0), i32(in[d])), prefix + std::to_string(d)));
+  return axes;
+}
+
+// combine over the reduced axes of `pre(x)`, in the output shape.
+te::Tensor reduce(const te::Tensor& x, const Shape& in, const std::vector<bool>& reduced, bool keep, ReduceKind kind,
+                  const std::function<Expr(Expr)>& pre, const std::string& name) {
+  if (std::find(reduced.begin(), reduced.end(), true) == reduced.end()) return ops::map(x, pre, name);  // no axis
+  const std::vector<IterVar> axes = reduce_axes_of(in, reduced, "k");
+  return te::compute(
+      i32s(reduced_shape(in, reduced, keep)),
       [&](const std::vector<Var>& i) {
-        std::vector<Expr> idx;
-        size_t next = 0, r = 0;
-        for (size_t d = 0; d < in.size(); ++d) {
-          if (reduced[d]) {
-            idx.push_back(axes[r++].var());
-            if (keep) ++next;
-          } else {
-            idx.push_back(i[next++]);
-          }
+        const Expr v = pre(x(source_index(i, axes, reduced, keep)));
+        switch (kind) {
+          case ReduceKind::kMax: return te::max_reduce(v, axes);
+          case ReduceKind::kMin: return te::min_reduce(v, axes);
+          default: return te::sum(v, axes);
         }
-        return te::sum(x(idx), axes);
       },
-      name + "_sum");
-  const Expr c = make_const(x.dtype(), static_cast<double>(count));
-  return ops::map(total, [&](Expr v) { return v / c; }, name);
+      name);
 }
 
-te::Tensor reduce_mean(const Graph& g, const Node& n, const Tensors& in) {
+// Each ReduceX: what is combined (after `pre`), and what is done to the
+// result.
+struct Reduction {
+  const char* name;
+  const char* summary;
+  bool float_only;
+  ReduceKind kind;
+  std::function<Expr(Expr)> pre;
+  std::function<Expr(Expr, double count)> post;
+};
+
+Expr identity(Expr v) { return v; }
+
+const std::vector<Reduction>& reductions() {
+  static const std::vector<Reduction> table = {
+      {"ReduceSum", "the sum over axes (an input since opset 13), keepdims, noop_with_empty_axes", false,
+       ReduceKind::kSum, identity, nullptr},
+      {"ReduceMean", "the mean over axes, keepdims", false, ReduceKind::kSum, identity,
+       [](Expr v, double count) { return div(v, make_const(v.dtype(), count)); }},
+      {"ReduceMax", "the largest over axes, keepdims", false, ReduceKind::kMax, identity, nullptr},
+      {"ReduceMin", "the smallest over axes, keepdims", false, ReduceKind::kMin, identity, nullptr},
+      {"ReduceSumSquare", "the sum of squares over axes, keepdims", false, ReduceKind::kSum,
+       [](Expr v) { return v * v; }, nullptr},
+      {"ReduceL1", "the sum of absolute values over axes, keepdims", false, ReduceKind::kSum,
+       [](Expr v) { return call(Intrinsic::abs, {v}); }, nullptr},
+      {"ReduceL2", "the square root of the sum of squares over axes, keepdims", true, ReduceKind::kSum,
+       [](Expr v) { return v * v; }, [](Expr v, double) { return call(Intrinsic::sqrt, {v}); }},
+      {"ReduceLogSum", "the log of the sum over axes, keepdims", true, ReduceKind::kSum, identity,
+       [](Expr v, double) { return call(Intrinsic::log, {v}); }},
+  };
+  return table;
+}
+
+const Reduction* find_reduction(const std::string& op) {
+  for (const Reduction& r : reductions())
+    if (op == r.name) return &r;
+  return nullptr;
+}
+
+void reduce_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  const Reduction* r = find_reduction(n.op);
+  if ((r && r->float_only) || n.op == "ReduceLogSumExp") require_float(n, x);
+  if (x.dtype.is_bool()) KILN_UNSUPPORTED() << n.describe() << ": a reduction of bool";
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  const bool arg = n.op == "ArgMax" || n.op == "ArgMin";
+  const std::vector<bool> reduced = reduced_axes(g, n, rank);
+  set_output(g, n, 0, arg ? DataType::Int64() : x.dtype, reduced_shape(x.shape, reduced, n.attr_int("keepdims", 1) != 0));
+}
+
+te::Tensor reduce_op(const Graph& g, const Node& n, const Tensors& in) {
+  const Reduction& r = *find_reduction(n.op);
   const Shape& shape = required_input(g, n, 0).shape;
-  const int64_t rank = static_cast<int64_t>(shape.size());
-  std::vector<int64_t> axes = n.attr_ints("axes", {});
-  std::vector<bool> reduced(shape.size(), axes.empty());
-  for (int64_t a : axes) reduced[static_cast<size_t>(shape_axis(n, a, rank))] = true;
-  return mean_over(in.at(0), shape, reduced, out_shape(g, n), "reduce_mean");
+  const std::vector<bool> reduced = reduced_axes(g, n, static_cast<int64_t>(shape.size()));
+  const bool keep = n.attr_int("keepdims", 1) != 0;
+  const std::string name = n.op == "ReduceMean" ? "reduce_mean" : "reduce";
+  te::Tensor total = reduce(in.at(0), shape, reduced, keep, r.kind, r.pre, r.post ? name + "_sum" : name);
+  if (!r.post) return total;
+  double count = 1;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (reduced[d]) count *= static_cast<double>(shape[d]);
+  return ops::map(total, [&](Expr v) { return r.post(v, count); }, name);
 }
 
-void global_average_pool_rule(const Node& n, Graph& g) {
+// log(sum(exp(x))), as max + log(sum(exp(x - max))) so that exp never
+// overflows.
+te::Tensor reduce_log_sum_exp(const Graph& g, const Node& n, const Tensors& in) {
+  const te::Tensor& x = in.at(0);
+  const Shape& shape = required_input(g, n, 0).shape;
+  const std::vector<bool> reduced = reduced_axes(g, n, static_cast<int64_t>(shape.size()));
+  const bool keep = n.attr_int("keepdims", 1) != 0;
+  const te::Tensor m = reduce(x, shape, reduced, true, ReduceKind::kMax, identity, "lse_max");
+  const std::vector<IterVar> axes = reduce_axes_of(shape, reduced, "k");
+  const te::Tensor s = te::compute(
+      i32s(reduced_shape(shape, reduced, true)),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> mi(i.begin(), i.end());
+        return te::sum(call(Intrinsic::exp, {x(source_index(i, axes, reduced, true)) - m(mi)}), axes);
+      },
+      "lse_sum");
+  const te::Tensor out = ops::map2(m, s, [](Expr a, Expr b) { return a + call(Intrinsic::log, {b}); }, "reduce_lse");
+  return keep ? out : ops::reshape(out, out_shape(g, n), "reduce_lse_out");
+}
+
+// ArgMax, ArgMin: the index of the first (or with select_last_index the
+// last) extreme element along `axis`, as int64. Two reductions: the
+// extreme value, then the least (greatest) index holding it.
+te::Tensor arg_extreme(const Graph& g, const Node& n, const Tensors& in) {
+  const te::Tensor& x = in.at(0);
+  const Shape& shape = required_input(g, n, 0).shape;
+  const std::vector<bool> reduced = reduced_axes(g, n, static_cast<int64_t>(shape.size()));
+  const bool keep = n.attr_int("keepdims", 1) != 0, last = n.attr_int("select_last_index", 0) != 0;
+  const bool is_max = n.op == "ArgMax";
+  const te::Tensor m = reduce(x, shape, reduced, true, is_max ? ReduceKind::kMax : ReduceKind::kMin, identity,
+                              is_max ? "argmax_value" : "argmin_value");
+  const std::vector<IterVar> axes = reduce_axes_of(shape, reduced, "k");
+  const DataType i64 = DataType::Int64();
+  int64_t extent = 0;  // of the axis: past every index
+  for (size_t d = 0; d < reduced.size(); ++d)
+    if (reduced[d]) extent = shape[d];
+  return te::compute(
+      i32s(reduced_shape(shape, reduced, keep)),
+      [&](const std::vector<Var>& i) {
+        const std::vector<Expr> src = source_index(i, axes, reduced, keep);
+        std::vector<Expr> mi = src;
+        for (size_t d = 0; d < reduced.size(); ++d)
+          if (reduced[d]) mi[d] = i32(0);
+        const Expr k = cast(i64, axes[0].var());
+        const Expr hit = eq(x(src), m(mi));
+        if (last) return te::max_reduce(select(hit, k, make_const(i64, -1)), axes);
+        return te::min_reduce(select(hit, k, make_const(i64, static_cast<double>(extent))), axes);
+      },
+      is_max ? "argmax" : "argmin");
+}
+
+// LogSoftmax and Hardmax along one axis of x (shape `in`).
+te::Tensor log_softmax_along(const te::Tensor& x, const Shape& in, size_t axis) {
+  std::vector<bool> reduced(in.size(), false);
+  reduced[axis] = true;
+  const te::Tensor m = reduce(x, in, reduced, true, ReduceKind::kMax, identity, "log_softmax_max");
+  const std::vector<IterVar> axes = reduce_axes_of(in, reduced, "k");
+  const te::Tensor s = te::compute(
+      i32s(reduced_shape(in, reduced, true)),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> mi(i.begin(), i.end());
+        return te::sum(call(Intrinsic::exp, {x(source_index(i, axes, reduced, true)) - m(mi)}), axes);
+      },
+      "log_softmax_sum");
+  return ops::map_n({x, m, s}, [](const std::vector<Expr>& v) { return v[0] - v[1] - call(Intrinsic::log, {v[2]}); },
+                    "log_softmax");
+}
+
+te::Tensor hardmax_along(const te::Tensor& x, const Shape& in, size_t axis) {
+  std::vector<bool> reduced(in.size(), false);
+  reduced[axis] = true;
+  const te::Tensor m = reduce(x, in, reduced, true, ReduceKind::kMax, identity, "hardmax_max");
+  const std::vector<IterVar> axes = reduce_axes_of(in, reduced, "k");
+  const DataType i32t = DataType::Int32();
+  const te::Tensor first = te::compute(
+      i32s(reduced_shape(in, reduced, true)),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> mi(i.begin(), i.end());
+        const Expr k = axes[0].var();
+        return te::min_reduce(select(eq(x(source_index(i, axes, reduced, true)), m(mi)), k, i32(in[axis])), axes);
+      },
+      "hardmax_index");
+  return te::compute(
+      i32s(in),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> fi(i.begin(), i.end());
+        fi[axis] = i32(0);
+        return cast(x.dtype(), eq(cast(i32t, i[axis]), first(fi)));
+      },
+      "hardmax");
+}
+
+// Softmax's family before opset 13 reads x as a matrix around `axis` (the
+// axes from it on one axis); since, along `axis` alone.
+te::Tensor along_softmax_axis(const Graph& g, const Node& n, const te::Tensor& x,
+                              te::Tensor (*along)(const te::Tensor&, const Shape&, size_t)) {
+  const Shape& in = required_input(g, n, 0).shape;
+  const int64_t rank = static_cast<int64_t>(in.size());
+  const int64_t axis = normalized_axis(n, n.attr_int("axis", g.opset >= 13 ? -1 : 1), rank);
+  if (g.opset >= 13 || axis == rank - 1) return along(x, in, static_cast<size_t>(axis));
+  const Shape matrix{product(in, 0, static_cast<size_t>(axis)), product(in, static_cast<size_t>(axis))};
+  return ops::reshape(along(ops::reshape(x, matrix), matrix, 1), in);
+}
+
+te::Tensor log_softmax(const Graph& g, const Node& n, const Tensors& in) {
+  return along_softmax_axis(g, n, in.at(0), log_softmax_along);
+}
+
+te::Tensor hardmax(const Graph& g, const Node& n, const Tensors& in) {
+  return along_softmax_axis(g, n, in.at(0), hardmax_along);
+}
+
+void global_pool_rule(const Node& n, Graph& g) {
   const Value& x = required_input(g, n, 0);
   require_float(n, x);
   if (x.shape.size() < 3) require_rank(n, x, 4);
@@ -157,26 +349,44 @@ void global_average_pool_rule(const Node& n, Graph& g) {
   set_output(g, n, 0, x.dtype, out);
 }
 
-te::Tensor global_average_pool(const Graph& g, const Node& n, const Tensors& in) {
+// GlobalAveragePool, GlobalMaxPool: over every axis after N and C.
+te::Tensor global_pool(const Graph& g, const Node& n, const Tensors& in) {
   const Shape& shape = required_input(g, n, 0).shape;
   std::vector<bool> reduced(shape.size(), true);
   reduced[0] = reduced[1] = false;
-  return mean_over(in.at(0), shape, reduced, out_shape(g, n), "global_avg_pool");
+  if (n.op == "GlobalMaxPool") return reduce(in.at(0), shape, reduced, true, ReduceKind::kMax, identity, "global_max_pool");
+  double count = 1;
+  for (size_t d = 2; d < shape.size(); ++d) count *= static_cast<double>(shape[d]);
+  const te::Tensor total = reduce(in.at(0), shape, reduced, true, ReduceKind::kSum, identity, "global_avg_pool_sum");
+  return ops::map(total, [&](Expr v) { return div(v, make_const(v.dtype(), count)); }, "global_avg_pool");
 }
 
 }  // namespace
 
 std::vector<OpDef> reduction_ops() {
-  return {
-      {"GlobalAveragePool", "the mean over every spatial axis", OpPattern::kReduction, global_average_pool_rule,
-       one_output(global_average_pool)},
+  std::vector<OpDef> ops = {
+      {"GlobalAveragePool", "the mean over every spatial axis", OpPattern::kReduction, global_pool_rule,
+       one_output(global_pool)},
+      {"GlobalMaxPool", "the largest over every spatial axis", OpPattern::kReduction, global_pool_rule,
+       one_output(global_pool)},
       {"Softmax", "exp(x) / sum(exp(x)) along axis (before opset 13, over the axes from it on)",
        OpPattern::kReduction, softmax_rule, one_output(softmax)},
+      {"LogSoftmax", "x - log(sum(exp(x))) along axis (before opset 13, over the axes from it on)",
+       OpPattern::kReduction, softmax_rule, one_output(log_softmax)},
+      {"Hardmax", "1 at the first largest along axis, else 0 (before opset 13, over the axes from it on)",
+       OpPattern::kReduction, softmax_rule, one_output(hardmax)},
       {"LayerNormalization", "(x - mean) / sqrt(var + epsilon) * Scale + B over the axes from axis on",
        OpPattern::kReduction, layer_norm_rule, layer_norm},
-      {"ReduceMean", "the mean over axes (an attribute up to opset 17), keepdims", OpPattern::kReduction,
-       reduce_mean_rule, one_output(reduce_mean)},
+      {"ReduceLogSumExp", "log(sum(exp(x))) over axes, keepdims", OpPattern::kReduction, reduce_rule,
+       one_output(reduce_log_sum_exp)},
+      {"ArgMax", "the index of the largest along axis (keepdims, select_last_index), int64", OpPattern::kReduction,
+       reduce_rule, one_output(arg_extreme)},
+      {"ArgMin", "the index of the smallest along axis (keepdims, select_last_index), int64", OpPattern::kReduction,
+       reduce_rule, one_output(arg_extreme)},
   };
+  for (const Reduction& r : reductions())
+    ops.push_back({r.name, r.summary, OpPattern::kReduction, reduce_rule, one_output(reduce_op), 1});
+  return ops;
 }
 
 }  // namespace kiln::graph::operators

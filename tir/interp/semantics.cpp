@@ -62,6 +62,17 @@ double float_intrinsic(Intrinsic op, const double* a) {
     case Intrinsic::floor: return std::floor(a[0]);
     case Intrinsic::ceil: return std::ceil(a[0]);
     case Intrinsic::round: return std::nearbyint(a[0]);  // ties to even
+    case Intrinsic::sin: return std::sin(a[0]);
+    case Intrinsic::cos: return std::cos(a[0]);
+    case Intrinsic::tan: return std::tan(a[0]);
+    case Intrinsic::asin: return std::asin(a[0]);
+    case Intrinsic::acos: return std::acos(a[0]);
+    case Intrinsic::atan: return std::atan(a[0]);
+    case Intrinsic::sinh: return std::sinh(a[0]);
+    case Intrinsic::cosh: return std::cosh(a[0]);
+    case Intrinsic::asinh: return std::asinh(a[0]);
+    case Intrinsic::acosh: return std::acosh(a[0]);
+    case Intrinsic::atanh: return std::atanh(a[0]);
     case Intrinsic::pow: return std::pow(a[0], a[1]);
     case Intrinsic::fma: return std::fma(a[0], a[1], a[2]);
   }

@@ -359,7 +359,18 @@ class KernelWriter {
       case Intrinsic::erf: return call(d_.math("erf", t), {a[0]});
       case Intrinsic::floor: return call(d_.math("floor", t), {a[0]});
       case Intrinsic::ceil: return call(d_.math("ceil", t), {a[0]});
-      case Intrinsic::round: return call(d_.math("round", t), {a[0]});
+      case Intrinsic::round: return call(d_.math("rint", t), {a[0]});  // ties to even, as the interpreter
+      case Intrinsic::sin: return call(d_.math("sin", t), {a[0]});
+      case Intrinsic::cos: return call(d_.math("cos", t), {a[0]});
+      case Intrinsic::tan: return call(d_.math("tan", t), {a[0]});
+      case Intrinsic::asin: return call(d_.math("asin", t), {a[0]});
+      case Intrinsic::acos: return call(d_.math("acos", t), {a[0]});
+      case Intrinsic::atan: return call(d_.math("atan", t), {a[0]});
+      case Intrinsic::sinh: return call(d_.math("sinh", t), {a[0]});
+      case Intrinsic::cosh: return call(d_.math("cosh", t), {a[0]});
+      case Intrinsic::asinh: return call(d_.math("asinh", t), {a[0]});
+      case Intrinsic::acosh: return call(d_.math("acosh", t), {a[0]});
+      case Intrinsic::atanh: return call(d_.math("atanh", t), {a[0]});
       case Intrinsic::pow: return call(d_.math("pow", t), {a[0], a[1]});
       case Intrinsic::fma: return call(d_.math("fma", t), {a[0], a[1], a[2]});
       case Intrinsic::sigmoid: {

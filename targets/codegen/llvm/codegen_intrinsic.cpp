@@ -1,8 +1,9 @@
 // Intrinsic calls. Most map to an LLVM intrinsic (which the back end turns
 // into an instruction or a libm call; round ties to even, as the reference
 // interpreter does); rsqrt and sigmoid are expanded here;
-// tanh and erf call libm lane by lane (tanhf/erff), which resolves from libm
-// in the JIT and in shared libraries alike.
+// tanh, erf and the trigonometric functions other than sin and cos call
+// libm lane by lane (tanhf, erff, atanf, ...), which resolves from libm in
+// the JIT and in shared libraries alike.
 #include <llvm/IR/Intrinsics.h>
 
 #include "targets/codegen/llvm/codegen_impl.h"
@@ -66,6 +67,17 @@ llvm::Value* CodeGen::emit_call(const CallNode* op) {
     case Intrinsic::floor: r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x); break;
     case Intrinsic::ceil: r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x); break;
     case Intrinsic::round: r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x); break;  // ties to even
+    case Intrinsic::sin: r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::sin, x); break;
+    case Intrinsic::cos: r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::cos, x); break;
+    case Intrinsic::tan: r = emit_libm_call("tanf", "tan", x); break;
+    case Intrinsic::asin: r = emit_libm_call("asinf", "asin", x); break;
+    case Intrinsic::acos: r = emit_libm_call("acosf", "acos", x); break;
+    case Intrinsic::atan: r = emit_libm_call("atanf", "atan", x); break;
+    case Intrinsic::sinh: r = emit_libm_call("sinhf", "sinh", x); break;
+    case Intrinsic::cosh: r = emit_libm_call("coshf", "cosh", x); break;
+    case Intrinsic::asinh: r = emit_libm_call("asinhf", "asinh", x); break;
+    case Intrinsic::acosh: r = emit_libm_call("acoshf", "acosh", x); break;
+    case Intrinsic::atanh: r = emit_libm_call("atanhf", "atanh", x); break;
     case Intrinsic::pow: r = b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, args[1]); break;
     case Intrinsic::fma:
       r = b_.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {x, args[1], args[2]});

@@ -140,6 +140,9 @@ TEST(InterpSemantics, IntrinsicsComputeInDoubleAndRound) {
       {Intrinsic::abs, [](double x) { return std::fabs(x); }},
       {Intrinsic::floor, [](double x) { return std::floor(x); }},
       {Intrinsic::ceil, [](double x) { return std::ceil(x); }},
+      {Intrinsic::sin, [](double x) { return std::sin(x); }},
+      {Intrinsic::atan, [](double x) { return std::atan(x); }},
+      {Intrinsic::sinh, [](double x) { return std::sinh(x); }},
   };
   for (const Unary& u : unary) {
     const bool needs_abs = u.op == Intrinsic::log || u.op == Intrinsic::sqrt || u.op == Intrinsic::rsqrt;
