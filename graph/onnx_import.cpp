@@ -13,11 +13,8 @@
 #include "onnx/onnx_pb.h"
 
 namespace kiln::graph {
-namespace {
 
-// The dtype of an ONNX element type; throws naming `what` for one kiln
-// does not compute in.
-DataType dtype_of(int32_t elem, const std::string& what) {
+DataType onnx_element_type(int64_t elem, const std::string& what) {
   using T = onnx::TensorProto;
   switch (elem) {
     case T::FLOAT: return DataType::Float32();
@@ -34,11 +31,13 @@ DataType dtype_of(int32_t elem, const std::string& what) {
     case T::BOOL: return DataType::Bool();
     default: break;
   }
-  const std::string name = T::DataType_IsValid(elem) ? T::DataType_Name(static_cast<T::DataType>(elem))
-                                                     : "element type " + std::to_string(elem);
+  const bool named = elem >= INT32_MIN && elem <= INT32_MAX && T::DataType_IsValid(static_cast<int>(elem));
+  const std::string name = named ? T::DataType_Name(static_cast<T::DataType>(elem)) : "element type " + std::to_string(elem);
   KILN_UNSUPPORTED() << what << " is of type " << name << ", which kiln does not compute in";
   return {};
 }
+
+namespace {
 
 int32_t elem_of(DataType t) {
   using T = onnx::TensorProto;
@@ -76,7 +75,7 @@ int64_t values_held(const onnx::TensorProto& t) {
 NDArray tensor_of(const onnx::TensorProto& t, const std::string& what) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
     KILN_UNSUPPORTED() << what << " keeps its data in an external file, which kiln does not read";
-  const DataType dtype = dtype_of(t.data_type(), what);
+  const DataType dtype = onnx_element_type(t.data_type(), what);
   std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
   const int64_t elements = checked_numel(dims, what);
   // The counts first, then the allocation: a proto of a few bytes may
@@ -200,7 +199,7 @@ Graph import_model(const onnx::ModelProto& m, const ImportOptions& options) {
       KILN_UNSUPPORTED() << "input '" << in.name() << "' is not a tensor: sequences and optionals are not supported";
     Value v;
     v.name = in.name();
-    v.dtype = dtype_of(in.type().tensor_type().elem_type(), "input '" + in.name() + "'");
+    v.dtype = onnx_element_type(in.type().tensor_type().elem_type(), "input '" + in.name() + "'");
     v.shape = input_shape(in, options);
     g.inputs.push_back(g.add_value(std::move(v)));
   }

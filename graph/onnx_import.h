@@ -51,6 +51,11 @@ std::vector<std::string> onnx_input_names(const std::string& path);
 // The same from a serialized ModelProto (tests build models in memory).
 Graph import_onnx_bytes(const std::string& bytes, const ImportOptions& options = {});
 
+// The element type of an ONNX TensorProto.DataType code (Cast's `to`, a
+// tensor's data_type). Throws UnsupportedError naming `what` for one kiln
+// does not compute in (bfloat16, strings, complex).
+DataType onnx_element_type(int64_t code, const std::string& what);
+
 // A serialized TensorProto (ONNX test data: input_0.pb, output_0.pb) to a
 // tensor, and back; `name` is the value it is for.
 NDArray read_tensor_file(const std::string& path);

@@ -13,6 +13,7 @@
 
 #include "graph/operators/common.h"
 #include "graph/operators/families.h"
+#include "graph/onnx_import.h"
 #include "ops/broadcast.h"
 
 namespace kiln::graph::operators {
@@ -302,25 +303,8 @@ te::Tensor where(const Graph&, const Node&, const Tensors& in) {
 // `to` is an ONNX element type code (TensorProto.DataType).
 DataType cast_target(const Graph& g, const Node& n) {
   if (n.op == "CastLike") return required_input(g, n, 1).dtype;
-  const int64_t to = n.attr_int("to", -1);
-  switch (to) {
-    case 1: return DataType::Float32();
-    case 2: return DataType::UInt(8);
-    case 3: return DataType::Int(8);
-    case 4: return DataType::UInt(16);
-    case 5: return DataType::Int(16);
-    case 6: return DataType::Int32();
-    case 7: return DataType::Int64();
-    case 9: return DataType::Bool();
-    case 10: return DataType::Float(16);
-    case 11: return DataType::Float(64);
-    case 12: return DataType::UInt(32);
-    case 13: return DataType::UInt(64);
-    default: break;
-  }
-  if (to == -1) KILN_USER_ERROR() << n.describe() << ": no 'to' attribute";
-  KILN_UNSUPPORTED() << n.describe() << ": a cast to element type " << to << ", which kiln does not compute in";
-  return {};
+  if (!n.has_attr("to")) KILN_USER_ERROR() << n.describe() << ": no 'to' attribute";
+  return onnx_element_type(n.attr_int("to", 0), n.describe() + ": the cast's target");
 }
 
 void cast_rule(const Node& n, Graph& g) {

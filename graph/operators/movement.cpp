@@ -6,6 +6,7 @@
 
 #include "graph/operators/common.h"
 #include "graph/operators/families.h"
+#include "graph/onnx_import.h"
 #include "ops/broadcast.h"
 #include "ops/common.h"
 #include "ops/pad.h"
@@ -580,6 +581,73 @@ te::Tensor depth_space(const Graph& g, const Node& n, const Tensors& in) {
       "space_to_depth");
 }
 
+// EyeLike: ones on diagonal k of a matrix of x's shape, zeros elsewhere;
+// of x's type, or `dtype`'s.
+DataType eye_like_type(const Node& n, const Value& x) {
+  if (!n.has_attr("dtype")) return x.dtype;
+  return onnx_element_type(n.attr_int("dtype", 0), n.describe() + ": its dtype");
+}
+
+void eye_like_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  require_rank(n, x, 2);
+  set_output(g, n, 0, eye_like_type(n, x), x.shape);
+}
+
+te::Tensor eye_like(const Graph& g, const Node& n, const Tensors&) {
+  const DataType t = g.value(n.outputs[0]).dtype;
+  const int64_t k = std::clamp<int64_t>(n.attr_int("k", 0), -INT32_MAX / 2, INT32_MAX / 2);
+  return te::compute(
+      i32s(out_shape(g, n)), [&](Var i, Var j) { return cast(t, eq(j - i, i32(k))); }, "eye_like");
+}
+
+// OneHot(indices, depth, values): `on` where an index (negative ones count
+// from depth) equals the position along the new axis, else `off`.
+// OneHot's depth: a constant scalar of any number type.
+int64_t one_hot_depth(const Graph& g, const Node& n) {
+  const Value& depth = required_input(g, n, 1);
+  if (!depth.is_constant())
+    KILN_UNSUPPORTED() << n.describe() << ": its depth must be a constant: kiln compiles graphs of static shapes";
+  if (depth.numel() != 1 || !(depth.data->get(0) >= 1 && depth.data->get(0) <= double(kMaxElements)))
+    KILN_USER_ERROR() << n.describe() << ": depth must be one positive value";
+  return static_cast<int64_t>(depth.data->get(0));
+}
+
+void one_hot_rule(const Node& n, Graph& g) {
+  const Value& idx = required_input(g, n, 0);
+  const Value& values = required_input(g, n, 2);
+  const Shape depth{one_hot_depth(g, n)};
+  if (!values.is_constant() || values.numel() != 2)
+    KILN_UNSUPPORTED() << n.describe() << ": its values must be a constant [off, on]";
+  if (idx.dtype.is_bool()) KILN_USER_ERROR() << n.describe() << ": indices of bool";
+  const int64_t rank = static_cast<int64_t>(idx.shape.size()) + 1;
+  const int64_t axis = normalized_axis(n, n.attr_int("axis", -1), rank);
+  Shape out = idx.shape;
+  out.insert(out.begin() + axis, depth[0]);
+  set_output(g, n, 0, values.dtype, out);
+}
+
+te::Tensor one_hot(const Graph& g, const Node& n, const Tensors& in) {
+  const Value& values = required_input(g, n, 2);
+  const int64_t depth = one_hot_depth(g, n);
+  const Shape& out = out_shape(g, n);
+  const size_t axis = static_cast<size_t>(normalized_axis(n, n.attr_int("axis", -1), static_cast<int64_t>(out.size())));
+  const Expr off = make_const(values.dtype, values.data->get(0)), on = make_const(values.dtype, values.data->get(1));
+  const te::Tensor& indices = in.at(0);
+  const DataType i64 = DataType::Int64();
+  return te::compute(
+      i32s(out),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> at;
+        for (size_t d = 0; d < i.size(); ++d)
+          if (d != axis) at.push_back(i[d]);
+        const Expr v = cast(i64, indices(at));
+        const Expr index = select(lt(v, make_const(i64, 0)), v + make_const(i64, static_cast<double>(depth)), v);
+        return select(eq(index, cast(i64, i[axis])), on, off);
+      },
+      "one_hot");
+}
+
 }  // namespace
 
 std::vector<OpDef> movement_ops() {
@@ -607,6 +675,9 @@ std::vector<OpDef> movement_ops() {
       {"Tile", "repeated along each axis by constant repeats", kInjective, tile_rule, one_output(tile), 1},
       {"Trilu", "the upper or lower triangle of the last two axes from diagonal k", kInjective, trilu_rule,
        one_output(trilu), 1},
+      {"EyeLike", "ones on diagonal k of x's shape (dtype)", kInjective, eye_like_rule, one_output(eye_like)},
+      {"OneHot", "on where an index equals the position along a new axis, else off", kInjective, one_hot_rule,
+       one_output(one_hot), 1},
       {"DepthToSpace", "channels into blocks of space (DCR or CRD)", kInjective, depth_space_rule,
        one_output(depth_space)},
       {"SpaceToDepth", "blocks of space into channels", kInjective, depth_space_rule, one_output(depth_space)},

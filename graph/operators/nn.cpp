@@ -2,6 +2,8 @@
 // and inference BatchNormalization. Convolutions, Gemm and MatMul anchor
 // fused groups (the work a task is tuned for); pools reduce.
 #include <algorithm>
+#include <cctype>
+#include <map>
 
 #include "graph/operators/common.h"
 #include "graph/operators/families.h"
@@ -19,7 +21,13 @@ namespace {
 using ops::i32;
 using ops::i32s;
 
-// Conv, MaxPool, AveragePool over 2-D spatial axes: [N, C, H, W].
+// Conv, MaxPool, AveragePool over 1 to 3 spatial axes: [N, C, S...].
+void require_spatial(const Node& n, const Value& v) {
+  if (v.shape.size() < 3 || v.shape.size() > 5)
+    KILN_UNSUPPORTED() << n.describe() << ": input '" << v.name << "' has shape " << shape_str(v.shape)
+                      << "; 1 to 3 spatial axes are supported";
+}
+
 struct Window {
   Shape kernel, strides, dilations, pads;
 };
@@ -53,8 +61,8 @@ void conv_rule(const Node& n, Graph& g) {
   const Value& x = required_input(g, n, 0);
   const Value& w = required_input(g, n, 1);
   require_float(n, x);
-  require_rank(n, x, 4);
-  require_rank(n, w, 4);
+  require_spatial(n, x);
+  require_rank(n, w, x.shape.size());
   const int64_t group = n.attr_int("group", 1);
   if (group < 1 || x.shape[1] % group || w.shape[0] % group || w.shape[1] * group != x.shape[1])
     KILN_USER_ERROR() << n.describe() << ": " << x.shape[1] << " input channels, weights " << shape_str(w.shape)
@@ -72,7 +80,7 @@ void conv_rule(const Node& n, Graph& g) {
 void pool_rule(const Node& n, Graph& g) {
   const Value& x = required_input(g, n, 0);
   require_float(n, x);
-  require_rank(n, x, 4);
+  require_spatial(n, x);
   if (!n.has_attr("kernel_shape")) KILN_USER_ERROR() << n.describe() << ": kernel_shape is required";
   if (n.outputs.size() > 1 && n.outputs[1] != Node::kNone)
     KILN_UNSUPPORTED() << n.describe() << ": the Indices output is not supported";
@@ -205,92 +213,136 @@ te::Tensor matmul(const Graph& g, const Node& n, const Tensors& in) {
       "matmul");
 }
 
+// A convolution by its formula, over any number of spatial axes, each
+// with its own stride, dilation and pads: one pad stage, then
+// out[b, k, o...] = sum over c, r... of x[b, group(k) * C/g + c, o * s + r * d] * w[k, c, r...].
+te::Tensor conv_general(const Node& n, const te::Tensor& x, const te::Tensor& w, const Shape& xs, const Shape& ws,
+                        const Shape& out, const Shape& strides, const Shape& dilations, const Shape& pads) {
+  const size_t k = ws.size() - 2;
+  Shape lo(k + 2, 0), hi(k + 2, 0);
+  bool padded = false;
+  for (size_t a = 0; a < k; ++a) {
+    lo[2 + a] = pads[a];
+    hi[2 + a] = pads[a + k];
+    padded = padded || pads[a] || pads[a + k];
+  }
+  const te::Tensor data = padded ? ops::pad(x, lo, hi, make_zero(x.dtype())) : x;
+  const int64_t group = n.attr_int("group", 1), per_group = ws[0] / group, channels = ws[1];
+  IterVar rc = te::reduce_axis(Range(i32(0), i32(channels)), "rc");
+  std::vector<IterVar> window{rc};
+  for (size_t a = 0; a < k; ++a) window.push_back(te::reduce_axis(Range(i32(0), i32(ws[2 + a])), "r" + std::to_string(a)));
+  return te::compute(
+      i32s(out),
+      [&](const std::vector<Var>& i) {
+        const Expr c = group == 1 ? Expr(rc.var()) : floordiv(i[1], i32(per_group)) * i32(channels) + rc.var();
+        std::vector<Expr> xi{i[0], c}, wi{i[1], rc.var()};
+        for (size_t a = 0; a < k; ++a) {
+          xi.push_back(i[2 + a] * i32(strides[a]) + window[1 + a].var() * i32(dilations[a]));
+          wi.push_back(window[1 + a].var());
+        }
+        return te::sum(data(xi) * w(wi), window);
+      },
+      "conv");
+}
+
 te::Tensor conv(const Graph& g, const Node& n, const Tensors& in) {
   const Value& x = required_input(g, n, 0);
   const Value& w = required_input(g, n, 1);
   const Shape kernel(w.shape.begin() + 2, w.shape.end());
-  const Shape strides = n.attr_ints("strides", {1, 1}), dilations = n.attr_ints("dilations", {1, 1});
+  const Shape strides = n.attr_ints("strides", Shape(kernel.size(), 1));
+  const Shape dilations = n.attr_ints("dilations", Shape(kernel.size(), 1));
   const Shape pads = window_pads(n, Shape(x.shape.begin() + 2, x.shape.end()), kernel, strides, dilations);
-  if (strides[0] != strides[1]) not_yet(n, "a stride that differs between height and width");
-  if (dilations[0] != dilations[1]) not_yet(n, "a dilation that differs between height and width");
-  ops::Conv2dConfig cfg;
-  cfg.stride = strides[0];
-  cfg.dilation = dilations[0];
-  cfg.groups = n.attr_int("group", 1);
-  te::Tensor data = in[0];
-  if (pads[0] == pads[1] && pads[1] == pads[2] && pads[2] == pads[3]) {
-    cfg.pad = pads[0];
-  } else {  // asymmetric: an explicit pad stage, the convolution unpadded
-    data = ops::pad(in[0], {0, 0, pads[0], pads[1]}, {0, 0, pads[2], pads[3]}, make_zero(x.dtype));
+  te::Tensor y;
+  if (kernel.size() == 2 && strides[0] == strides[1] && dilations[0] == dilations[1]) {
+    // ops::conv2d_nchw, whose workloads tune-op shares.
+    ops::Conv2dConfig cfg;
+    cfg.stride = strides[0];
+    cfg.dilation = dilations[0];
+    cfg.groups = n.attr_int("group", 1);
+    te::Tensor data = in[0];
+    if (pads[0] == pads[1] && pads[1] == pads[2] && pads[2] == pads[3]) {
+      cfg.pad = pads[0];
+    } else {  // asymmetric: an explicit pad stage, the convolution unpadded
+      data = ops::pad(in[0], {0, 0, pads[0], pads[1]}, {0, 0, pads[2], pads[3]}, make_zero(x.dtype));
+    }
+    y = ops::conv2d_nchw(data, in[1], cfg);
+  } else {
+    y = conv_general(n, in[0], in[1], x.shape, w.shape, out_shape(g, n), strides, dilations, pads);
   }
-  te::Tensor y = ops::conv2d_nchw(data, in[1], cfg);
   if (!g.input(n, 2)) return y;
   const te::Tensor& bias = in[2];
   return te::compute(
-      y.shape(), [&](Var b, Var k, Var p, Var q) { return y(b, k, p, q) + bias(k); }, "bias_add");
+      y.shape(),
+      [&](const std::vector<Var>& i) { return y(std::vector<Expr>(i.begin(), i.end())) + bias(i[1]); }, "bias_add");
 }
 
-// A pooling window ops/pool.h does not take: asymmetric pads, the extra
-// window of ceil_mode, dilation, strides that differ by axis, padding
-// counted in the average (count_include_pad). One pad stage wide enough
-// for every window, the reduction over the dilated window, and for the
-// average each window's count as ONNX counts it: the input positions it
-// covers, or with count_include_pad those and the explicit pads (never
-// what ceil_mode's last window hangs past them).
+// A pooling window ops/pool.h does not take: 1-D or 3-D, asymmetric pads,
+// the extra window of ceil_mode, dilation, strides that differ by axis,
+// padding counted in the average (count_include_pad). One pad stage wide
+// enough for every window, the reduction over the dilated window, and for
+// the average each window's count as ONNX counts it: the input positions
+// it covers, or with count_include_pad those and the explicit pads (never
+// what ceil_mode's last window hangs past them), a product of one count
+// per spatial axis.
 te::Tensor window_pool(const Graph& g, const Node& n, const te::Tensor& x, const Shape& kernel, const Shape& strides,
                        const Shape& dilations, const Shape& pads) {
   const Value& in = required_input(g, n, 0);
   const Shape out = g.value(n.outputs[0]).shape;
-  Shape lo(2), hi(2);
-  for (size_t a = 0; a < 2; ++a) {
+  const size_t k = kernel.size();
+  Shape lo(k + 2, 0), hi(k + 2, 0);
+  for (size_t a = 0; a < k; ++a) {
     const int64_t needed = (out[2 + a] - 1) * strides[a] + dilations[a] * (kernel[a] - 1) + 1;
-    lo[a] = pads[a];
-    hi[a] = std::max(pads[a + 2], needed - in.shape[2 + a] - pads[a]);
+    lo[2 + a] = pads[a];
+    hi[2 + a] = std::max(pads[a + k], needed - in.shape[2 + a] - pads[a]);
   }
   const bool is_max = n.op == "MaxPool";
-  te::Tensor padded = ops::pad(x, {0, 0, lo[0], lo[1]}, {0, 0, hi[0], hi[1]},
-                               is_max ? min_value(x.dtype()) : make_zero(x.dtype()));
-  auto at = [&](const Var& o, const Var& r, size_t a) {
-    return o * ops::i32(strides[a]) + r * ops::i32(dilations[a]);
+  te::Tensor padded = ops::pad(x, lo, hi, is_max ? min_value(x.dtype()) : make_zero(x.dtype()));
+  auto at = [&](const Expr& o, const Var& r, size_t a) { return o * i32(strides[a]) + r * i32(dilations[a]); };
+  std::vector<IterVar> window;
+  for (size_t a = 0; a < k; ++a) window.push_back(te::reduce_axis(Range(i32(0), i32(kernel[a])), "r" + std::to_string(a)));
+  auto source = [&](const std::vector<Var>& i) {
+    std::vector<Expr> idx{i[0], i[1]};
+    for (size_t a = 0; a < k; ++a) idx.push_back(at(i[2 + a], window[a].var(), a));
+    return padded(idx);
   };
-  IterVar rr = te::reduce_axis(Range(ops::i32(0), ops::i32(kernel[0])), "r");
-  IterVar rs = te::reduce_axis(Range(ops::i32(0), ops::i32(kernel[1])), "s");
   const std::vector<Expr> shape = i32s(out);
   if (is_max)
-    return te::compute(
-        shape,
-        [&](Var b, Var c, Var p, Var q) {
-          return te::max_reduce(padded(b, c, at(p, rr.var(), 0), at(q, rs.var(), 1)), {rr, rs});
-        },
-        "pool_max");
-  te::Tensor total = te::compute(
-      shape,
-      [&](Var b, Var c, Var p, Var q) { return te::sum(padded(b, c, at(p, rr.var(), 0), at(q, rs.var(), 1)), {rr, rs}); },
-      "pool_sum");
+    return te::compute(shape, [&](const std::vector<Var>& i) { return te::max_reduce(source(i), window); }, "pool_max");
+  te::Tensor total =
+      te::compute(shape, [&](const std::vector<Var>& i) { return te::sum(source(i), window); }, "pool_sum");
   // Per axis: how many of a window's positions count.
   const bool include_pad = n.attr_int("count_include_pad", 0) != 0;
-  auto count = [&](size_t a) {
-    IterVar r = te::reduce_axis(Range(ops::i32(0), ops::i32(kernel[a])), a == 0 ? "cr" : "cs");
-    const int64_t first = include_pad ? 0 : lo[a], end = lo[a] + in.shape[2 + a] + (include_pad ? pads[a + 2] : 0);
-    return te::compute(
-        {ops::i32(out[2 + a])},
+  std::vector<te::Tensor> counts;
+  for (size_t a = 0; a < k; ++a) {
+    IterVar r = te::reduce_axis(Range(i32(0), i32(kernel[a])), "c" + std::to_string(a));
+    const int64_t first = include_pad ? 0 : lo[2 + a];
+    const int64_t end = lo[2 + a] + in.shape[2 + a] + (include_pad ? pads[a + k] : 0);
+    counts.push_back(te::compute(
+        {i32(out[2 + a])},
         [&](Var o) {
-          Expr t = at(o, r.var(), a);
-          return te::sum(cast(x.dtype(), logical_and(ge(t, ops::i32(first)), lt(t, ops::i32(end)))), {r});
+          const Expr t = at(o, r.var(), a);
+          return te::sum(cast(x.dtype(), logical_and(ge(t, i32(first)), lt(t, i32(end)))), {r});
         },
-        a == 0 ? "pool_rows" : "pool_cols");
-  };
-  te::Tensor rows = count(0), cols = count(1);
+        "pool_count" + std::to_string(a)));
+  }
   return te::compute(
-      shape, [&](Var b, Var c, Var p, Var q) { return total(b, c, p, q) / (rows(p) * cols(q)); }, "pool_avg");
+      shape,
+      [&](const std::vector<Var>& i) {
+        Expr divisor = counts[0](i[2]);
+        for (size_t a = 1; a < k; ++a) divisor = divisor * counts[a](i[2 + a]);
+        return total(std::vector<Expr>(i.begin(), i.end())) / divisor;
+      },
+      "pool_avg");
 }
 
 te::Tensor pool(const Graph& g, const Node& n, const Tensors& inputs) {
   const te::Tensor& x = inputs.at(0);
   const Value& in = required_input(g, n, 0);
   const Shape kernel = n.attr_ints("kernel_shape", {});
-  const Shape strides = n.attr_ints("strides", {1, 1}), dilations = n.attr_ints("dilations", {1, 1});
+  const Shape strides = n.attr_ints("strides", Shape(kernel.size(), 1));
+  const Shape dilations = n.attr_ints("dilations", Shape(kernel.size(), 1));
   const Shape pads = window_pads(n, Shape(in.shape.begin() + 2, in.shape.end()), kernel, strides, dilations);
+  if (kernel.size() != 2) return window_pool(g, n, x, kernel, strides, dilations, pads);
   // The common window (the workloads of ops/pool.h, whose keys tune-op
   // shares): square strides, no dilation, one pad all round, no window
   // past the pads, the average over the input alone.
@@ -308,20 +360,226 @@ te::Tensor pool(const Graph& g, const Node& n, const Tensors& inputs) {
   return window_pool(g, n, x, kernel, strides, dilations, pads);
 }
 
+// ConvTranspose, x [N, C, S...] and w [C, K/group, R...]: each input
+// position scatters its kernel into the output, read here as a gather:
+// out[b, k, o...] = sum over c, r... of x[b, c, (o + pad - r * d) / s] * w[c, k, r...]
+// where the division is exact and lands inside x.
+struct TransposedWindow {
+  Shape kernel, strides, dilations, pads;  // pads {begin..., end...}
+  Shape out;                               // spatial extents
+};
+
+TransposedWindow transposed_window(const Node& n, const Value& x, const Value& w) {
+  const size_t k = x.shape.size() - 2;
+  TransposedWindow t;
+  t.kernel = n.attr_ints("kernel_shape", Shape(w.shape.begin() + 2, w.shape.end()));
+  t.strides = n.attr_ints("strides", Shape(k, 1));
+  t.dilations = n.attr_ints("dilations", Shape(k, 1));
+  const Shape output_padding = n.attr_ints("output_padding", Shape(k, 0));
+  if (t.kernel != Shape(w.shape.begin() + 2, w.shape.end()) || t.strides.size() != k || t.dilations.size() != k ||
+      output_padding.size() != k)
+    KILN_USER_ERROR() << n.describe() << ": kernel_shape, strides, dilations and output_padding must have " << k
+                      << " values matching the weights " << shape_str(w.shape);
+  for (size_t a = 0; a < k; ++a)
+    if (t.strides[a] < 1 || t.dilations[a] < 1) KILN_USER_ERROR() << n.describe() << ": strides and dilations must be positive";
+  const std::string auto_pad = n.attr_string("auto_pad", "NOTSET");
+  Shape full(k);  // the output before padding is cut
+  for (size_t a = 0; a < k; ++a)
+    full[a] = t.strides[a] * (x.shape[2 + a] - 1) + output_padding[a] + (t.kernel[a] - 1) * t.dilations[a] + 1;
+  Shape wanted = n.attr_ints("output_shape", {});
+  if (wanted.size() > k) wanted.erase(wanted.begin(), wanted.begin() + static_cast<int64_t>(wanted.size() - k));
+  if (wanted.empty() && (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER"))
+    for (size_t a = 0; a < k; ++a) wanted.push_back(x.shape[2 + a] * t.strides[a]);
+  t.pads.assign(2 * k, 0);
+  if (!wanted.empty()) {
+    if (wanted.size() != k) KILN_USER_ERROR() << n.describe() << ": output_shape of " << wanted.size() << " values";
+    for (size_t a = 0; a < k; ++a) {
+      // As ONNX writes it: SAME_UPPER puts the smaller half first, anything
+      // else the larger; a negative total (an output_shape past the full
+      // output) pads with zeros. Halves round down.
+      const int64_t total = full[a] - wanted[a];
+      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      t.pads[a] = auto_pad == "SAME_UPPER" ? half : total - half;
+      t.pads[a + k] = total - t.pads[a];
+    }
+  } else if (n.has_attr("pads")) {
+    t.pads = n.attr_ints("pads", {});
+    if (t.pads.size() != 2 * k) KILN_USER_ERROR() << n.describe() << ": " << t.pads.size() << " pads for " << k << " axes";
+  }
+  for (size_t a = 0; a < k; ++a) {
+    t.out.push_back(full[a] - t.pads[a] - t.pads[a + k]);
+    if (t.out.back() <= 0) KILN_USER_ERROR() << n.describe() << ": the pads leave no output along spatial axis " << a;
+  }
+  return t;
+}
+
+void conv_transpose_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  const Value& w = required_input(g, n, 1);
+  require_float(n, x);
+  require_spatial(n, x);
+  require_rank(n, w, x.shape.size());
+  const int64_t group = n.attr_int("group", 1);
+  if (group < 1 || w.shape[0] != x.shape[1] || x.shape[1] % group)
+    KILN_USER_ERROR() << n.describe() << ": " << x.shape[1] << " input channels, weights " << shape_str(w.shape)
+                      << " and group " << group << " do not fit together";
+  const int64_t channels = w.shape[1] * group;
+  if (const Value* b = g.input(n, 2); b && b->shape != Shape{channels})
+    KILN_USER_ERROR() << n.describe() << ": bias of shape " << shape_str(b->shape) << " for " << channels
+                      << " output channels";
+  Shape out{x.shape[0], channels};
+  const Shape spatial = transposed_window(n, x, w).out;
+  out.insert(out.end(), spatial.begin(), spatial.end());
+  set_output(g, n, 0, x.dtype, out);
+}
+
+te::Tensor conv_transpose(const Graph& g, const Node& n, const Tensors& in) {
+  const Value& xv = required_input(g, n, 0);
+  const Value& wv = required_input(g, n, 1);
+  const TransposedWindow t = transposed_window(n, xv, wv);
+  const size_t k = t.kernel.size();
+  const int64_t group = n.attr_int("group", 1), per_group_out = wv.shape[1], per_group_in = xv.shape[1] / group;
+  const te::Tensor &x = in.at(0), &w = in.at(1);
+  IterVar rc = te::reduce_axis(Range(i32(0), i32(per_group_in)), "rc");
+  std::vector<IterVar> window{rc};
+  for (size_t a = 0; a < k; ++a) window.push_back(te::reduce_axis(Range(i32(0), i32(t.kernel[a])), "r" + std::to_string(a)));
+  const te::Tensor y = te::compute(
+      i32s(out_shape(g, n)),
+      [&](const std::vector<Var>& i) {
+        const Expr g_of_k = floordiv(i[1], i32(per_group_out));
+        const Expr c = g_of_k * i32(per_group_in) + rc.var();
+        std::vector<Expr> xi{i[0], c}, wi{c, floormod(i[1], i32(per_group_out))};
+        Expr inside = make_const(DataType::Bool(), 1);
+        for (size_t a = 0; a < k; ++a) {
+          const Expr p = i[2 + a] + i32(t.pads[a]) - window[1 + a].var() * i32(t.dilations[a]);
+          const Expr q = floordiv(p, i32(t.strides[a]));
+          inside = logical_and(inside, logical_and(eq(floormod(p, i32(t.strides[a])), i32(0)),
+                                                   logical_and(ge(q, i32(0)), lt(q, i32(xv.shape[2 + a])))));
+          xi.push_back(min(max(q, i32(0)), i32(xv.shape[2 + a] - 1)));  // in bounds where the select drops it
+          wi.push_back(window[1 + a].var());
+        }
+        return te::sum(select(inside, x(xi) * w(wi), make_zero(x.dtype())), window);
+      },
+      "conv_transpose");
+  if (!g.input(n, 2)) return y;
+  const te::Tensor& bias = in[2];
+  return te::compute(
+      y.shape(),
+      [&](const std::vector<Var>& i) { return y(std::vector<Expr>(i.begin(), i.end())) + bias(i[1]); }, "bias_add");
+}
+
+// Einsum: each operand's axes named by letters ("bij,bjk->bik"); the
+// output's letters (given after "->", or else the letters that appear
+// once, in alphabetical order) index the result, and every other letter is
+// summed over. A letter repeated within an operand reads its diagonal.
+struct EinsumSpec {
+  std::vector<std::string> operands;
+  std::string output;
+  std::map<char, int64_t> extents;
+};
+
+EinsumSpec einsum_spec(const Graph& g, const Node& n) {
+  std::string eq;
+  for (char c : n.attr_string("equation", "")) {
+    if (c != ' ') eq += c;
+  }
+  if (eq.find("...") != std::string::npos) not_yet(n, "an Einsum with an ellipsis");
+  EinsumSpec spec;
+  const size_t arrow = eq.find("->");
+  const std::string lhs = eq.substr(0, arrow);
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = lhs.find(',', start);
+    spec.operands.push_back(lhs.substr(start, comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (spec.operands.size() != n.inputs.size())
+    KILN_USER_ERROR() << n.describe() << ": the equation '" << eq << "' names " << spec.operands.size()
+                      << " operands for " << n.inputs.size() << " inputs";
+  std::map<char, int> uses;
+  for (size_t k = 0; k < spec.operands.size(); ++k) {
+    const std::string& letters = spec.operands[k];
+    const Value& v = required_input(g, n, k);
+    if (letters.size() != v.shape.size())
+      KILN_USER_ERROR() << n.describe() << ": operand " << k << " '" << letters << "' for input of shape "
+                        << shape_str(v.shape);
+    for (size_t d = 0; d < letters.size(); ++d) {
+      const char c = letters[d];
+      if (!std::isalpha(static_cast<unsigned char>(c)))
+        KILN_USER_ERROR() << n.describe() << ": '" << c << "' in the equation '" << eq << "' is not a letter";
+      auto [it, fresh] = spec.extents.emplace(c, v.shape[d]);
+      if (!fresh && it->second != v.shape[d])
+        KILN_USER_ERROR() << n.describe() << ": '" << c << "' has extents " << it->second << " and " << v.shape[d];
+      ++uses[c];
+    }
+  }
+  if (arrow != std::string::npos) {
+    spec.output = eq.substr(arrow + 2);
+    for (char c : spec.output)
+      if (!spec.extents.count(c) || std::count(spec.output.begin(), spec.output.end(), c) != 1)
+        KILN_USER_ERROR() << n.describe() << ": output letter '" << c << "' of '" << eq << "'";
+  } else {
+    for (const auto& [c, count] : uses)
+      if (count == 1) spec.output += c;
+  }
+  return spec;
+}
+
+void einsum_rule(const Node& n, Graph& g) {
+  const Value& first = required_input(g, n, 0);
+  for (size_t k = 1; k < n.inputs.size(); ++k)
+    if (required_input(g, n, k).dtype != first.dtype) KILN_USER_ERROR() << n.describe() << ": operands of differing types";
+  if (first.dtype.is_bool()) KILN_UNSUPPORTED() << n.describe() << ": an Einsum of bool";
+  const EinsumSpec spec = einsum_spec(g, n);
+  Shape out;
+  for (char c : spec.output) out.push_back(spec.extents.at(c));
+  set_output(g, n, 0, first.dtype, out);
+}
+
+te::Tensor einsum(const Graph& g, const Node& n, const Tensors& in) {
+  const EinsumSpec spec = einsum_spec(g, n);
+  std::map<char, Expr> index;
+  std::vector<IterVar> summed;
+  for (const auto& [c, extent] : spec.extents)
+    if (spec.output.find(c) == std::string::npos) {
+      summed.push_back(te::reduce_axis(Range(i32(0), i32(extent)), std::string("r") + c));
+      index[c] = summed.back().var();
+    }
+  return te::compute(
+      i32s(out_shape(g, n)),
+      [&](const std::vector<Var>& i) {
+        for (size_t d = 0; d < spec.output.size(); ++d) index[spec.output[d]] = i[d];
+        Expr product;
+        for (size_t k = 0; k < spec.operands.size(); ++k) {
+          std::vector<Expr> at;
+          for (char c : spec.operands[k]) at.push_back(index.at(c));
+          const Expr v = in.at(k)(at);
+          product = product.defined() ? product * v : v;
+        }
+        return summed.empty() ? product : te::sum(product, summed);
+      },
+      "einsum");
+}
+
 }  // namespace
 
 std::vector<OpDef> nn_ops() {
   return {
-      {"Conv", "2-D convolution: groups (depthwise), strides, pads or auto_pad, dilations, optional bias",
+      {"Conv", "1-D to 3-D convolution: groups (depthwise), strides, pads or auto_pad, dilations, optional bias",
        OpPattern::kAnchor, conv_rule, one_output(conv)},
       {"Gemm", "alpha * A' * B' + beta * C, A and B optionally transposed", OpPattern::kAnchor, gemm_rule,
        one_output(gemm)},
       {"MatMul", "numpy matmul: batched, broadcast, vectors", OpPattern::kAnchor, matmul_rule, one_output(matmul)},
+      {"ConvTranspose", "1-D to 3-D transposed convolution: groups, strides, pads, output_padding, output_shape, dilations",
+       OpPattern::kAnchor, conv_transpose_rule, one_output(conv_transpose)},
+      {"Einsum", "products summed over the letters the output does not name (no ellipsis)", OpPattern::kAnchor,
+       einsum_rule, one_output(einsum)},
       {"BatchNormalization", "inference: (x - mean) / sqrt(var + epsilon) * scale + B per channel",
        OpPattern::kElementwise, batch_norm_rule, one_output(batch_norm)},
-      {"MaxPool", "2-D max pooling: strides, pads or auto_pad, dilations, ceil_mode", OpPattern::kReduction,
+      {"MaxPool", "1-D to 3-D max pooling: strides, pads or auto_pad, dilations, ceil_mode", OpPattern::kReduction,
        pool_rule, one_output(pool)},
-      {"AveragePool", "2-D average pooling: strides, pads or auto_pad, ceil_mode, count_include_pad",
+      {"AveragePool", "1-D to 3-D average pooling: strides, pads or auto_pad, ceil_mode, count_include_pad",
        OpPattern::kReduction, pool_rule, one_output(pool)},
   };
 }

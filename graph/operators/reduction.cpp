@@ -340,6 +340,77 @@ te::Tensor hardmax(const Graph& g, const Node& n, const Tensors& in) {
   return along_softmax_axis(g, n, in.at(0), hardmax_along);
 }
 
+// InstanceNormalization: per sample and channel, over the spatial axes,
+// (x - mean) / sqrt(var + epsilon) * scale[c] + B[c].
+void instance_norm_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  require_float(n, x);
+  if (x.shape.size() < 3) require_rank(n, x, 4);
+  for (size_t i = 1; i < 3; ++i)
+    if (required_input(g, n, i).shape != Shape{x.shape[1]})
+      KILN_USER_ERROR() << n.describe() << ": input " << i << " has shape " << shape_str(g.input(n, i)->shape)
+                        << ", not [" << x.shape[1] << "]";
+  same_as_input(n, g);
+}
+
+te::Tensor instance_norm(const Graph& g, const Node& n, const Tensors& in) {
+  const te::Tensor& x = in.at(0);
+  const Shape& shape = required_input(g, n, 0).shape;
+  std::vector<bool> reduced(shape.size(), true);
+  reduced[0] = reduced[1] = false;
+  const double count = static_cast<double>(product(shape, 2));
+  const DataType t = x.dtype();
+  const te::Tensor mean = ops::map(reduce(x, shape, reduced, true, ReduceKind::kSum, identity, "in_sum"),
+                                   [&](Expr v) { return div(v, make_const(t, count)); }, "in_mean");
+  const std::vector<IterVar> axes = reduce_axes_of(shape, reduced, "k");
+  const te::Tensor var = te::compute(
+      i32s(reduced_shape(shape, reduced, true)),
+      [&](const std::vector<Var>& i) {
+        const Expr d = x(source_index(i, axes, reduced, true)) - mean(std::vector<Expr>(i.begin(), i.end()));
+        return te::sum(d * d, axes);
+      },
+      "in_var");
+  Shape channel(shape.size() - 1, 1);  // [C, 1, ...]: broadcasts against [N, C, ...]
+  channel[0] = shape[1];
+  const te::Tensor scale = ops::reshape(in.at(1), channel, "in_scale"), bias = ops::reshape(in.at(2), channel, "in_bias");
+  const Expr eps = make_const(t, n.attr_float("epsilon", 1e-5)), c = make_const(t, count);
+  return ops::map_n({x, mean, var, scale, bias},
+                    [&](const std::vector<Expr>& v) {
+                      return (v[0] - v[1]) * call(Intrinsic::rsqrt, {div(v[2], c) + eps}) * v[3] + v[4];
+                    },
+                    "instance_norm");
+}
+
+// CumSum along a constant axis (input 1): out[.., i, ..] = the sum of x
+// over positions j <= i (j < i when exclusive; from the end when reverse).
+void cumsum_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  if (x.dtype.is_bool()) KILN_UNSUPPORTED() << n.describe() << ": a sum of bool";
+  const Shape axis = constant_ints(g, n, 1, "axis");
+  if (axis.size() != 1) KILN_USER_ERROR() << n.describe() << ": axis must be one value";
+  shape_axis(n, axis[0], static_cast<int64_t>(x.shape.size()));
+  same_as_input(n, g);
+}
+
+te::Tensor cumsum(const Graph& g, const Node& n, const Tensors& in) {
+  const te::Tensor& x = in.at(0);
+  const Shape& shape = required_input(g, n, 0).shape;
+  const size_t axis =
+      static_cast<size_t>(shape_axis(n, constant_ints(g, n, 1, "axis")[0], static_cast<int64_t>(shape.size())));
+  const bool exclusive = n.attr_int("exclusive", 0) != 0, reverse = n.attr_int("reverse", 0) != 0;
+  IterVar j = te::reduce_axis(Range(i32(0), i32(shape[axis])), "j");
+  return te::compute(
+      i32s(shape),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> src(i.begin(), i.end());
+        src[axis] = j.var();
+        const Expr taken = reverse ? (exclusive ? gt(j.var(), i[axis]) : ge(j.var(), i[axis]))
+                                   : (exclusive ? lt(j.var(), i[axis]) : le(j.var(), i[axis]));
+        return te::sum(select(taken, x(src), make_zero(x.dtype())), {j});
+      },
+      "cumsum");
+}
+
 void global_pool_rule(const Node& n, Graph& g) {
   const Value& x = required_input(g, n, 0);
   require_float(n, x);
@@ -375,6 +446,10 @@ std::vector<OpDef> reduction_ops() {
        OpPattern::kReduction, softmax_rule, one_output(log_softmax)},
       {"Hardmax", "1 at the first largest along axis, else 0 (before opset 13, over the axes from it on)",
        OpPattern::kReduction, softmax_rule, one_output(hardmax)},
+      {"InstanceNormalization", "(x - mean) / sqrt(var + epsilon) * scale + B per sample and channel",
+       OpPattern::kReduction, instance_norm_rule, one_output(instance_norm)},
+      {"CumSum", "running sums along a constant axis (exclusive, reverse)", OpPattern::kReduction, cumsum_rule,
+       one_output(cumsum), 1},
       {"LayerNormalization", "(x - mean) / sqrt(var + epsilon) * Scale + B over the axes from axis on",
        OpPattern::kReduction, layer_norm_rule, layer_norm},
       {"ReduceLogSumExp", "log(sum(exp(x))) over axes, keepdims", OpPattern::kReduction, reduce_rule,
