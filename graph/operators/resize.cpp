@@ -1,0 +1,221 @@
+// Resize (and Upsample, its older form): each output position mapped back
+// to a coordinate in the input, per axis, and the input read there by the
+// nearest element or interpolated (linear, cubic) from its neighbours.
+//
+// Every axis is resized independently, so an output element is a sum over
+// the product of each axis's neighbours (1 for nearest, 2 for linear, 4
+// for cubic) of their weights' product times the input there. An axis whose
+// extent stays and whose coordinate maps to itself takes one neighbour of
+// weight 1: a 4-D image resize is 4 or 16 loads, not 2^4 or 4^4.
+#include <cmath>
+
+#include "graph/operators/common.h"
+#include "graph/operators/families.h"
+#include "ops/common.h"
+
+namespace kiln::graph::operators {
+namespace {
+
+using ops::i32;
+using ops::i32s;
+
+struct ResizeSpec {
+  std::string mode;        // nearest, linear, cubic
+  std::string transform;   // coordinate_transformation_mode
+  std::string nearest;     // nearest_mode
+  std::vector<double> scales;  // output / input, per axis
+  Shape out;
+  std::vector<double> roi;  // tf_crop_and_resize: starts then ends, per axis
+};
+
+// The scales or sizes: Upsample's scales input (its attribute before
+// opset 9), Resize's scales (input 1 at opset 10, input 2 since) or sizes
+// (input 3), all constant.
+ResizeSpec resize_spec(const Graph& g, const Node& n) {
+  const Value& x = required_input(g, n, 0);
+  const size_t rank = x.shape.size();
+  ResizeSpec r;
+  r.mode = n.attr_string("mode", "nearest");
+  if (r.mode == "bilinear" || r.mode == "trilinear") r.mode = "linear";  // Upsample-7's names
+  if (r.mode != "nearest" && r.mode != "linear" && r.mode != "cubic")
+    KILN_USER_ERROR() << n.describe() << ": unknown mode '" << r.mode << "'";
+  const bool legacy = n.op == "Upsample" || g.opset < 11;  // asymmetric coordinates, floor for nearest
+  r.transform = legacy ? "asymmetric" : n.attr_string("coordinate_transformation_mode", "half_pixel");
+  r.nearest = legacy ? "floor" : n.attr_string("nearest_mode", "round_prefer_floor");
+  auto constant_floats = [&](size_t i, const char* what) {
+    const Value& v = required_input(g, n, i);
+    if (!v.is_constant())
+      KILN_UNSUPPORTED() << n.describe() << ": its " << what << " (input '" << v.name
+                        << "') must be a constant: kiln compiles graphs of static shapes";
+    std::vector<double> out;
+    for (int64_t k = 0; k < v.numel(); ++k) out.push_back(v.data->get(k));
+    return out;
+  };
+  const bool opset10 = n.op == "Resize" && g.opset < 11;
+  const size_t scales_input = n.op == "Upsample" || opset10 ? 1 : 2;
+  if (n.op == "Upsample" && n.has_attr("scales")) r.scales = n.attr_floats("scales", {});
+  else if (g.input(n, scales_input) && g.input(n, scales_input)->numel() > 0)
+    r.scales = constant_floats(scales_input, "scales");
+  if (!opset10 && n.op == "Resize" && g.input(n, 3) && g.input(n, 3)->numel() > 0) {
+    if (!r.scales.empty()) KILN_USER_ERROR() << n.describe() << ": both scales and sizes";
+    const Shape sizes = constant_ints(g, n, 3, "sizes");
+    if (sizes.size() != rank) KILN_USER_ERROR() << n.describe() << ": " << sizes.size() << " sizes for rank " << rank;
+    r.out = sizes;
+    for (size_t a = 0; a < rank; ++a) {
+      if (sizes[a] < 1) KILN_USER_ERROR() << n.describe() << ": a size of " << sizes[a];
+      r.scales.push_back(static_cast<double>(sizes[a]) / static_cast<double>(x.shape[a]));
+    }
+  } else {
+    if (r.scales.size() != rank) KILN_USER_ERROR() << n.describe() << ": " << r.scales.size() << " scales for rank " << rank;
+    for (size_t a = 0; a < rank; ++a) {
+      const double e = std::floor(static_cast<double>(x.shape[a]) * r.scales[a]);
+      if (!(r.scales[a] > 0) || !(e >= 1 && e <= double(kMaxElements)))
+        KILN_USER_ERROR() << n.describe() << ": scale " << r.scales[a] << " along axis " << a;
+      r.out.push_back(static_cast<int64_t>(e));
+    }
+  }
+  if (r.transform == "tf_crop_and_resize") {
+    r.roi = constant_floats(1, "roi");
+    if (r.roi.size() != 2 * rank) KILN_USER_ERROR() << n.describe() << ": roi of " << r.roi.size() << " values";
+  }
+  return r;
+}
+
+void resize_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  if (x.dtype.is_bool()) KILN_UNSUPPORTED() << n.describe() << ": a resize of bool";
+  set_output(g, n, 0, x.dtype, resize_spec(g, n).out);
+}
+
+// One neighbour along an axis: the index read (clamped into the axis) and
+// its weight.
+struct Tap {
+  Expr index, weight;
+};
+
+te::Tensor resize(const Graph& g, const Node& n, const Tensors& in) {
+  const te::Tensor& x = in.at(0);
+  const Shape& shape = required_input(g, n, 0).shape;
+  const ResizeSpec r = resize_spec(g, n);
+  const size_t rank = shape.size();
+  const DataType f = x.dtype() == DataType::Float(64) ? DataType::Float(64) : DataType::Float32();
+  auto fc = [&](double v) { return make_const(f, v); };
+  const double a_coeff = n.attr_float("cubic_coeff_a", -0.75);
+  const bool exclude_outside = n.attr_int("exclude_outside", 0) != 0;
+  const double extrapolation = n.attr_float("extrapolation_value", 0.0);
+  const bool crop = r.transform == "tf_crop_and_resize";
+
+  // The coordinate in the input of output position o along axis a.
+  auto coordinate = [&](size_t a, Expr o) -> Expr {
+    const Expr of = cast(f, o);
+    // The resized length as ONNX writes the formulas: input times scale,
+    // not floored (the output's extent where sizes were given).
+    const double s = r.scales[a], in_e = static_cast<double>(shape[a]), out_e = in_e * s;
+    if (r.transform == "half_pixel") return (of + fc(0.5)) / fc(s) - fc(0.5);
+    if (r.transform == "pytorch_half_pixel") return out_e > 1 ? (of + fc(0.5)) / fc(s) - fc(0.5) : fc(0);
+    if (r.transform == "align_corners") return out_e > 1 ? of * fc((in_e - 1) / (out_e - 1)) : fc(0);
+    if (r.transform == "asymmetric") return of / fc(s);
+    if (r.transform == "tf_half_pixel_for_nn") return (of + fc(0.5)) / fc(s);
+    if (crop) {
+      const double start = r.roi[a], end = r.roi[a + rank];
+      if (out_e > 1) return fc(start * (in_e - 1)) + of * fc((end - start) * (in_e - 1) / (out_e - 1));
+      return fc(0.5 * (start + end) * (in_e - 1));
+    }
+    KILN_USER_ERROR() << n.describe() << ": unknown coordinate_transformation_mode '" << r.transform << "'";
+    return {};
+  };
+  auto clamp_index = [&](Expr i, int64_t extent) { return min(max(i, i32(0)), i32(extent - 1)); };
+  auto identity_axis = [&](size_t a) { return shape[a] == r.out[a] && r.transform != "tf_half_pixel_for_nn" && !crop; };
+
+  auto taps_of = [&](size_t a, const Var& o) {
+    std::vector<Tap> taps;
+    if (identity_axis(a)) return std::vector<Tap>{{o, fc(1)}};
+    const Expr c = coordinate(a, o);
+    if (r.mode == "nearest") {
+      Expr i;
+      if (r.nearest == "floor") i = call(Intrinsic::floor, {c});
+      else if (r.nearest == "ceil") i = call(Intrinsic::ceil, {c});
+      else if (r.nearest == "round_prefer_ceil") i = call(Intrinsic::floor, {c + fc(0.5)});
+      else if (r.nearest == "round_prefer_floor") i = call(Intrinsic::ceil, {c - fc(0.5)});
+      else KILN_USER_ERROR() << n.describe() << ": unknown nearest_mode '" << r.nearest << "'";
+      return std::vector<Tap>{{clamp_index(cast(DataType::Int32(), i), shape[a]), fc(1)}};
+    }
+    const Expr base = call(Intrinsic::floor, {c});
+    const Expr t = c - base;
+    const Expr b = cast(DataType::Int32(), base);
+    if (r.mode == "linear") {
+      // A coordinate outside the axis reads its edge (the weights then sum
+      // to the edge element).
+      return std::vector<Tap>{{clamp_index(b, shape[a]), fc(1) - t}, {clamp_index(b + i32(1), shape[a]), t}};
+    }
+    // Cubic: Keys' kernel of coefficient A over the 4 neighbours; with
+    // exclude_outside those outside the axis weigh 0, the rest rescaled.
+    const double A = a_coeff;
+    auto w = [&](Expr d) {  // |distance| in [0, 2)
+      const Expr near = ((fc(A + 2) * d - fc(A + 3)) * d * d) + fc(1);
+      const Expr far = ((fc(A) * d - fc(5 * A)) * d + fc(8 * A)) * d - fc(4 * A);
+      return select(lt(d, fc(1)), near, far);
+    };
+    std::vector<Expr> ws = {w(t + fc(1)), w(t), w(fc(1) - t), w(fc(2) - t)};
+    if (exclude_outside) {
+      Expr total = fc(0);
+      for (int k = 0; k < 4; ++k) {
+        const Expr at = b + i32(k - 1);
+        ws[k] = select(logical_and(ge(at, i32(0)), lt(at, i32(shape[a]))), ws[k], fc(0));
+        total = total + ws[k];
+      }
+      for (Expr& wk : ws) wk = wk / total;
+    }
+    for (int k = 0; k < 4; ++k) taps.push_back({clamp_index(b + i32(k - 1), shape[a]), ws[k]});
+    return taps;
+  };
+
+  return te::compute(
+      i32s(r.out),
+      [&](const std::vector<Var>& o) {
+        std::vector<std::vector<Tap>> axes;
+        for (size_t a = 0; a < rank; ++a) axes.push_back(taps_of(a, o[a]));
+        // The sum over every combination of one tap per axis.
+        Expr total;
+        std::vector<size_t> pick(rank, 0);
+        for (;;) {
+          std::vector<Expr> idx;
+          Expr weight;
+          for (size_t a = 0; a < rank; ++a) {
+            const Tap& tap = axes[a][pick[a]];
+            idx.push_back(tap.index);
+            if (!(r.mode == "nearest" || identity_axis(a))) weight = weight.defined() ? weight * tap.weight : tap.weight;
+          }
+          const Expr v = weight.defined() ? cast(f, x(idx)) * weight : cast(f, x(idx));
+          total = total.defined() ? total + v : v;
+          size_t a = rank;
+          while (a > 0 && ++pick[a - 1] == axes[a - 1].size()) pick[--a] = 0;
+          if (a == 0) break;
+        }
+        if (crop) {
+          // Outside the image: extrapolation_value.
+          Expr inside = make_const(DataType::Bool(), 1);
+          for (size_t a = 0; a < rank; ++a) {
+            const Expr c = coordinate(a, o[a]);
+            inside = logical_and(inside, logical_and(ge(c, fc(0)), le(c, fc(static_cast<double>(shape[a] - 1)))));
+          }
+          total = select(inside, total, fc(extrapolation));
+        }
+        if (x.dtype().is_float()) return cast(x.dtype(), total);
+        return cast(x.dtype(), call(Intrinsic::round, {total}));  // integers round to the nearest
+      },
+      "resize");
+}
+
+}  // namespace
+
+std::vector<OpDef> resize_ops() {
+  return {
+      {"Resize", "nearest, linear or cubic, by constant scales or sizes; every coordinate transformation mode",
+       OpPattern::kInjective, resize_rule, one_output(resize), 1},
+      {"Upsample", "Resize with asymmetric coordinates (deprecated since opset 10)", OpPattern::kInjective, resize_rule,
+       one_output(resize), 1},
+  };
+}
+
+}  // namespace kiln::graph::operators
