@@ -12,6 +12,7 @@ std::vector<OpDef> nn_ops();           // nn.cpp: convolutions, pools, Gemm, Mat
 std::vector<OpDef> elementwise_ops();  // elementwise.cpp: activations, arithmetic, Clip
 std::vector<OpDef> reduction_ops();    // reduction.cpp: Softmax, LayerNormalization, reductions, global pools
 std::vector<OpDef> movement_ops();     // movement.cpp: reshapes, Transpose, Concat, Slice, Pad, Gather
+std::vector<OpDef> loss_ops();         // loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 std::vector<OpDef> resize_ops();       // resize.cpp: Resize, Upsample
 std::vector<OpDef> folded_ops();       // folded.cpp: Constant, Shape, ConstantOfShape
 std::vector<OpDef> blocked_ops();      // blocked.cpp: graph/layout.h's internal operators

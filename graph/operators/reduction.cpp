@@ -1,11 +1,13 @@
-// Reductions and normalizations: ReduceMean, GlobalAveragePool, Softmax,
-// LayerNormalization. Fusion treats each as a reduction: the elementwise
-// nodes after it join its group.
+// Reductions and normalizations: the ReduceX operators, ArgMax and ArgMin,
+// the global pools, Softmax, LogSoftmax and Hardmax, LayerNormalization
+// and InstanceNormalization, CumSum. Fusion treats each as a reduction: the
+// elementwise nodes after it join its group.
 #include <algorithm>
 #include <numeric>
 
 #include "graph/operators/common.h"
 #include "graph/operators/families.h"
+#include "graph/operators/reduce_util.h"
 #include "ops/broadcast.h"
 #include "ops/common.h"
 #include "ops/layer_norm.h"
@@ -112,58 +114,6 @@ std::vector<bool> reduced_axes(const Graph& g, const Node& n, int64_t rank) {
   return reduced;
 }
 
-// The shape after reducing `reduced` (kept as extent 1 with keepdims).
-Shape reduced_shape(const Shape& in, const std::vector<bool>& reduced, bool keep) {
-  Shape out;
-  for (size_t d = 0; d < in.size(); ++d) {
-    if (!reduced[d]) out.push_back(in[d]);
-    else if (keep) out.push_back(1);
-  }
-  return out;
-}
-
-// x's indices for output indices `i` of a reduction over `axes` (one
-// reduce axis per reduced input axis, in order).
-std::vector<Expr> source_index(const std::vector<Var>& i, const std::vector<IterVar>& axes,
-                               const std::vector<bool>& reduced, bool keep) {
-  std::vector<Expr> idx;
-  size_t next = 0, r = 0;
-  for (size_t d = 0; d < reduced.size(); ++d) {
-    if (reduced[d]) {
-      idx.push_back(axes[r++].var());
-      if (keep) ++next;
-    } else {
-      idx.push_back(i[next++]);
-    }
-  }
-  return idx;
-}
-
-std::vector<IterVar> reduce_axes_of(const Shape& in, const std::vector<bool>& reduced, const std::string& prefix) {
-  std::vector<IterVar> axes;
-  for (size_t d = 0; d < in.size(); ++d)
-    if (reduced[d]) axes.push_back(te::reduce_axis(Range(i32(0), i32(in[d])), prefix + std::to_string(d)));
-  return axes;
-}
-
-// combine over the reduced axes of `pre(x)`, in the output shape.
-te::Tensor reduce(const te::Tensor& x, const Shape& in, const std::vector<bool>& reduced, bool keep, ReduceKind kind,
-                  const std::function<Expr(Expr)>& pre, const std::string& name) {
-  if (std::find(reduced.begin(), reduced.end(), true) == reduced.end()) return ops::map(x, pre, name);  // no axis
-  const std::vector<IterVar> axes = reduce_axes_of(in, reduced, "k");
-  return te::compute(
-      i32s(reduced_shape(in, reduced, keep)),
-      [&](const std::vector<Var>& i) {
-        const Expr v = pre(x(source_index(i, axes, reduced, keep)));
-        switch (kind) {
-          case ReduceKind::kMax: return te::max_reduce(v, axes);
-          case ReduceKind::kMin: return te::min_reduce(v, axes);
-          default: return te::sum(v, axes);
-        }
-      },
-      name);
-}
-
 // Each ReduceX: what is combined (after `pre`), and what is done to the
 // result.
 struct Reduction {
@@ -174,8 +124,6 @@ struct Reduction {
   std::function<Expr(Expr)> pre;
   std::function<Expr(Expr, double count)> post;
 };
-
-Expr identity(Expr v) { return v; }
 
 const std::vector<Reduction>& reductions() {
   static const std::vector<Reduction> table = {
@@ -279,23 +227,7 @@ te::Tensor arg_extreme(const Graph& g, const Node& n, const Tensors& in) {
       is_max ? "argmax" : "argmin");
 }
 
-// LogSoftmax and Hardmax along one axis of x (shape `in`).
-te::Tensor log_softmax_along(const te::Tensor& x, const Shape& in, size_t axis) {
-  std::vector<bool> reduced(in.size(), false);
-  reduced[axis] = true;
-  const te::Tensor m = reduce(x, in, reduced, true, ReduceKind::kMax, identity, "log_softmax_max");
-  const std::vector<IterVar> axes = reduce_axes_of(in, reduced, "k");
-  const te::Tensor s = te::compute(
-      i32s(reduced_shape(in, reduced, true)),
-      [&](const std::vector<Var>& i) {
-        std::vector<Expr> mi(i.begin(), i.end());
-        return te::sum(call(Intrinsic::exp, {x(source_index(i, axes, reduced, true)) - m(mi)}), axes);
-      },
-      "log_softmax_sum");
-  return ops::map_n({x, m, s}, [](const std::vector<Expr>& v) { return v[0] - v[1] - call(Intrinsic::log, {v[2]}); },
-                    "log_softmax");
-}
-
+// Hardmax along one axis of x (shape `in`): 1 at the first largest.
 te::Tensor hardmax_along(const te::Tensor& x, const Shape& in, size_t axis) {
   std::vector<bool> reduced(in.size(), false);
   reduced[axis] = true;
