@@ -648,6 +648,156 @@ te::Tensor one_hot(const Graph& g, const Node& n, const Tensors& in) {
       "one_hot");
 }
 
+// ScatterElements (and Scatter, its older name): data with updates[u]
+// written at u's position with its axis coordinate replaced by
+// indices[u]; where several land on one position the last (row-major)
+// wins, or with reduction "add" they add to the data. Read as a gather:
+// each output position looks along the axis of indices for the updates
+// aimed at it, so the work is the output's size times that axis.
+void scatter_elements_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  const Value& idx = required_input(g, n, 1);
+  const Value& upd = required_input(g, n, 2);
+  shape_axis(n, n.attr_int("axis", 0), static_cast<int64_t>(x.shape.size()));
+  if (!idx.dtype.is_int()) KILN_USER_ERROR() << n.describe() << ": indices of " << idx.dtype.str();
+  if (idx.shape != upd.shape || idx.shape.size() != x.shape.size() || upd.dtype != x.dtype)
+    KILN_USER_ERROR() << n.describe() << ": indices " << shape_str(idx.shape) << " and updates " << type_str(upd)
+                      << " do not scatter into " << type_str(x);
+  for (size_t d = 0; d < x.shape.size(); ++d)
+    if (idx.shape[d] > x.shape[d]) KILN_USER_ERROR() << n.describe() << ": indices reach past the data along axis " << d;
+  const std::string reduction = n.attr_string("reduction", "none");
+  if (reduction != "none" && reduction != "add") not_yet(n, "reduction '" + reduction + "'");
+  same_as_input(n, g);
+}
+
+te::Tensor scatter_elements(const Graph& g, const Node& n, const Tensors& in) {
+  const Shape& shape = required_input(g, n, 0).shape;
+  const Shape& ishape = required_input(g, n, 1).shape;
+  const size_t axis = static_cast<size_t>(shape_axis(n, n.attr_int("axis", 0), static_cast<int64_t>(shape.size())));
+  const te::Tensor &x = in.at(0), &indices = in.at(1), &updates = in.at(2);
+  const bool add = n.attr_string("reduction", "none") == "add";
+  IterVar j = te::reduce_axis(Range(i32(0), i32(ishape[axis])), "j");
+  // Whether update u = p with its axis coordinate j aims at p.
+  auto aimed = [&](const std::vector<Var>& p, std::vector<Expr>& u) {
+    u.assign(p.begin(), p.end());
+    u[axis] = j.var();
+    Expr ok = eq(runtime_index(indices(u), shape[axis]), p[axis]);
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (d != axis && ishape[d] < shape[d]) ok = logical_and(ok, lt(p[d], i32(ishape[d])));
+    // Positions past the indices' extent read a clamped update the select drops.
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (d != axis && ishape[d] < shape[d]) u[d] = min(u[d], i32(ishape[d] - 1));
+    return ok;
+  };
+  if (add) {
+    const te::Tensor added = te::compute(
+        i32s(shape),
+        [&](const std::vector<Var>& p) {
+          std::vector<Expr> u;
+          const Expr ok = aimed(p, u);
+          return te::sum(select(ok, updates(u), make_zero(x.dtype())), {j});
+        },
+        "scatter_add");
+    return ops::map2(x, added, [](Expr a, Expr b) { return a + b; }, "scatter");
+  }
+  const te::Tensor last = te::compute(
+      i32s(shape),
+      [&](const std::vector<Var>& p) {
+        std::vector<Expr> u;
+        const Expr ok = aimed(p, u);
+        return te::max_reduce(select(ok, j.var(), i32(-1)), {j});
+      },
+      "scatter_last");
+  return te::compute(
+      i32s(shape),
+      [&](const std::vector<Var>& p) {
+        std::vector<Expr> at(p.begin(), p.end()), u(p.begin(), p.end());
+        const Expr k = last(at);
+        u[axis] = max(k, i32(0));
+        for (size_t d = 0; d < shape.size(); ++d)
+          if (d != axis && ishape[d] < shape[d]) u[d] = min(u[d], i32(ishape[d] - 1));
+        return select(ge(k, i32(0)), updates(u), x(at));
+      },
+      "scatter");
+}
+
+// ScatterND: updates[t, ...] written at data[indices[t], ...], the index
+// tuples of the last axis of indices; the last of several wins, or with
+// reduction "add" they add. Each output position looks through every
+// tuple for the last aimed at it.
+void scatter_nd_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  const Value& idx = required_input(g, n, 1);
+  const Value& upd = required_input(g, n, 2);
+  if (!idx.dtype.is_int()) KILN_USER_ERROR() << n.describe() << ": indices of " << idx.dtype.str();
+  if (idx.shape.empty() || idx.shape.back() < 1 || static_cast<size_t>(idx.shape.back()) > x.shape.size())
+    KILN_USER_ERROR() << n.describe() << ": indices " << shape_str(idx.shape) << " into data " << shape_str(x.shape);
+  Shape want(idx.shape.begin(), idx.shape.end() - 1);
+  want.insert(want.end(), x.shape.begin() + idx.shape.back(), x.shape.end());
+  if (upd.shape != want || upd.dtype != x.dtype)
+    KILN_USER_ERROR() << n.describe() << ": updates " << type_str(upd) << ", not " << x.dtype.str() << shape_str(want);
+  const std::string reduction = n.attr_string("reduction", "none");
+  if (reduction != "none" && reduction != "add") not_yet(n, "reduction '" + reduction + "'");
+  same_as_input(n, g);
+}
+
+te::Tensor scatter_nd(const Graph& g, const Node& n, const Tensors& in) {
+  const Shape& shape = required_input(g, n, 0).shape;
+  const Shape& ishape = required_input(g, n, 1).shape;
+  const size_t k = static_cast<size_t>(ishape.back()), q = ishape.size() - 1;
+  const te::Tensor &x = in.at(0), &indices = in.at(1), &updates = in.at(2);
+  const bool add = n.attr_string("reduction", "none") == "add";
+  std::vector<IterVar> t;
+  for (size_t d = 0; d < q; ++d) t.push_back(te::reduce_axis(Range(i32(0), i32(ishape[d])), "t" + std::to_string(d)));
+  auto aimed = [&](const std::vector<Var>& p) {
+    Expr ok = make_const(DataType::Bool(), 1);
+    for (size_t j = 0; j < k; ++j) {
+      std::vector<Expr> at;
+      for (const IterVar& v : t) at.push_back(v.var());
+      at.push_back(i32(static_cast<int64_t>(j)));
+      ok = logical_and(ok, eq(runtime_index(indices(at), shape[j]), p[j]));
+    }
+    return ok;
+  };
+  auto update_at = [&](const std::vector<Expr>& tuple, const std::vector<Var>& p) {
+    std::vector<Expr> u = tuple;
+    u.insert(u.end(), p.begin() + static_cast<int64_t>(k), p.end());
+    return updates(u);
+  };
+  if (add) {
+    const te::Tensor added = te::compute(
+        i32s(shape),
+        [&](const std::vector<Var>& p) {
+          std::vector<Expr> tuple;
+          for (const IterVar& v : t) tuple.push_back(v.var());
+          return te::sum(select(aimed(p), update_at(tuple, p), make_zero(x.dtype())), t);
+        },
+        "scatter_nd_add");
+    return ops::map2(x, added, [](Expr a, Expr b) { return a + b; }, "scatter_nd");
+  }
+  const te::Tensor last = te::compute(
+      i32s(shape),
+      [&](const std::vector<Var>& p) {
+        Expr linear = i32(0);
+        for (size_t d = 0; d < q; ++d) linear = linear * i32(ishape[d]) + t[d].var();
+        return te::max_reduce(select(aimed(p), linear, i32(-1)), t);
+      },
+      "scatter_nd_last");
+  return te::compute(
+      i32s(shape),
+      [&](const std::vector<Var>& p) {
+        const Expr l = last(std::vector<Expr>(p.begin(), p.end()));
+        std::vector<Expr> tuple(q);
+        Expr rest = max(l, i32(0));
+        for (size_t d = q; d-- > 0;) {
+          tuple[d] = floormod(rest, i32(ishape[d]));
+          rest = floordiv(rest, i32(ishape[d]));
+        }
+        return select(ge(l, i32(0)), update_at(tuple, p), x(std::vector<Expr>(p.begin(), p.end())));
+      },
+      "scatter_nd");
+}
+
 }  // namespace
 
 std::vector<OpDef> movement_ops() {
@@ -669,6 +819,11 @@ std::vector<OpDef> movement_ops() {
       {"GatherElements", "x at indices along axis, elementwise", kInjective, gather_elements_rule,
        one_output(gather_elements)},
       {"GatherND", "x at index tuples (batch_dims)", kInjective, gather_nd_rule, one_output(gather_nd)},
+      {"ScatterElements", "updates written at indices along axis (the last wins, or reduction add)", kInjective,
+       scatter_elements_rule, one_output(scatter_elements)},
+      {"Scatter", "ScatterElements' older name", kInjective, scatter_elements_rule, one_output(scatter_elements)},
+      {"ScatterND", "updates written at index tuples (the last wins, or reduction add)", kInjective, scatter_nd_rule,
+       one_output(scatter_nd)},
       {"Split", "parts along axis: sizes from split (an attribute before opset 13, an input since) or equal",
        kInjective, split_rule, split, 1},
       {"Expand", "broadcast to a constant shape", kInjective, expand_rule, one_output(expand), 1},
