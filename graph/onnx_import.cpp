@@ -210,9 +210,7 @@ Graph import_model(const onnx::ModelProto& m, const ImportOptions& options) {
     n.name = np.name().empty() ? np.op_type() + "_" + std::to_string(i) : np.name();
     if (!np.domain().empty() && np.domain() != "ai.onnx")
       KILN_UNSUPPORTED() << n.describe() << ": operator of domain '" << np.domain() << "' is not supported";
-    if (!find_op_def(n.op))
-      KILN_UNSUPPORTED() << n.describe() << ": operator '" << n.op << "' (opset " << g.opset
-                        << ") is not supported; `kiln graph --ops` lists those that are";
+    if (!find_op_def(n.op)) refuse_operator(n, g.opset);
     for (const std::string& name : np.input()) {
       if (name.empty()) {
         n.inputs.push_back(Node::kNone);

@@ -79,9 +79,7 @@ void fold_if_constant(const Node& n, Graph& g, double max_steps) {
 void infer_shapes(Graph& g, double max_fold_steps) {
   for (const Node& n : g.nodes) {
     const OpDef* def = find_op_def(n.op);
-    if (!def)
-      KILN_UNSUPPORTED() << n.describe() << ": operator '" << n.op << "' (opset " << g.opset
-                        << ") is not supported; `kiln graph --ops` lists those that are";
+    if (!def) refuse_operator(n, g.opset);
     def->infer(n, g);
     fold_if_constant(n, g, max_fold_steps);
   }

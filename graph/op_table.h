@@ -72,6 +72,12 @@ const std::vector<OpDef>& op_table();
 // The ONNX operator `op`, or nullptr: what the importer accepts.
 const OpDef* find_op_def(const std::string& op);
 
+// Throws UnsupportedError for a node whose operator has no entry, naming
+// the node, its op type and why: the reason for an operator kiln refuses
+// on purpose (an output shape that depends on data, random numbers,
+// control flow, sequences, strings), or that it is not supported yet.
+[[noreturn]] void refuse_operator(const Node& n, int64_t opset);
+
 // The entry of a node's operator, internal ones (graph/layout.h)
 // included. A node of an operator with no entry is a bug in the pass that
 // made it: an internal error.

@@ -80,12 +80,27 @@ TEST(OnnxImport, InputShapesParseOrSayWhatIsWrong) {
 
 TEST(OnnxImport, AnUnsupportedOperatorNamesTheNodeItsTypeAndOpset) {
   ModelBuilder b(13);
-  b.input("x", {4}).output("y");
+  b.input("x", {1, 1, 4, 4}).input("grid", {1, 2, 2, 2}).output("y");
   b.node("Relu", {"x"}, {"r"});
-  b.node("Unique", {"r"}, {"y"}, "uniq");
+  b.node("GridSample", {"r", "grid"}, {"y"}, "warp");
   const std::string why = error_of([&] { import_onnx_bytes(b.bytes()); });
-  EXPECT_NE(why.find("node 'uniq' (Unique): operator 'Unique' (opset 13) is not supported"), std::string::npos)
+  EXPECT_NE(why.find("node 'warp' (GridSample): operator 'GridSample' (opset 13) is not supported yet"),
+            std::string::npos)
       << why;
+}
+
+TEST(OnnxImport, AnOperatorRefusedOnPurposeSaysWhy) {
+  ModelBuilder b(13);
+  b.input("x", {4}).output("y");
+  b.node("NonZero", {"x"}, {"y"}, "nz");
+  EXPECT_NE(error_of([&] { import_onnx_bytes(b.bytes()); })
+                .find("node 'nz' (NonZero): its output's shape depends on its input's values"),
+            std::string::npos);
+  ModelBuilder r(13);
+  r.input("x", {4}).output("y");
+  r.node("RandomUniformLike", {"x"}, {"y"}, "noise");
+  EXPECT_NE(error_of([&] { import_onnx_bytes(r.bytes()); }).find("node 'noise' (RandomUniformLike): it draws random numbers"),
+            std::string::npos);
 }
 
 TEST(OnnxImport, ANewerOpsetOrAnotherDtypeIsRefused) {
