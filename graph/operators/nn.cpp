@@ -56,13 +56,27 @@ Shape window_shape(const Node& n, const Value& x, int64_t channels, const Window
   return out;
 }
 
-
-void conv_rule(const Node& n, Graph& g) {
+// A convolution's data and weights, of one rank and 1 to 3 spatial axes.
+std::pair<const Value&, const Value&> conv_operands(const Graph& g, const Node& n) {
   const Value& x = required_input(g, n, 0);
   const Value& w = required_input(g, n, 1);
   require_float(n, x);
   require_spatial(n, x);
   require_rank(n, w, x.shape.size());
+  return {x, w};
+}
+
+// y plus a bias per output channel (axis 1), when the node has input 2.
+te::Tensor with_channel_bias(const Graph& g, const Node& n, const te::Tensor& y, const Tensors& in) {
+  if (!g.input(n, 2)) return y;
+  const te::Tensor& bias = in.at(2);
+  return te::compute(
+      y.shape(),
+      [&](const std::vector<Var>& i) { return y(std::vector<Expr>(i.begin(), i.end())) + bias(i[1]); }, "bias_add");
+}
+
+void conv_rule(const Node& n, Graph& g) {
+  const auto [x, w] = conv_operands(g, n);
   const int64_t group = n.attr_int("group", 1);
   if (group < 1 || x.shape[1] % group || w.shape[0] % group || w.shape[1] * group != x.shape[1])
     KILN_USER_ERROR() << n.describe() << ": " << x.shape[1] << " input channels, weights " << shape_str(w.shape)
@@ -269,11 +283,7 @@ te::Tensor conv(const Graph& g, const Node& n, const Tensors& in) {
   } else {
     y = conv_general(n, in[0], in[1], x.shape, w.shape, out_shape(g, n), strides, dilations, pads);
   }
-  if (!g.input(n, 2)) return y;
-  const te::Tensor& bias = in[2];
-  return te::compute(
-      y.shape(),
-      [&](const std::vector<Var>& i) { return y(std::vector<Expr>(i.begin(), i.end())) + bias(i[1]); }, "bias_add");
+  return with_channel_bias(g, n, y, in);
 }
 
 // A pooling window ops/pool.h does not take: 1-D or 3-D, asymmetric pads,
@@ -414,11 +424,7 @@ TransposedWindow transposed_window(const Node& n, const Value& x, const Value& w
 }
 
 void conv_transpose_rule(const Node& n, Graph& g) {
-  const Value& x = required_input(g, n, 0);
-  const Value& w = required_input(g, n, 1);
-  require_float(n, x);
-  require_spatial(n, x);
-  require_rank(n, w, x.shape.size());
+  const auto [x, w] = conv_operands(g, n);
   const int64_t group = n.attr_int("group", 1);
   if (group < 1 || w.shape[0] != x.shape[1] || x.shape[1] % group)
     KILN_USER_ERROR() << n.describe() << ": " << x.shape[1] << " input channels, weights " << shape_str(w.shape)
@@ -461,11 +467,7 @@ te::Tensor conv_transpose(const Graph& g, const Node& n, const Tensors& in) {
         return te::sum(select(inside, x(xi) * w(wi), make_zero(x.dtype())), window);
       },
       "conv_transpose");
-  if (!g.input(n, 2)) return y;
-  const te::Tensor& bias = in[2];
-  return te::compute(
-      y.shape(),
-      [&](const std::vector<Var>& i) { return y(std::vector<Expr>(i.begin(), i.end())) + bias(i[1]); }, "bias_add");
+  return with_channel_bias(g, n, y, in);
 }
 
 // Einsum: each operand's axes named by letters ("bij,bjk->bik"); the
