@@ -40,6 +40,9 @@ Window window_of(const Node& n, const Value& x, const Shape& kernel) {
   w.dilations = n.attr_ints("dilations", Shape(k, 1));
   if (w.kernel.size() != k || w.strides.size() != k || w.dilations.size() != k)
     KILN_USER_ERROR() << n.describe() << ": kernel_shape, strides and dilations must have " << k << " values";
+  for (size_t a = 0; a < k; ++a)
+    if (w.kernel[a] < 1 || w.strides[a] < 1 || w.dilations[a] < 1)
+      KILN_USER_ERROR() << n.describe() << ": kernel_shape, strides and dilations must be positive";
   w.pads = window_pads(n, Shape(x.shape.begin() + 2, x.shape.end()), w.kernel, w.strides, w.dilations);
   return w;
 }

@@ -196,6 +196,13 @@ TEST(OnnxImport, ShapesThatDoNotFitNameTheNode) {
   set_ints(t.node("Transpose", {"x"}, {"y"}, "flip"), "perm", {0});
   EXPECT_NE(error_of([&] { import_onnx_bytes(t.bytes()); }).find("node 'flip' (Transpose): perm [0] is not a permutation of 0 axes"),
             std::string::npos);
+  // Found by fuzz_onnx_model (fuzz/corpus/onnx_model/finding-conv-stride-zero.onnx):
+  // a stride of 0 divided by zero when the output extent was counted.
+  ModelBuilder c;
+  c.input("x", {1, 1, 5}).weights("w", {1, 1, 3}).output("y");
+  set_ints(c.node("Conv", {"x", "w"}, {"y"}, "conv"), "strides", {0});
+  EXPECT_NE(error_of([&] { import_onnx_bytes(c.bytes()); }).find("node 'conv' (Conv): kernel_shape, strides and dilations must be positive"),
+            std::string::npos);
 }
 
 TEST(OnnxImport, TensorsRoundTripThroughTheTestDataFormat) {
