@@ -58,10 +58,9 @@ te::Tensor reduce(const te::Tensor& x, const Shape& in, const std::vector<bool>&
       name);
 }
 
-te::Tensor log_softmax_along(const te::Tensor& x, const Shape& in, size_t axis) {
-  std::vector<bool> reduced(in.size(), false);
-  reduced[axis] = true;
-  const te::Tensor m = reduce(x, in, reduced, true, ReduceKind::kMax, identity, "log_softmax_max");
+ShiftedExpSum shifted_exp_sum(const te::Tensor& x, const Shape& in, const std::vector<bool>& reduced,
+                              const std::string& prefix) {
+  const te::Tensor m = reduce(x, in, reduced, true, ReduceKind::kMax, identity, prefix + "_max");
   const std::vector<IterVar> axes = reduce_axes_of(in, reduced, "k");
   const te::Tensor s = te::compute(
       i32s(reduced_shape(in, reduced, true)),
@@ -69,8 +68,16 @@ te::Tensor log_softmax_along(const te::Tensor& x, const Shape& in, size_t axis) 
         std::vector<Expr> mi(i.begin(), i.end());
         return te::sum(call(Intrinsic::exp, {x(source_index(i, axes, reduced, true)) - m(mi)}), axes);
       },
-      "log_softmax_sum");
-  return ops::map_n({x, m, s}, [](const std::vector<Expr>& v) { return v[0] - v[1] - call(Intrinsic::log, {v[2]}); },
+      prefix + "_sum");
+  return {m, s};
+}
+
+te::Tensor log_softmax_along(const te::Tensor& x, const Shape& in, size_t axis) {
+  std::vector<bool> reduced(in.size(), false);
+  reduced[axis] = true;
+  const ShiftedExpSum e = shifted_exp_sum(x, in, reduced, "log_softmax");
+  return ops::map_n({x, e.max, e.sum},
+                    [](const std::vector<Expr>& v) { return v[0] - v[1] - call(Intrinsic::log, {v[2]}); },
                     "log_softmax");
 }
 

@@ -30,6 +30,15 @@ inline Expr identity(Expr v) { return v; }
 te::Tensor reduce(const te::Tensor& x, const Shape& in, const std::vector<bool>& reduced, bool keep, ReduceKind kind,
                   const std::function<Expr(Expr)>& pre, const std::string& name);
 
+// The largest element over the reduced axes, and the sum of exp(x - that
+// largest), both with the axes kept: what LogSoftmax and ReduceLogSumExp
+// build on, so that exp never overflows. Stages prefix_max, prefix_sum.
+struct ShiftedExpSum {
+  te::Tensor max, sum;
+};
+ShiftedExpSum shifted_exp_sum(const te::Tensor& x, const Shape& in, const std::vector<bool>& reduced,
+                              const std::string& prefix);
+
 // x - log(sum(exp(x))) along `axis` of x (shape `in`), the largest element
 // subtracted first so that exp never overflows.
 te::Tensor log_softmax_along(const te::Tensor& x, const Shape& in, size_t axis);

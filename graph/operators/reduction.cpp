@@ -183,16 +183,8 @@ te::Tensor reduce_log_sum_exp(const Graph& g, const Node& n, const Tensors& in) 
   const Shape& shape = required_input(g, n, 0).shape;
   const std::vector<bool> reduced = reduced_axes(g, n, static_cast<int64_t>(shape.size()));
   const bool keep = n.attr_int("keepdims", 1) != 0;
-  const te::Tensor m = reduce(x, shape, reduced, true, ReduceKind::kMax, identity, "lse_max");
-  const std::vector<IterVar> axes = reduce_axes_of(shape, reduced, "k");
-  const te::Tensor s = te::compute(
-      i32s(reduced_shape(shape, reduced, true)),
-      [&](const std::vector<Var>& i) {
-        std::vector<Expr> mi(i.begin(), i.end());
-        return te::sum(call(Intrinsic::exp, {x(source_index(i, axes, reduced, true)) - m(mi)}), axes);
-      },
-      "lse_sum");
-  const te::Tensor out = ops::map2(m, s, [](Expr a, Expr b) { return a + call(Intrinsic::log, {b}); }, "reduce_lse");
+  const ShiftedExpSum e = shifted_exp_sum(x, shape, reduced, "lse");
+  const te::Tensor out = ops::map2(e.max, e.sum, [](Expr a, Expr b) { return a + call(Intrinsic::log, {b}); }, "reduce_lse");
   return keep ? out : ops::reshape(out, out_shape(g, n), "reduce_lse_out");
 }
 
