@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "graph/op_table.h"
+#include "graph/recognize.h"
 
 namespace kiln::graph {
 namespace {
@@ -27,6 +28,68 @@ int single_output(const Node& n) {
     out = id;
   }
   return out;
+}
+
+// A group's inputs: what its nodes read that none of them writes.
+void set_inputs(const Graph& g, FusedGroup& group) {
+  group.inputs.clear();
+  std::set<int> inside;
+  for (size_t i : group.nodes)
+    for (int id : g.nodes[i].outputs) inside.insert(id);
+  for (size_t i : group.nodes)
+    for (int id : g.nodes[i].inputs)
+      if (id != Node::kNone && !inside.count(id) &&
+          std::find(group.inputs.begin(), group.inputs.end(), id) == group.inputs.end())
+        group.inputs.push_back(id);
+}
+
+// Whether the group's first node is a product of matrices: what an index
+// map in front of it may join (convolutions keep theirs, and their blocked
+// layouts, as graph/layout.h converts them).
+bool starts_with_product(const Graph& g, const FusedGroup& group) {
+  const std::string& op = g.nodes[group.nodes.front()].op;
+  return op == "MatMul" || op == "Gemm" || op == kAttention;
+}
+
+// Index maps into their product: a group of data movement alone (the
+// Reshape and Transpose that split heads before attention, or merge them
+// before the output projection) whose one output only a group starting
+// with a product of matrices reads joins that group, in front. Its stages then read the anchor's
+// operand where it lies instead of copying it (a schedule inlines them,
+// or computes them per tile); the anchor's repeated reads of each element
+// make this right for index arithmetic only, never for elementwise math.
+void absorb_index_maps(const Graph& g, const std::vector<std::vector<size_t>>& readers,
+                       const std::vector<bool>& is_output, std::vector<FusedGroup>& groups) {
+  std::vector<int> group_of(g.nodes.size(), -1);
+  for (size_t k = 0; k < groups.size(); ++k)
+    for (size_t i : groups[k].nodes) group_of[i] = static_cast<int>(k);
+  std::vector<bool> absorbed(groups.size(), false), anchored(groups.size(), false);
+  for (size_t k = 0; k < groups.size(); ++k)
+    anchored[k] = starts_with_product(g, groups[k]);
+  for (size_t k = 0; k < groups.size(); ++k) {
+    FusedGroup& p = groups[k];
+    const bool moves_only = std::all_of(p.nodes.begin(), p.nodes.end(), [&](size_t i) {
+      return op_pattern(g.nodes[i]) == OpPattern::kInjective;
+    });
+    if (!moves_only || p.outputs.size() != 1 || is_output[static_cast<size_t>(p.outputs[0])]) continue;
+    const std::vector<size_t>& users = readers[static_cast<size_t>(p.outputs[0])];
+    if (users.empty()) continue;
+    const int c = group_of[users[0]];
+    if (c < 0 || static_cast<size_t>(c) == k) continue;
+    FusedGroup& consumer = groups[static_cast<size_t>(c)];
+    const bool one_consumer =
+        std::all_of(users.begin(), users.end(), [&](size_t u) { return group_of[u] == c; });
+    if (!one_consumer || !anchored[static_cast<size_t>(c)]) continue;
+    consumer.nodes.insert(consumer.nodes.end(), p.nodes.begin(), p.nodes.end());
+    std::sort(consumer.nodes.begin(), consumer.nodes.end());
+    for (size_t i : p.nodes) group_of[i] = c;
+    set_inputs(g, consumer);
+    absorbed[k] = true;
+  }
+  std::vector<FusedGroup> kept;
+  for (size_t k = 0; k < groups.size(); ++k)
+    if (!absorbed[k]) kept.push_back(std::move(groups[k]));
+  groups = std::move(kept);
 }
 
 }  // namespace
@@ -73,17 +136,10 @@ std::vector<FusedGroup> fuse_operators(const Graph& g) {
     }
     for (int id : g.nodes[group.nodes.back()].outputs)
       if (id != Node::kNone) group.outputs.push_back(id);
-    // Inputs: what the nodes read that no node of the group writes.
-    std::set<int> inside;
-    for (size_t i : group.nodes)
-      for (int id : g.nodes[i].outputs) inside.insert(id);
-    for (size_t i : group.nodes)
-      for (int id : g.nodes[i].inputs)
-        if (id != Node::kNone && !inside.count(id) &&
-            std::find(group.inputs.begin(), group.inputs.end(), id) == group.inputs.end())
-          group.inputs.push_back(id);
+    set_inputs(g, group);
     groups.push_back(std::move(group));
   }
+  absorb_index_maps(g, readers, is_output, groups);
   // In the order they run: a group runs where its last node was, after
   // every node that writes what it reads (a residual add's other operand,
   // computed after the convolution that starts the group, included).

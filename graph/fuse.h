@@ -14,6 +14,16 @@
 // anchor's shape; elementwise and data-movement nodes (reshapes, slices,
 // transposes) with no anchor before them form chains of their own.
 // Folded nodes (their outputs constants) belong to no group.
+//
+// Then index maps join the product they feed: a group of data movement
+// alone whose one output only a group starting with MatMul, Gemm or
+// kiln.Attention reads becomes part of that group, in front, so that the
+// head split and merge around attention cost no copies:
+//
+//   %q = Reshape+Transpose(%q_flat)          ┐ one group:
+//   %k = Reshape+Transpose(%k_flat)          │ Reshape+Transpose+...+kiln.Attention
+//   %v = Reshape+Transpose(%v_flat)          │ reading the projections as they are
+//   %o = kiln.Attention(%q, %k, %v, %mask)   ┘
 #pragma once
 
 #include <string>

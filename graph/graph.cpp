@@ -84,6 +84,15 @@ int Graph::add_value(Value v) {
   return static_cast<int>(values.size()) - 1;
 }
 
+int Graph::add_constant(const std::string& name, NDArray data) {
+  Value v;
+  v.name = name;
+  v.dtype = data.dtype();
+  v.shape = data.shape();
+  v.data = std::make_shared<const NDArray>(std::move(data));
+  return add_value(std::move(v));
+}
+
 std::optional<int> Graph::find_value(const std::string& name) const {
   for (size_t i = 0; i < values.size(); ++i)
     if (values[i].name == name) return static_cast<int>(i);

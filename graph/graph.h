@@ -79,6 +79,8 @@ class Graph {
   int64_t opset = 0;         // of the default ONNX domain
 
   int add_value(Value v);
+  // A new constant value holding `data`; its id.
+  int add_constant(const std::string& name, NDArray data);
   // The id of the value called `name`; throws kiln::Error when there is none.
   int value_id(const std::string& name) const;
   std::optional<int> find_value(const std::string& name) const;

@@ -89,20 +89,15 @@ class Converter {
   bool is_native(int id) const { return id != Node::kNone && native_[static_cast<size_t>(id)]; }
   bool has_blocked(int id) const { return id != Node::kNone && blocked_[static_cast<size_t>(id)] != Node::kNone; }
 
-  int add_value(Value v) {
+  int add_value(Value v) { return tracked(g_.add_value(std::move(v))); }
+  int add_constant(const std::string& name, NDArray data) { return tracked(g_.add_constant(name, std::move(data))); }
+
+  // A value just added to the graph, in the tables above.
+  int tracked(int id) {
     blocked_.push_back(Node::kNone);
     plain_.push_back(true);
     native_.push_back(false);
-    return g_.add_value(std::move(v));
-  }
-
-  int add_constant(const std::string& name, NDArray data) {
-    Value v;
-    v.name = name;
-    v.dtype = data.dtype();
-    v.shape = data.shape();
-    v.data = std::make_shared<const NDArray>(std::move(data));
-    return add_value(std::move(v));
+    return id;
   }
 
   // A new value for the blocked form of plain value `id`.

@@ -20,7 +20,7 @@ std::vector<OpDef> concatenated(std::initializer_list<std::vector<OpDef>> famili
 
 // Every entry by name, internal operators included.
 const std::unordered_map<std::string, const OpDef*>& by_name() {
-  static const std::vector<OpDef> internal = operators::blocked_ops();
+  static const std::vector<OpDef> internal = concatenated({operators::blocked_ops(), operators::fused_ops()});
   static const std::unordered_map<std::string, const OpDef*> index = [] {
     std::unordered_map<std::string, const OpDef*> m;
     for (const std::vector<OpDef>* table : {&op_table(), &internal})

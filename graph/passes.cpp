@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "graph/layout.h"
+#include "graph/recognize.h"
 
 namespace kiln::graph {
 namespace {
@@ -46,15 +47,6 @@ bool bn_affine(const Graph& g, const Node& bn, int64_t channels, std::vector<dou
   return true;
 }
 
-int add_constant(Graph& g, const std::string& name, NDArray data) {
-  Value v;
-  v.name = name;
-  v.dtype = data.dtype();
-  v.shape = data.shape();
-  v.data = std::make_shared<const NDArray>(std::move(data));
-  return g.add_value(std::move(v));
-}
-
 // Folds `bn` into the Conv `conv` (indices into g.nodes); false when it
 // does not fit.
 bool fold_into_conv(Graph& g, Node& conv, const Node& bn) {
@@ -71,8 +63,8 @@ bool fold_into_conv(Graph& g, Node& conv, const Node& bn) {
     for (int64_t i = 0; i < per; ++i) w2.set(c * per + i, w2.get(c * per + i) * factor[c]);
   NDArray b2(DataType::Float32(), {k});
   for (int64_t c = 0; c < k; ++c) b2.set(c, (has_bias ? g.value(conv.inputs[2]).data->get(c) * factor[c] : 0.0) + shift[c]);
-  const int wid = add_constant(g, w.name + "_bn_folded", std::move(w2));
-  const int bid = add_constant(g, conv.name + "_bn_folded_bias", std::move(b2));
+  const int wid = g.add_constant(w.name + "_bn_folded", std::move(w2));
+  const int bid = g.add_constant(conv.name + "_bn_folded_bias", std::move(b2));
   conv.inputs[1] = wid;
   conv.inputs.resize(3, Node::kNone);
   conv.inputs[2] = bid;
@@ -103,9 +95,9 @@ bool fold_into_gemm(Graph& g, Node& gemm, const Node& bn) {
   const double beta = gemm.attr_float("beta", 1.0);
   NDArray c2(DataType::Float32(), {n});
   for (int64_t j = 0; j < n; ++j) c2.set(j, (has_c ? beta * g.value(gemm.inputs[2]).data->get(j) : 0.0) * factor[j] + shift[j]);
-  gemm.inputs[1] = add_constant(g, b.name + "_bn_folded", std::move(b2));
+  gemm.inputs[1] = g.add_constant(b.name + "_bn_folded", std::move(b2));
   gemm.inputs.resize(3, Node::kNone);
-  gemm.inputs[2] = add_constant(g, gemm.name + "_bn_folded_bias", std::move(c2));
+  gemm.inputs[2] = g.add_constant(gemm.name + "_bn_folded_bias", std::move(c2));
   gemm.attrs["beta"] = 1.0;
   return true;
 }
@@ -166,7 +158,8 @@ Graph eliminate_dead_code(const Graph& in) {
 }
 
 const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> names = {"fold_batch_norm", "eliminate_dead_code", "convert_layout"};
+  static const std::vector<std::string> names = {"fold_batch_norm",      "recognize_layer_norm", "recognize_gelu",
+                                                 "recognize_attention",  "eliminate_dead_code",  "convert_layout"};
   return names;
 }
 
@@ -178,6 +171,12 @@ Graph run_passes(const Graph& g, const std::string& last, const PassOptions& opt
   }
   Graph out = fold_batch_norm(g);
   if (last == "fold_batch_norm") return out;
+  out = recognize_layer_norm(out);
+  if (last == "recognize_layer_norm") return out;
+  out = recognize_gelu(out);
+  if (last == "recognize_gelu") return out;
+  out = recognize_attention(out);
+  if (last == "recognize_attention") return out;
   out = eliminate_dead_code(out);
   if (last == "eliminate_dead_code") return out;
   return convert_layout(out, options.lanes);

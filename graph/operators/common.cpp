@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ops/common.h"
+
 namespace kiln::graph::operators {
 
 int64_t product(const Shape& s, size_t from, size_t to) {
@@ -39,6 +41,13 @@ LowerFn one_output(LowerOneFn f) {
       if (n.outputs[i] != Node::kNone) not_yet(n, "output " + std::to_string(i));
     return {f(g, n, in)};
   };
+}
+
+std::vector<Expr> batch_index(const Shape& operand, const std::vector<Var>& i, size_t batch) {
+  const size_t tb = operand.size() >= 2 ? operand.size() - 2 : 0;
+  std::vector<Expr> idx;
+  for (size_t d = 0; d < tb; ++d) idx.push_back(operand[d] == 1 ? Expr(ops::i32(0)) : Expr(i[batch - tb + d]));
+  return idx;
 }
 
 }  // namespace kiln::graph::operators

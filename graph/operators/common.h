@@ -27,6 +27,11 @@ void require_rank(const Node& n, const Value& v, size_t rank);
 // The rule of an operator whose output has input 0's dtype and shape.
 void same_as_input(const Node& n, Graph& g);
 
+// The indices of a matrix operand's batch axes (all but its last two, as
+// numpy.matmul reads them) at output indices `i`, whose first `batch` are
+// batch axes: aligned at the right, an axis of extent 1 read at 0.
+std::vector<Expr> batch_index(const Shape& operand, const std::vector<Var>& i, size_t batch);
+
 // The shape of the node's output `i`, as its rule set it.
 const Shape& out_shape(const Graph& g, const Node& n, size_t i = 0);
 

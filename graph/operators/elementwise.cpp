@@ -110,6 +110,20 @@ const std::vector<Elementwise>& elementwise_table() {
        }},
       {"Softplus", "log(exp(x) + 1)", Takes::kFloat,
        [](const Node&, X x) { return call(Intrinsic::log, {call(Intrinsic::exp, {x[0]}) + constant_like(x[0], 1)}); }},
+      {"Gelu", "x * (1 + erf(x / sqrt(2))) / 2; approximate=\"tanh\": its tanh form (opset 20)",
+       Takes::kFloat,
+       [](const Node& n, X x) {
+         const Expr half = constant_like(x[0], 0.5), one = constant_like(x[0], 1);
+         const std::string approximate = n.attr_string("approximate", "none");
+         if (approximate == "tanh") {
+           const Expr inner = constant_like(x[0], 0.7978845608028654) *
+                              (x[0] + constant_like(x[0], 0.044715) * x[0] * x[0] * x[0]);
+           return half * x[0] * (one + call(Intrinsic::tanh, {inner}));
+         }
+         if (approximate != "none")
+           KILN_USER_ERROR() << n.describe() << ": approximate is \"" << approximate << "\"; it is \"none\" or \"tanh\"";
+         return half * x[0] * (one + call(Intrinsic::erf, {x[0] * constant_like(x[0], 0.7071067811865476)}));
+       }},
       {"Softsign", "x / (1 + |x|)", Takes::kFloat,
        [](const Node&, X x) { return div(x[0], constant_like(x[0], 1) + call(Intrinsic::abs, {x[0]})); }},
       {"ThresholdedRelu", "x > alpha ? x : 0 (alpha 1)", Takes::kFloat,

@@ -16,5 +16,6 @@ std::vector<OpDef> loss_ops();         // loss.cpp: NegativeLogLikelihoodLoss, S
 std::vector<OpDef> resize_ops();       // resize.cpp: Resize, Upsample
 std::vector<OpDef> folded_ops();       // folded.cpp: Constant, Shape, ConstantOfShape
 std::vector<OpDef> blocked_ops();      // blocked.cpp: graph/layout.h's internal operators
+std::vector<OpDef> fused_ops();        // attention.cpp: graph/recognize.h's kiln.Attention
 
 }  // namespace kiln::graph::operators

@@ -210,12 +210,7 @@ te::Tensor matmul(const Graph& g, const Node& n, const Tensors& in) {
         // out's axes: batch..., then M (if A is a matrix), then N (if B is).
         const size_t batch = out.size() - (a.size() > 1) - (b.size() > 1);
         auto operand = [&](const te::Tensor& t, const Shape& s, bool is_a) {
-          std::vector<Expr> idx;
-          const size_t tb = s.size() >= 2 ? s.size() - 2 : 0;
-          for (size_t d = 0; d < tb; ++d) {
-            const size_t od = batch - tb + d;
-            idx.push_back(s[d] == 1 ? Expr(i32(0)) : Expr(i[od]));
-          }
+          std::vector<Expr> idx = batch_index(s, i, batch);
           if (is_a) {
             if (s.size() > 1) idx.push_back(i[batch]);
             idx.push_back(r.var());

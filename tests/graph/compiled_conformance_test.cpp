@@ -37,6 +37,18 @@ TEST(CompiledConformance, TransformerEncodersExportedByPyTorch) {
   }
 }
 
+TEST(CompiledConformance, TransformersExportedByPyTorch) {
+  // BERT, a GPT-2 prefill pass and decode step, and ViT, tiny
+  // (scripts/export_models), against PyTorch's outputs within 1e-4
+  // relative; the absolute 1e-6 is for logits near zero, whose float32
+  // sums differ from PyTorch's in their last bits.
+  for (const char* model : {"bert_tiny", "gpt2_tiny_prefill", "gpt2_tiny_decode", "vit_tiny"}) {
+    const TestCaseResult r =
+        run_test_case(std::string(KILN_SOURCE_DIR) + "/tests/data/models/" + model, 1e-4, 1e-6, run_compiled);
+    EXPECT_EQ(r.status, TestCaseResult::kPass) << r.name << ": " << status_name(r.status) << ": " << r.detail;
+  }
+}
+
 TEST(CompiledConformance, EveryNodeTestThatPassesOnTheReference) {
   // Each of ONNX's node tests compiled (every task's default program) and
   // run: the compiler's code for every operator kiln takes, against the

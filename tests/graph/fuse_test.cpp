@@ -85,5 +85,26 @@ TEST(Fuse, AGroupRunsWhereItsLastNodeWas) {
             "%y = Conv+Add(%x, %w, %d)\n");
 }
 
+TEST(Fuse, IndexMapsJoinTheProductTheyFeed) {
+  // The head split before a batched product and the merge after it: a
+  // Transpose, and a Transpose+Reshape, each read by one MatMul's group
+  // alone, join it in front. The Transpose that is a graph output stays.
+  ModelBuilder m;
+  m.input("x", {4, 6}).ints("heads", {4, 2, 3}).ints("flat", {4, 8}).weights("w", {8, 6});
+  m.output("y").output("tt");
+  m.node("Reshape", {"x", "heads"}, {"h"});
+  testing::set_ints(m.node("Transpose", {"h"}, {"t"}), "perm", {1, 0, 2});   // [2, 4, 3]
+  testing::set_ints(m.node("Transpose", {"h"}, {"tt"}), "perm", {1, 2, 0});  // [2, 3, 4]
+  m.node("MatMul", {"t", "tt"}, {"p"});                                        // [2, 4, 4]
+  testing::set_ints(m.node("Transpose", {"p"}, {"o"}), "perm", {1, 0, 2});
+  m.node("Reshape", {"o", "flat"}, {"of"});
+  m.node("MatMul", {"of", "w"}, {"y"});
+  EXPECT_EQ(fused(m),
+            "%h = Reshape(%x, %heads)\n"
+            "%tt = Transpose(%h)\n"
+            "%p = Transpose+MatMul(%h, %tt)\n"
+            "%y = Transpose+Reshape+MatMul(%p, %flat, %w)\n");
+}
+
 }  // namespace
 }  // namespace kiln::graph

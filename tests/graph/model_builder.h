@@ -72,6 +72,15 @@ class ModelBuilder {
     return *this;
   }
 
+  // A 0-d float constant (0.5, sqrt(2), an epsilon, as exporters write them).
+  ModelBuilder& scalar_float(const std::string& name, float value) {
+    onnx::TensorProto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_float_data(value);
+    return *this;
+  }
+
   onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs,
                         const std::vector<std::string>& outputs, const std::string& name = "") {
     onnx::NodeProto* n = model_.mutable_graph()->add_node();
