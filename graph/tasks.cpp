@@ -1,10 +1,14 @@
 #include "graph/tasks.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <map>
 #include <sstream>
 
+#include "graph/layout.h"
 #include "graph/lower.h"
+#include "graph/op_table.h"
+#include "graph/recognize.h"
 #include "ops/common.h"
 #include "tir/analysis/flops.h"
 #include "tir/analysis/workload_key.h"
@@ -87,11 +91,32 @@ std::vector<Task> extract_tasks(const Graph& g, const std::vector<FusedGroup>& g
   return tasks;
 }
 
+std::string task_kind(const std::string& ops) {
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> kinds = {
+      {"attention", {kAttention}},
+      {"conv", {"Conv", "ConvTranspose", kConvNCHWc, kDepthwiseConvNCHWc}},
+      {"dense", {"MatMul", "Gemm", "Einsum"}},
+      {"norm", {"LayerNormalization", "InstanceNormalization", "BatchNormalization", "Softmax", "LogSoftmax",
+                "Hardmax"}},
+  };
+  std::vector<std::string> names;
+  std::stringstream in(ops);
+  for (std::string op; std::getline(in, op, '+');) names.push_back(op);
+  for (const auto& [kind, members] : kinds)
+    for (const std::string& op : names)
+      if (std::find(members.begin(), members.end(), op) != members.end()) return kind;
+  for (const std::string& op : names) {
+    const OpDef* def = find_op_def(op);
+    if (def && def->pattern == OpPattern::kReduction) return "reduction";
+  }
+  return "elementwise";
+}
+
 std::string tasks_str(const std::vector<Task>& tasks) {
   std::ostringstream os;
   for (size_t i = 0; i < tasks.size(); ++i) {
     const Task& t = tasks[i];
-    os << "task " << i << "  x" << t.weight() << "  " << std::fixed << std::setprecision(1) << t.flops / 1e6
+    os << "task " << i << "  x" << t.weight() << "  " << task_kind(t.name) << "  " << std::fixed << std::setprecision(1) << t.flops / 1e6
        << " MFLOP  " << t.key << "  " << t.signature << "\n";
   }
   return os.str();

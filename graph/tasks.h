@@ -56,7 +56,15 @@ std::vector<Task> extract_tasks(const Graph& g, const std::vector<FusedGroup>& g
 // constants: the weights, which tuning times cold (TuneTask::cold_args).
 std::vector<int> constant_params(const Graph& g, const Task& t);
 
-// The tasks as text, one per line: "task 0  x2  3.7 MFLOP  v1-...  Conv+Relu(...) -> ...".
+// What a group (or a task, a compiled call) named by its operators
+// ("Reshape+Transpose+kiln.Attention", "MatMul+Add+Gelu") mostly does, by
+// its heaviest operator: "attention", "conv", "dense" (MatMul, Gemm,
+// Einsum), "norm" (LayerNormalization, InstanceNormalization, Softmax and
+// their kin), "reduction" (pools, ReduceX), else "elementwise" (data
+// movement included). How `kiln run --profile` sums time by kind.
+std::string task_kind(const std::string& ops);
+
+// The tasks as text, one per line: "task 0  x2  dense  3.7 MFLOP  v1-...  MatMul+Relu(...) -> ...".
 std::string tasks_str(const std::vector<Task>& tasks);
 
 }  // namespace kiln::graph

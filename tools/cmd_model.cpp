@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,7 @@
 #include "graph/conformance.h"
 #include "graph/onnx_import.h"
 #include "graph/reference.h"
+#include "graph/tasks.h"
 #include "targets/runtime/thread_distance.h"
 #include "targets/runtime/timing.h"
 #include "tools/commands.h"
@@ -105,7 +107,20 @@ nlohmann::json profile_calls(graph::CompiledModel& model, const std::vector<NDAr
   }
   text << "sum of the calls' medians " << sum << " ms; end to end, timed with them, median " << median(run_ms)
        << " ms\n";
-  return {{"calls", calls}, {"sum_ms", sum}, {"median_ms", median(run_ms)}};
+  // The calls' time by what they do (graph::task_kind), heaviest first.
+  std::map<std::string, double> by_kind;
+  for (size_t k = 0; k < ms.size(); ++k) by_kind[graph::task_kind(model.call_info(k).name)] += ms[k];
+  std::vector<std::pair<std::string, double>> kinds(by_kind.begin(), by_kind.end());
+  std::sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  nlohmann::json kind_json = nlohmann::json::object();
+  text << "kind         median ms  share\n";
+  for (const auto& [kind, kms] : kinds) {
+    char line[64];
+    std::snprintf(line, sizeof line, "%-11s %10.4f %5.1f%%\n", kind.c_str(), kms, sum > 0 ? 100 * kms / sum : 0.0);
+    text << line;
+    kind_json[kind] = kms;
+  }
+  return {{"calls", calls}, {"kinds", kind_json}, {"sum_ms", sum}, {"median_ms", median(run_ms)}};
 }
 
 void run_model(const ModelArgs& a) {

@@ -70,6 +70,11 @@ TEST(ModelCli, TunesThenRunsBlockedAndPlainWithinTolerance) {
   const nlohmann::json profile = nlohmann::json::parse(last_line(p.out))["profile"];
   ASSERT_EQ(profile["calls"].size(), nlohmann::json::parse(last_line(p.out))["calls"].get<size_t>()) << p.out;
   for (const nlohmann::json& c : profile["calls"]) EXPECT_GT(c["median_ms"].get<double>(), 0.0) << p.out;
+  // The time by kind: the calls' sum split among what they do.
+  double by_kind = 0;
+  for (const auto& [kind, ms] : profile["kinds"].items()) by_kind += ms.get<double>();
+  EXPECT_GT(profile["kinds"]["conv"].get<double>(), 0.0) << p.out;
+  EXPECT_NEAR(by_kind, profile["sum_ms"].get<double>(), 1e-9 + 1e-9 * by_kind) << p.out;
 
   CliRun bad = kiln("run " + model + " --layout nhwc");
   EXPECT_EQ(bad.code, 2) << bad.out;

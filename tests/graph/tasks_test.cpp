@@ -122,5 +122,14 @@ TEST(Tasks, AGroupFunctionComputesWhatItsNodesDo) {
   EXPECT_GT(positive, want.numel() / 4);  // the ReLU let through enough to compare
 }
 
+TEST(Tasks, AGroupsKindIsItsHeaviestOperators) {
+  EXPECT_EQ(task_kind("Reshape+Transpose+Reshape+Transpose+kiln.Attention"), "attention");
+  EXPECT_EQ(task_kind("Transpose+Reshape+MatMul+Add+Add"), "dense");
+  EXPECT_EQ(task_kind("kiln.ToNCHWc+kiln.ConvNCHWc"), "conv");
+  EXPECT_EQ(task_kind("LayerNormalization"), "norm");
+  EXPECT_EQ(task_kind("ReduceMean+Add+Sqrt"), "reduction");
+  EXPECT_EQ(task_kind("Reshape+Gelu+Reshape"), "elementwise");
+}
+
 }  // namespace
 }  // namespace kiln::graph

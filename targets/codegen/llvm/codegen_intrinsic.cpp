@@ -1,12 +1,14 @@
 // Intrinsic calls. Most map to an LLVM intrinsic (which the back end turns
 // into an instruction or a libm call; round ties to even, as the reference
-// interpreter does); rsqrt and sigmoid are expanded here;
-// tanh, erf and the trigonometric functions other than sin and cos call
-// libm lane by lane (tanhf, erff, atanf, ...), which resolves from libm in
-// the JIT and in shared libraries alike.
+// interpreter does); rsqrt and sigmoid are expanded here; exp, erf and
+// tanh of float32 are inline polynomials that vectorize (vector_math.h);
+// the trigonometric functions other than sin and cos, and erf and tanh of
+// float64, call libm lane by lane (atanf, erf, ...), which resolves from
+// libm in the JIT and in shared libraries alike.
 #include <llvm/IR/Intrinsics.h>
 
 #include "targets/codegen/llvm/codegen_impl.h"
+#include "targets/codegen/llvm/vector_math.h"
 
 namespace kiln::llvm_backend {
 
@@ -51,18 +53,20 @@ llvm::Value* CodeGen::emit_call(const CallNode* op) {
 
   llvm::Value* r = nullptr;
   auto one = [&] { return llvm::ConstantFP::get(x->getType(), 1.0); };
+  const bool f32 = x->getType()->getScalarType()->isFloatTy();
+  auto exp = [&](llvm::Value* v) { return f32 ? emit_exp_f32(b_, v) : b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, v); };
   switch (op->op) {
-    case Intrinsic::exp: r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, x); break;
+    case Intrinsic::exp: r = exp(x); break;
     case Intrinsic::log: r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::log, x); break;
     case Intrinsic::sqrt: r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x); break;
     case Intrinsic::rsqrt: r = b_.CreateFDiv(one(), b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x)); break;
-    case Intrinsic::tanh: r = emit_libm_call("tanhf", "tanh", x); break;
+    case Intrinsic::tanh: r = f32 ? emit_tanh_f32(b_, x) : emit_libm_call("tanhf", "tanh", x); break;
     case Intrinsic::sigmoid: {
-      llvm::Value* e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(x));
+      llvm::Value* e = exp(b_.CreateFNeg(x));
       r = b_.CreateFDiv(one(), b_.CreateFAdd(one(), e));
       break;
     }
-    case Intrinsic::erf: r = emit_libm_call("erff", "erf", x); break;
+    case Intrinsic::erf: r = f32 ? emit_erf_f32(b_, x) : emit_libm_call("erff", "erf", x); break;
     case Intrinsic::abs: r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); break;
     case Intrinsic::floor: r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x); break;
     case Intrinsic::ceil: r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x); break;

@@ -1,0 +1,31 @@
+// exp, erf and tanh of float32 values, scalars or vectors, as inline
+// arithmetic: a polynomial after a range reduction, so that they
+// vectorize. LLVM has no vector form of these without a vector math
+// library, and lowers llvm.exp on a vector to one expf call per lane (erf
+// and tanh have no intrinsic at all); in softmax, attention and GELU that
+// made the exponentials cost more than the matrix products around them.
+//
+// Accuracy, against libm in double, the largest error relative to the
+// result measured over 20,000 inputs each (tests/targets/llvm/
+// vector_math_test.cpp asserts these with some margin):
+//   exp   range reduction x = n ln2 + r, |r| <= ln2 / 2, ln2 in two parts
+//         (Cody and Waite), then Taylor to degree 7, times 2^n built in
+//         the exponent bits: 9.1e-8 (1.5 ulp); subnormal below -87.3, 0
+//         below -104, +inf above 88.72, NaN kept
+//   erf   |x| < 1: Taylor to x^23; else 1 - p(t) exp(-x^2) with
+//         t = 1 / (1 + 0.3275911 |x|), Abramowitz and Stegun 7.1.26
+//         (1.5e-7 absolute): 1.8e-7
+//   tanh  |x| < 0.3: Taylor to x^11; else 1 - 2 / (exp(2|x|) + 1): 1.8e-7
+// The reference interpreter computes with libm (tir/interp/semantics.h);
+// the ONNX node tests compare at 1e-3 relative.
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+
+namespace kiln::llvm_backend {
+
+llvm::Value* emit_exp_f32(llvm::IRBuilder<>& b, llvm::Value* x);
+llvm::Value* emit_erf_f32(llvm::IRBuilder<>& b, llvm::Value* x);
+llvm::Value* emit_tanh_f32(llvm::IRBuilder<>& b, llvm::Value* x);
+
+}  // namespace kiln::llvm_backend
