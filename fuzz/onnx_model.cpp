@@ -1,6 +1,9 @@
 // ONNX models (graph/onnx_import.h): files users download and import with
 // `kiln graph`, `kiln compile` and `kiln run`. The bytes are a serialized
-// ModelProto, imported as the file would be, shapes inferred.
+// ModelProto, imported as the file would be, shapes inferred; then what
+// every compile does before code generation: the graph passes (the
+// recognizers of graph/recognize.h among them), fusion and the tasks'
+// functions.
 //
 // Constant folding runs the reference interpreter, some 30 times slower
 // in this sanitized, instrumented build: its bound is set to 2^20 steps
@@ -9,12 +12,18 @@
 #include <string>
 
 #include "fuzz/fuzz_util.h"
+#include "graph/fuse.h"
 #include "graph/onnx_import.h"
+#include "graph/passes.h"
+#include "graph/tasks.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string bytes = kiln::fuzz::as_string(data, size);
   kiln::graph::ImportOptions options;
   options.max_fold_steps = double(1 << 20);
-  kiln::fuzz::user_errors_are_fine([&] { kiln::graph::import_onnx_bytes(bytes, options); });
+  kiln::fuzz::user_errors_are_fine([&] {
+    const kiln::graph::Graph g = kiln::graph::run_passes(kiln::graph::import_onnx_bytes(bytes, options));
+    kiln::graph::extract_tasks(g, kiln::graph::fuse_operators(g));
+  });
   return 0;
 }
