@@ -30,6 +30,14 @@ int single_output(const Node& n) {
   return out;
 }
 
+// Whether `n` only renames the shape of what it reads, its elements in
+// the same order (a Reshape, Flatten, Squeeze or Unsqueeze): an epilogue
+// may pass through it (GPT-2's Gemm, reshaped back to [batch, sequence,
+// hidden] before its residual add).
+bool is_view(const Node& n) {
+  return n.op == "Reshape" || n.op == "Flatten" || n.op == "Squeeze" || n.op == "Unsqueeze";
+}
+
 // A group's inputs: what its nodes read that none of them writes.
 void set_inputs(const Graph& g, FusedGroup& group) {
   group.inputs.clear();
@@ -54,8 +62,8 @@ bool starts_with_product(const Graph& g, const FusedGroup& group) {
 // Index maps into their product: a group of data movement alone (the
 // Reshape and Transpose that split heads before attention, or merge them
 // before the output projection) whose one output only a group starting
-// with a product of matrices reads joins that group, in front. Its stages then read the anchor's
-// operand where it lies instead of copying it (a schedule inlines them,
+// with a product of matrices reads joins that group, in front. Its stages
+// then read the anchor's operand where it lies instead of copying it (a schedule inlines them,
 // or computes them per tile); the anchor's repeated reads of each element
 // make this right for index arithmetic only, never for elementwise math.
 void absorb_index_maps(const Graph& g, const std::vector<std::vector<size_t>>& readers,
@@ -64,27 +72,33 @@ void absorb_index_maps(const Graph& g, const std::vector<std::vector<size_t>>& r
   for (size_t k = 0; k < groups.size(); ++k)
     for (size_t i : groups[k].nodes) group_of[i] = static_cast<int>(k);
   std::vector<bool> absorbed(groups.size(), false), anchored(groups.size(), false);
-  for (size_t k = 0; k < groups.size(); ++k)
-    anchored[k] = starts_with_product(g, groups[k]);
-  for (size_t k = 0; k < groups.size(); ++k) {
-    FusedGroup& p = groups[k];
+  for (size_t k = 0; k < groups.size(); ++k) anchored[k] = starts_with_product(g, groups[k]);
+  // Group k into the one product group reading it, if it is one to join.
+  auto absorb = [&](size_t k) {
+    const FusedGroup& p = groups[k];
     const bool moves_only = std::all_of(p.nodes.begin(), p.nodes.end(), [&](size_t i) {
       return op_pattern(g.nodes[i]) == OpPattern::kInjective;
     });
-    if (!moves_only || p.outputs.size() != 1 || is_output[static_cast<size_t>(p.outputs[0])]) continue;
+    if (!moves_only || p.outputs.size() != 1 || is_output[static_cast<size_t>(p.outputs[0])]) return false;
     const std::vector<size_t>& users = readers[static_cast<size_t>(p.outputs[0])];
-    if (users.empty()) continue;
+    if (users.empty()) return false;
     const int c = group_of[users[0]];
-    if (c < 0 || static_cast<size_t>(c) == k) continue;
+    const bool one_consumer = std::all_of(users.begin(), users.end(), [&](size_t u) { return group_of[u] == c; });
+    if (c < 0 || static_cast<size_t>(c) == k || !one_consumer || !anchored[static_cast<size_t>(c)]) return false;
     FusedGroup& consumer = groups[static_cast<size_t>(c)];
-    const bool one_consumer =
-        std::all_of(users.begin(), users.end(), [&](size_t u) { return group_of[u] == c; });
-    if (!one_consumer || !anchored[static_cast<size_t>(c)]) continue;
     consumer.nodes.insert(consumer.nodes.end(), p.nodes.begin(), p.nodes.end());
     std::sort(consumer.nodes.begin(), consumer.nodes.end());
     for (size_t i : p.nodes) group_of[i] = c;
     set_inputs(g, consumer);
-    absorbed[k] = true;
+    return true;
+  };
+  // Until nothing changes: a map read by several maps joins once they
+  // have all joined one group (a fused QKV projection, reshaped, then
+  // sliced three ways into the heads of one attention).
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t k = 0; k < groups.size(); ++k)
+      if (!absorbed[k] && absorb(k)) absorbed[k] = changed = true;
   }
   std::vector<FusedGroup> kept;
   for (size_t k = 0; k < groups.size(); ++k)
@@ -125,7 +139,8 @@ std::vector<FusedGroup> fuse_operators(const Graph& g) {
       if (c_out == Node::kNone) break;
       bool joins;
       if (head == OpPattern::kAnchor || head == OpPattern::kReduction)
-        joins = p == OpPattern::kElementwise && g.value(c_out).shape == g.value(out).shape;
+        joins = (p == OpPattern::kElementwise && g.value(c_out).shape == g.value(out).shape) ||
+                (is_view(c) && g.value(c_out).numel() == g.value(out).numel());
       else
         joins = p == OpPattern::kElementwise || p == OpPattern::kInjective;
       // The reader reads the chain once (Mul(x, x) would need the value twice).

@@ -11,7 +11,8 @@
 // which then never reach memory once the schedule inlines them. Anchors
 // (Conv, Gemm, MatMul) and reductions (pools, Softmax, LayerNormalization,
 // ReduceMean) take the elementwise nodes after them whose result has the
-// anchor's shape; elementwise and data-movement nodes (reshapes, slices,
+// anchor's shape, and reshapes (Reshape, Flatten, Squeeze, Unsqueeze:
+// the same elements in the same order) between them; elementwise and data-movement nodes (reshapes, slices,
 // transposes) with no anchor before them form chains of their own.
 // Folded nodes (their outputs constants) belong to no group.
 //

@@ -135,6 +135,36 @@ Graph fold_batch_norm(const Graph& in) {
   return g;
 }
 
+Graph split_into_slices(const Graph& in) {
+  Graph g = in;
+  g.nodes.clear();
+  for (const Node& n : in.nodes) {
+    const bool every_output = std::none_of(n.outputs.begin(), n.outputs.end(), [](int id) { return id == Node::kNone; });
+    if (n.op != "Split" || !every_output) {
+      g.nodes.push_back(n);
+      continue;
+    }
+    const int64_t rank = static_cast<int64_t>(in.value(n.inputs.at(0)).shape.size());
+    int64_t axis = n.attr_int("axis", 0);
+    if (axis < 0) axis += rank;
+    int64_t offset = 0;
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      const int64_t size = in.value(n.outputs[k]).shape.at(static_cast<size_t>(axis));
+      Node slice;
+      slice.name = n.name + "_" + std::to_string(k);
+      slice.op = "Slice";
+      slice.inputs = {n.inputs[0]};
+      slice.outputs = {n.outputs[k]};
+      slice.attrs["starts"] = std::vector<int64_t>{offset};
+      slice.attrs["ends"] = std::vector<int64_t>{offset + size};
+      slice.attrs["axes"] = std::vector<int64_t>{axis};
+      g.nodes.push_back(std::move(slice));
+      offset += size;
+    }
+  }
+  return g;
+}
+
 Graph eliminate_dead_code(const Graph& in) {
   Graph g = in;
   std::vector<bool> live(g.values.size(), false);
@@ -158,8 +188,9 @@ Graph eliminate_dead_code(const Graph& in) {
 }
 
 const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> names = {"fold_batch_norm",      "recognize_layer_norm", "recognize_gelu",
-                                                 "recognize_attention",  "eliminate_dead_code",  "convert_layout"};
+  static const std::vector<std::string> names = {
+      "fold_batch_norm",     "split_into_slices",   "recognize_layer_norm", "recognize_gelu",
+      "recognize_attention", "eliminate_dead_code", "convert_layout"};
   return names;
 }
 
@@ -171,6 +202,8 @@ Graph run_passes(const Graph& g, const std::string& last, const PassOptions& opt
   }
   Graph out = fold_batch_norm(g);
   if (last == "fold_batch_norm") return out;
+  out = split_into_slices(out);
+  if (last == "split_into_slices") return out;
   out = recognize_layer_norm(out);
   if (last == "recognize_layer_norm") return out;
   out = recognize_gelu(out);

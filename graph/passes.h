@@ -13,6 +13,13 @@
 // so the tuned kernel does no per-element normalization at all. It folds
 // only what is constant (weights and the four vectors), in float32.
 //
+// split_into_slices: a Split is one Slice per output, so that each output
+// joins the group that reads it (graph/fuse.h: a head split into an
+// attention) instead of one group copying every part out:
+//
+//   %q, %k, %v = Split(%qkv) {axis=2}    ->   %q = Slice(%qkv) {starts=[0], ends=[768], axes=[2]}
+//                                             %k = Slice(%qkv) {starts=[768], ends=[1536], axes=[2]} ...
+//
 // eliminate_dead_code: drops the nodes none of whose outputs reaches a
 // graph output (what a fold leaves behind, or a model's unused branches),
 // and those folded at import, whose outputs are constants that hold their
@@ -31,6 +38,7 @@
 namespace kiln::graph {
 
 Graph fold_batch_norm(const Graph& g);
+Graph split_into_slices(const Graph& g);
 Graph eliminate_dead_code(const Graph& g);
 
 struct PassOptions {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "graph/fuse.h"
 #include "graph/onnx_import.h"
 #include "graph/passes.h"
 #include "graph/reference.h"
@@ -91,6 +92,28 @@ TEST(EliminateDeadCode, DropsWhatReachesNoOutput) {
   expect_same_outputs(g, after);
 }
 
+TEST(SplitIntoSlices, EachOutputASliceThatJoinsItsReader) {
+  // Before: one Split of a fused projection in three. After: three
+  // Slices, and with fusion each joins the product that reads it, the
+  // Split's copies gone.
+  ModelBuilder m;
+  m.input("x", {4, 6}).ints("parts", {2, 2, 2}).output("y");
+  set_int(m.node("Split", {"x", "parts"}, {"q", "k", "v"}), "axis", 1);
+  set_ints(m.node("Transpose", {"k"}, {"kt"}), "perm", {1, 0});
+  m.node("MatMul", {"q", "kt"}, {"qk"});  // [4, 2] x [2, 4]
+  m.node("MatMul", {"qk", "v"}, {"y"});   // [4, 4] x [4, 2]
+  const Graph g = import_onnx_bytes(m.bytes());
+  const Graph after = run_passes(g, "split_into_slices");
+  EXPECT_EQ(ops_of(after), (std::vector<std::string>{"Slice", "Slice", "Slice", "Transpose", "MatMul", "MatMul"}));
+  EXPECT_EQ(after.nodes[1].attr_ints("starts", {}), (std::vector<int64_t>{2}));
+  EXPECT_EQ(after.nodes[1].attr_ints("ends", {}), (std::vector<int64_t>{4}));
+  EXPECT_EQ(after.nodes[1].attr_ints("axes", {}), (std::vector<int64_t>{1}));
+  expect_same_outputs(g, after);
+  EXPECT_EQ(groups_str(run_passes(g), fuse_operators(run_passes(g))),
+            "%qk = Slice+Slice+Transpose+MatMul(%x)\n"
+            "%y = Slice+MatMul(%x, %qk)\n");
+}
+
 TEST(RunPasses, AnUnknownPassIsNamedWithTheList) {
   ModelBuilder m;
   m.input("x", {2}).output("y");
@@ -101,7 +124,7 @@ TEST(RunPasses, AnUnknownPassIsNamedWithTheList) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("no graph pass called 'fuse_everything'; the passes are fold_batch_norm, "
-                                         "recognize_layer_norm, recognize_gelu, recognize_attention, "
+                                         "split_into_slices, recognize_layer_norm, recognize_gelu, recognize_attention, "
                                          "eliminate_dead_code"),
               std::string::npos)
         << e.what();
