@@ -106,10 +106,11 @@ void add_graph(CLI::App& app) {
                   "shapes of inputs with dynamic dimensions: \"name:[1,3,224,224] other:[1,128]\"");
   cmd->add_flag("--ops", args->ops, "list the ONNX operators kiln compiles");
   cmd->add_flag("--fused", args->fused, "print the groups operator fusion makes (one compiled function each)");
+  std::string passes;
+  for (const std::string& p : graph::pass_names()) passes += (passes.empty() ? "" : ", ") + p;
   cmd->add_option("--after-pass", args->after_pass,
-                  "print the graph after this pass and those before it (fold_batch_norm, eliminate_dead_code, "
-                  "convert_layout); "
-                  "--fused and --tasks always see every pass");
+                  "print the graph after this pass and those before it (" + passes +
+                      "); --fused and --tasks always see every pass");
   cmd->add_option("--target", args->target, "the target the passes prepare for (convert_layout's block)");
   cmd->add_option("--layout", args->layout, kLayoutHelp);
   cmd->add_flag("--tasks", args->tasks,
