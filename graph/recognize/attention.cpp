@@ -100,8 +100,8 @@ std::optional<AttentionMatch> match(const Matcher& m, const Node& pv) {
   }
   r.v = pv.inputs[1];
   const std::vector<int64_t>&q = g.value(r.q).shape, &kt = g.value(r.kt).shape, &v = g.value(r.v).shape;
-  if (g.value(r.product).shape != scores || !is_f32(g, r.q) || !is_f32(g, r.kt) || !is_f32(g, r.v) || q.size() < 2 || q.size() != kt.size() ||
-      q.size() != v.size())
+  if (g.value(r.product).shape != scores || !is_f32(g, r.q) || !is_f32(g, r.kt) || !is_f32(g, r.v) ||
+      q.size() < 2 || q.size() != kt.size() || q.size() != v.size())
     return std::nullopt;
   std::vector<const Node*> inner(nodes.begin() + 1, nodes.end());
   if (!m.private_to(inner, nodes)) return std::nullopt;
@@ -111,22 +111,18 @@ std::optional<AttentionMatch> match(const Matcher& m, const Node& pv) {
 }  // namespace
 
 Graph recognize_attention(const Graph& in) {
-  Graph out = in;
-  const Matcher m(in);
-  for (const Node& n : in.nodes) {
-    if (n.op != "MatMul") continue;
-    const std::optional<AttentionMatch> r = match(m, n);
-    if (!r) continue;
+  return recognize::replace_matches(in, "MatMul", [](const Matcher& m, const Node& pv, Graph&) {
+    const std::optional<AttentionMatch> r = match(m, pv);
+    if (!r) return std::optional<recognize::Replacement>();
     Node a;
-    a.name = n.name;
+    a.name = pv.name;
     a.op = kAttention;
     a.inputs = {r->q, r->kt, r->v, r->mask, r->keep};
-    a.outputs = n.outputs;
+    a.outputs = pv.outputs;
     a.attrs["scale"] = r->scale;
     if (r->keep != Node::kNone) a.attrs["fill"] = r->fill;
-    out.nodes[static_cast<size_t>(&n - in.nodes.data())] = std::move(a);
-  }
-  return out;
+    return std::optional<recognize::Replacement>({&pv, std::move(a)});
+  });
 }
 
 }  // namespace kiln::graph

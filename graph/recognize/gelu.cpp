@@ -94,21 +94,17 @@ std::optional<GeluMatch> match(const Matcher& m, const Node& root) {
 }  // namespace
 
 Graph recognize_gelu(const Graph& in) {
-  Graph out = in;
-  const Matcher m(in);
-  for (const Node& n : in.nodes) {
-    if (n.op != "Mul" || n.outputs.size() != 1) continue;
-    const std::optional<GeluMatch> r = match(m, n);
-    if (!r) continue;
+  return recognize::replace_matches(in, "Mul", [](const Matcher& m, const Node& root, Graph&) {
+    const std::optional<GeluMatch> r = root.outputs.size() == 1 ? match(m, root) : std::nullopt;
+    if (!r) return std::optional<recognize::Replacement>();
     Node gelu;
-    gelu.name = n.name;
+    gelu.name = root.name;
     gelu.op = "Gelu";
     gelu.inputs = {r->x};
-    gelu.outputs = n.outputs;
+    gelu.outputs = root.outputs;
     if (r->tanh) gelu.attrs["approximate"] = std::string("tanh");
-    out.nodes[static_cast<size_t>(&n - in.nodes.data())] = std::move(gelu);
-  }
-  return out;
+    return std::optional<recognize::Replacement>({&root, std::move(gelu)});
+  });
 }
 
 }  // namespace kiln::graph

@@ -105,13 +105,10 @@ NDArray filled(const std::vector<int64_t>& shape, double v) {
 }  // namespace
 
 Graph recognize_layer_norm(const Graph& in) {
-  Graph out = in;
-  const Matcher m(in);
-  for (const Node& n : in.nodes) {
-    if (n.op != "Div") continue;
-    const std::optional<LayerNormMatch> r = match(m, n);
-    if (!r) continue;
-    const std::vector<int64_t>& shape = in.value(r->x).shape;
+  return recognize::replace_matches(in, "Div", [](const Matcher& m, const Node& div, Graph& out) {
+    const std::optional<LayerNormMatch> r = match(m, div);
+    if (!r) return std::optional<recognize::Replacement>();
+    const std::vector<int64_t>& shape = m.graph().value(r->x).shape;
     const std::vector<int64_t> normalized(shape.begin() + r->axis, shape.end());
     Node ln;
     ln.name = r->last->name;
@@ -122,9 +119,8 @@ Graph recognize_layer_norm(const Graph& in) {
     ln.outputs = {r->last->outputs.at(0)};
     ln.attrs["axis"] = r->axis;
     ln.attrs["epsilon"] = r->epsilon;
-    out.nodes[static_cast<size_t>(r->last - in.nodes.data())] = std::move(ln);
-  }
-  return out;
+    return std::optional<recognize::Replacement>({r->last, std::move(ln)});
+  });
 }
 
 }  // namespace kiln::graph

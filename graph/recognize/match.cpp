@@ -90,4 +90,15 @@ Product product_of(const Matcher& m, int id) {
   return p;
 }
 
+Graph replace_matches(const Graph& in, const std::string& op, const Recognizer& recognize) {
+  Graph out = in;
+  const Matcher m(in);
+  for (const Node& n : in.nodes) {
+    if (n.op != op) continue;
+    if (std::optional<Replacement> r = recognize(m, n, out))
+      out.nodes[static_cast<size_t>(r->last - in.nodes.data())] = std::move(r->node);
+  }
+  return out;
+}
+
 }  // namespace kiln::graph::recognize

@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <string>
 #include <set>
 #include <vector>
 
@@ -58,5 +60,18 @@ struct Product {
   std::vector<const Node*> nodes;  // the Mul and Div nodes walked
 };
 Product product_of(const Matcher& m, int id);
+
+// What a recognizer puts in place of a match: `node`, where `last` (the
+// pattern's last node, whose outputs it writes) was.
+struct Replacement {
+  const Node* last = nullptr;
+  Node node;
+};
+// Tried on each node of the op a pattern is matched from; `out` is the
+// graph being written, to add the constants a replacement reads.
+using Recognizer = std::function<std::optional<Replacement>(const Matcher& m, const Node& root, Graph& out)>;
+
+// `in` with every match `recognize` finds from a node of op `op` replaced.
+Graph replace_matches(const Graph& in, const std::string& op, const Recognizer& recognize);
 
 }  // namespace kiln::graph::recognize
