@@ -63,9 +63,10 @@ bool starts_with_product(const Graph& g, const FusedGroup& group) {
 // Reshape and Transpose that split heads before attention, or merge them
 // before the output projection) whose one output only a group starting
 // with a product of matrices reads joins that group, in front. Its stages
-// then read the anchor's operand where it lies instead of copying it (a schedule inlines them,
-// or computes them per tile); the anchor's repeated reads of each element
-// make this right for index arithmetic only, never for elementwise math.
+// then read the anchor's operand where it lies instead of copying it (a
+// schedule inlines them, or computes them per tile); the anchor's repeated
+// reads of each element make this right for index arithmetic only, never
+// for elementwise math.
 void absorb_index_maps(const Graph& g, const std::vector<std::vector<size_t>>& readers,
                        const std::vector<bool>& is_output, std::vector<FusedGroup>& groups) {
   std::vector<int> group_of(g.nodes.size(), -1);

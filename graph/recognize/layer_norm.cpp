@@ -74,18 +74,15 @@ std::optional<LayerNormMatch> match(const Matcher& m, const Node& div) {
   // constant bias, each of the normalized shape.
   auto affine = [&](const char* op, int& param) {
     const int out = r.last->outputs.at(0);
-    if (m.readers(out) != 1) return;
-    for (const Node& n : g.nodes) {
-      if (n.op != op || std::count(n.inputs.begin(), n.inputs.end(), out) != 1) continue;
-      const int p = Matcher::other_input(n, out);
-      if (p < 0 || !g.value(p).is_constant() || g.value(p).dtype != DataType::Float32() ||
-          !fits(g.value(p).shape, normalized) || g.value(n.outputs.at(0)).shape != xv.shape)
-        return;
-      inner.push_back(r.last);
-      r.last = &n;
-      param = p;
+    const Node* n = m.sole_reader(out);
+    if (!n || n->op != op) return;
+    const int p = Matcher::other_input(*n, out);
+    if (p < 0 || !g.value(p).is_constant() || g.value(p).dtype != DataType::Float32() ||
+        !fits(g.value(p).shape, normalized) || g.value(n->outputs.at(0)).shape != xv.shape)
       return;
-    }
+    inner.push_back(r.last);
+    r.last = n;
+    param = p;
   };
   affine("Mul", r.scale);
   if (r.scale >= 0) affine("Add", r.bias);

@@ -6,12 +6,16 @@
 
 namespace kiln::graph::recognize {
 
-Matcher::Matcher(const Graph& g) : g_(g), writer_(g.values.size(), -1), readers_(g.values.size(), 0) {
+Matcher::Matcher(const Graph& g)
+    : g_(g), writer_(g.values.size(), -1), readers_(g.values.size(), 0), reader_(g.values.size(), -1) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     for (int id : g.nodes[i].outputs)
       if (id != Node::kNone) writer_[static_cast<size_t>(id)] = static_cast<int>(i);
     for (int id : g.nodes[i].inputs)
-      if (id != Node::kNone) ++readers_[static_cast<size_t>(id)];
+      if (id != Node::kNone) {
+        ++readers_[static_cast<size_t>(id)];
+        reader_[static_cast<size_t>(id)] = static_cast<int>(i);
+      }
   }
   for (int id : g.outputs) ++readers_[static_cast<size_t>(id)];
 }
@@ -24,6 +28,11 @@ const Node* Matcher::writer(int id) const {
 const Node* Matcher::writer(int id, const char* op) const {
   const Node* n = writer(id);
   return n && n->op == op ? n : nullptr;
+}
+
+const Node* Matcher::sole_reader(int id) const {
+  if (readers(id) != 1 || reader_[static_cast<size_t>(id)] < 0) return nullptr;  // read once, by an output
+  return &g_.nodes[static_cast<size_t>(reader_[static_cast<size_t>(id)])];
 }
 
 bool Matcher::private_to(const std::vector<const Node*>& inner, const std::vector<const Node*>& pattern) const {

@@ -31,6 +31,9 @@ class Matcher {
   // Readers of `id` by node (a node reading it twice counts twice); graph
   // outputs count as readers.
   int readers(int id) const { return id < 0 ? 0 : readers_[static_cast<size_t>(id)]; }
+  // The node that reads `id`, when it is read once and is no graph
+  // output; else nullptr.
+  const Node* sole_reader(int id) const;
   // Every read of each output of `inner` is by a node of `pattern`, and
   // none of them is a graph output.
   bool private_to(const std::vector<const Node*>& inner, const std::vector<const Node*>& pattern) const;
@@ -48,6 +51,7 @@ class Matcher {
   const Graph& g_;
   std::vector<int> writer_;   // node index per value, -1 for none
   std::vector<int> readers_;  // per value
+  std::vector<int> reader_;   // per value: the last node index reading it, -1 for none
 };
 
 // A factorization of `id` through Mul and Div nodes by constant scalars:
