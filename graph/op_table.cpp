@@ -46,10 +46,15 @@ const OpDef* find_op_def(const std::string& op) {
   return it->second;
 }
 
+const OpDef* find_any_op_def(const std::string& op) {
+  auto it = by_name().find(op);
+  return it == by_name().end() ? nullptr : it->second;
+}
+
 const OpDef& op_def(const Node& n) {
-  auto it = by_name().find(n.op);
-  KILN_ICHECK(it != by_name().end()) << n.describe() << ": no operator '" << n.op << "' in graph/op_table.h";
-  return *it->second;
+  const OpDef* def = find_any_op_def(n.op);
+  KILN_ICHECK(def) << n.describe() << ": no operator '" << n.op << "' in graph/op_table.h";
+  return *def;
 }
 
 namespace {

@@ -78,6 +78,9 @@ const OpDef* find_op_def(const std::string& op);
 // control flow, sequences, strings), or that it is not supported yet.
 [[noreturn]] void refuse_operator(const Node& n, int64_t opset);
 
+// The entry of operator `op`, internal ones included, or nullptr.
+const OpDef* find_any_op_def(const std::string& op);
+
 // The entry of a node's operator, internal ones (graph/layout.h)
 // included. A node of an operator with no entry is a bug in the pass that
 // made it: an internal error.

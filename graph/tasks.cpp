@@ -106,7 +106,7 @@ std::string task_kind(const std::string& ops) {
     for (const std::string& op : names)
       if (std::find(members.begin(), members.end(), op) != members.end()) return kind;
   for (const std::string& op : names) {
-    const OpDef* def = find_op_def(op);
+    const OpDef* def = find_any_op_def(op);  // kiln.MaxPoolNCHWc is a reduction too
     if (def && def->pattern == OpPattern::kReduction) return "reduction";
   }
   return "elementwise";
