@@ -11,9 +11,12 @@
 #include "core/json.h"
 #include "graph/memory_plan.h"
 #include "graph/passes.h"
+#include "targets/build.h"
 #include "targets/codegen/llvm/build_llvm.h"
+#include "targets/runtime/arguments.h"
 #include "targets/lower.h"
 #include "targets/runtime/shared_library.h"
+#include "tir/transform/split_prepack.h"
 
 namespace kiln::graph {
 
@@ -29,6 +32,28 @@ std::string kernel_name(size_t task) { return "task" + std::to_string(task); }
 
 json tensor_json(const Value& v) { return {{"name", v.name}, {"dtype", v.dtype.str()}, {"shape", v.shape}}; }
 
+// A weight packed at compile time (tir/transform/split_prepack.h): its
+// data and its description in the plan.
+struct PackedWeight {
+  NDArray data;
+  json info;
+};
+
+// `weight` packed by `pack`, run here: the layout does not depend on the
+// target, so the host's code packs for any.
+PackedWeight prepack_weight(const Value& weight, const Prepack& pack) {
+  KILN_ICHECK(weight.is_constant()) << "a pack of " << weight.name << ", which is not a constant";
+  const std::vector<ArgSpec> specs = arg_specs(pack.func);
+  PackedWeight out{NDArray(specs[1].dtype, specs[1].shape), {}};
+  const Target host = Target::host();
+  std::unique_ptr<CompiledKernel> k = build(lower(pack.func, host), host);
+  ThreadPool pool(1);
+  const int32_t status = k->call({const_cast<void*>(weight.data->data()), out.data.data()}, pool);
+  KILN_ICHECK(status == 0) << "the pack of " << weight.name << " failed with status " << status;
+  out.info = {{"name", weight.name + ".packed"}, {"dtype", specs[1].dtype.str()}, {"shape", specs[1].shape}};
+  return out;
+}
+
 }  // namespace
 
 void write_compiled_model(const Graph& g, const std::vector<FusedGroup>& groups, const std::vector<Task>& tasks,
@@ -37,10 +62,26 @@ void write_compiled_model(const Graph& g, const std::vector<FusedGroup>& groups,
   KILN_ICHECK(scheduled.size() == tasks.size()) << "a schedule per task";
   std::filesystem::create_directories(dir);
 
-  // The kernels: each task's function, lowered, under the task's kernel name.
+  // The kernels: each task's function, lowered, under the task's kernel
+  // name; its weights' packs taken out and run here, once per call, and
+  // the packed weights stored in the weights' place.
   std::vector<PrimFunc> kernels;
+  std::vector<std::vector<int>> call_args(groups.size());
+  std::map<int, PackedWeight> packed;  // by the value id a call passes
+  int next_id = static_cast<int>(g.values.size());
   for (size_t t = 0; t < tasks.size(); ++t) {
-    PrimFunc lowered = lower(scheduled[t], target);
+    const Task& task = tasks[t];
+    for (size_t k = 0; k < task.groups.size(); ++k) call_args[task.groups[k]] = task.args[k];
+    std::vector<size_t> constants;
+    for (int p : constant_params(g, task)) constants.push_back(static_cast<size_t>(p));
+    const SplitPrepack split = split_prepack(scheduled[t], constants);
+    for (const Prepack& pack : split.packs)
+      for (size_t k = 0; k < task.groups.size(); ++k) {
+        int& arg = call_args[task.groups[k]][pack.param];
+        packed[next_id] = prepack_weight(g.value(arg), pack);
+        arg = next_id++;
+      }
+    PrimFunc lowered = lower(split.main, target);
     kernels.emplace_back(kernel_name(t), lowered->params, lowered->body, lowered->attrs);
   }
   export_shared_library(kernels, target, (std::filesystem::path(dir) / kLibrary).string(), threads);
@@ -53,11 +94,12 @@ void write_compiled_model(const Graph& g, const std::vector<FusedGroup>& groups,
   int64_t weight_bytes = 0;
   auto place = [&](int id) {
     if (storage.count(id)) return;
-    const Value& v = g.value(id);
-    if (v.is_constant()) {
-      const int64_t bytes = static_cast<int64_t>(v.data->nbytes());
+    auto p = packed.find(id);
+    const NDArray* constant = p != packed.end() ? &p->second.data : g.value(id).data.get();
+    if (constant) {
+      const int64_t bytes = static_cast<int64_t>(constant->nbytes());
       storage[id] = {{"kind", "weight"}, {"offset", weight_bytes}};
-      weights.write(static_cast<const char*>(v.data->data()), bytes);
+      weights.write(static_cast<const char*>(constant->data()), bytes);
       const int64_t padded = (bytes + MemoryPlan::kAlignment - 1) / MemoryPlan::kAlignment * MemoryPlan::kAlignment;
       for (int64_t i = bytes; i < padded; ++i) weights.put('\0');
       weight_bytes += padded;
@@ -70,20 +112,22 @@ void write_compiled_model(const Graph& g, const std::vector<FusedGroup>& groups,
     if (!storage.count(g.outputs[k]) && !g.value(g.outputs[k]).is_constant())
       storage[g.outputs[k]] = {{"kind", "output"}, {"index", k}};
   // The calls in the groups' order: each group's task, and its arguments.
-  std::vector<std::pair<size_t, const std::vector<int>*>> call_of(groups.size());
+  std::vector<size_t> task_of(groups.size());
   for (size_t t = 0; t < tasks.size(); ++t)
-    for (size_t k = 0; k < tasks[t].groups.size(); ++k) call_of[tasks[t].groups[k]] = {t, &tasks[t].args[k]};
+    for (size_t group : tasks[t].groups) task_of[group] = t;
   json calls = json::array();
-  for (const auto& [t, args] : call_of) {
-    for (int id : *args) place(id);
-    calls.push_back({{"kernel", kernel_name(t)}, {"name", tasks[t].name}, {"args", *args}});
+  for (size_t group = 0; group < groups.size(); ++group) {
+    const size_t t = task_of[group];
+    for (int id : call_args[group]) place(id);
+    calls.push_back({{"kernel", kernel_name(t)}, {"name", tasks[t].name}, {"args", call_args[group]}});
   }
   for (int id : g.outputs) place(id);  // an output that is a constant
   if (!weights) KILN_USER_ERROR() << "cannot write " << (std::filesystem::path(dir) / kWeights).string();
 
   json values = json::object();
   for (const auto& [id, where] : storage) {
-    json v = tensor_json(g.value(id));
+    auto p = packed.find(id);
+    json v = p != packed.end() ? p->second.info : tensor_json(g.value(id));
     v["storage"] = where;
     values[std::to_string(id)] = v;
   }

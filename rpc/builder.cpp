@@ -68,6 +68,7 @@ std::vector<BuildResult> Builder::build(const std::vector<BuildInput>& inputs) {
     b->set_func_json(it->second);
     if (inputs[i].trace) b->set_trace_json(inputs[i].trace->to_json().dump());
     b->set_target(inputs[i].target.str());
+    for (int c : inputs[i].constants) b->add_constants(c);
     requests[i] = req.SerializeAsString();
   }
 

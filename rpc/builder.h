@@ -31,6 +31,9 @@ struct BuildInput {
   PrimFunc func;               // unscheduled
   std::optional<Trace> trace;  // none: the default program
   Target target;
+  // Parameters that are constants (a model's weights): their packs are
+  // built beside the kernel (tir/transform/split_prepack.h).
+  std::vector<int> constants = {};
 };
 
 struct BuildResult {

@@ -52,14 +52,30 @@ ArgSpec from_proto(const proto::TensorSpec& s) {
   return a;
 }
 
+void to_proto(const ArtifactPrepack& p, proto::Prepack* out) {
+  out->set_param(p.param);
+  out->set_kernel_name(p.kernel_name);
+  to_proto(p.packed, out->mutable_packed());
+}
+
+ArtifactPrepack from_proto(const proto::Prepack& p) {
+  if (p.param() < 0) KILN_USER_ERROR() << "pack '" << p.kernel_name() << "' names a negative parameter " << p.param();
+  return ArtifactPrepack{p.param(), p.kernel_name(), from_proto(p.packed())};
+}
+
 void to_proto(const Artifact& a, proto::Artifact* out) {
   out->set_format(a.format);
   out->set_data(a.data);
   out->set_kernel_name(a.kernel_name);
   out->set_target(a.target);
+  for (const ArtifactPrepack& p : a.prepacks) to_proto(p, out->add_prepacks());
 }
 
-Artifact from_proto(const proto::Artifact& a) { return Artifact{a.format(), a.data(), a.kernel_name(), a.target()}; }
+Artifact from_proto(const proto::Artifact& a) {
+  Artifact out{a.format(), a.data(), a.kernel_name(), a.target(), {}};
+  for (const proto::Prepack& p : a.prepacks()) out.prepacks.push_back(from_proto(p));
+  return out;
+}
 
 void to_proto(const TimingConfig& t, proto::TimingConfig* out) {
   out->set_warmup(t.warmup);

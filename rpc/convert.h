@@ -16,6 +16,8 @@ void to_proto(const ArgSpec& s, proto::TensorSpec* out);
 // Throws kiln::Error for an unknown dtype or a negative extent.
 ArgSpec from_proto(const proto::TensorSpec& s);
 
+void to_proto(const ArtifactPrepack& p, proto::Prepack* out);
+ArtifactPrepack from_proto(const proto::Prepack& p);
 void to_proto(const Artifact& a, proto::Artifact* out);
 Artifact from_proto(const proto::Artifact& a);
 

@@ -1,10 +1,12 @@
 #include "search/postproc.h"
 
+#include <algorithm>
 #include <map>
 #include <unordered_set>
 
 #include "search/block_info.h"
 #include "search/register_tile.h"
+#include "search/rewrite_layout.h"
 #include "search/rules/rules.h"
 #include "tir/schedule/block_util.h"
 #include "tir/schedule/locate.h"
@@ -172,10 +174,19 @@ void vectorize(Schedule& sch, int64_t max_extent) {
     LoopRV inner = loops.back();
     const Stmt l = sch.loop_stmt(inner, "postprocess");
     const int64_t e = extent_of(sch, inner);
-    if (l.as<ForNode>()->for_kind != ForKind::kSerial || e < 2 || e > max_extent) continue;
+    if (l.as<ForNode>()->for_kind != ForKind::kSerial || e < 2) continue;
     if (loop_roles(sch.func(), name, {sch.loop_var(inner)})[0] != LoopRole::kSpatial) continue;
+    // Longer than the vector bound: its largest piece within the bound
+    // that divides it (a softmax's 128 columns in two of 64).
+    int64_t piece = std::min(e, max_extent);
+    while (piece > 1 && e % piece != 0) --piece;
+    if (piece < 2) continue;
     try {
-      sch.vectorize(inner);
+      if (piece == e) {
+        sch.vectorize(inner);
+      } else if (child_block_realizes(l).size() == 1) {
+        sch.vectorize(sch.split(inner, {kInfer, piece})[1]);
+      }
     } catch (const ScheduleError&) {
       // The innermost loop holds more than this block: it stays scalar.
     }
@@ -276,6 +287,7 @@ void postprocess(Schedule& sch) {
   const int64_t gpu_shared = annotation(root, kGpuSharedAnn);
   if (gpu_threads > 0) check_threads(sch, gpu_threads);
   check_register_tiles(sch, max_vector);
+  if (gpu_threads == 0) rewrite_layouts(sch);
   decompose_reductions(sch);
   if (gpu_threads > 0) cooperative_fetch(sch, gpu_shared);
   if (max_parallel > 0) parallelize(sch, max_parallel);

@@ -68,8 +68,8 @@ void note_internal(TuneProgress& p, ErrorKind kind, const std::string& message) 
   if (p.internal_errors++ == 0) p.first_internal_error = message;
 }
 
-int64_t measure_shortlist(const PrimFunc& f, const tuning::WorkloadEntry& entry, const TuneOptions& o,
-                          const TuneServices& s, const Reference& ref, TuneProgress& p) {
+int64_t measure_shortlist(const PrimFunc& f, const std::vector<int>& constants, const tuning::WorkloadEntry& entry,
+                          const TuneOptions& o, const TuneServices& s, const Reference& ref, TuneProgress& p) {
   std::vector<tuning::TuningRecord> valid;
   for (tuning::TuningRecord& r : s.db.records_of(entry.key, o.target.str()))
     if (r.ok()) valid.push_back(std::move(r));
@@ -101,7 +101,7 @@ int64_t measure_shortlist(const PrimFunc& f, const tuning::WorkloadEntry& entry,
   timing.slow_factor = 0;
   timing.best_known_s = 0;
   std::vector<rpc::BuildInput> inputs;
-  for (const tuning::TuningRecord& r : todo) inputs.push_back({f, tuning::record_trace(r), o.target});
+  for (const tuning::TuningRecord& r : todo) inputs.push_back({f, tuning::record_trace(r), o.target, constants});
   // A candidate that no longer builds (a build timeout on a busy machine)
   // is left as it was: its first measurement stands. One that fails in a
   // pass is a failed record, and the later passes leave it out.
@@ -138,6 +138,7 @@ void require_device_for(const Target& target, const rpc::DeviceInfo& device) {
 
 TuneJob::TuneJob(const TuneTask& task, const TuneOptions& options, const TuneServices& services)
     : entry_(task.entry),
+      constants_(task.constants),
       o_(options),
       s_(services),
       target_(options.target.str()),
@@ -215,7 +216,7 @@ int64_t TuneJob::round(SearchStrategy& strategy, int n) {
 
   t = Clock::now();
   std::vector<rpc::BuildInput> inputs;
-  for (const Candidate& c : batch) inputs.push_back({ctx_.func, c.trace, o_.target});
+  for (const Candidate& c : batch) inputs.push_back({ctx_.func, c.trace, o_.target, constants_});
   std::vector<rpc::BuildResult> built = s_.builder.build(inputs);
   p.build_s = seconds_since(t);
 
@@ -265,7 +266,7 @@ int64_t TuneJob::round(SearchStrategy& strategy, int n) {
 
 int64_t TuneJob::final_measurement() {
   if (o_.final_top <= 0) return 0;
-  p_.final_measured = measure_shortlist(ctx_.func, entry_, o_, s_, reference_, p_);
+  p_.final_measured = measure_shortlist(ctx_.func, constants_, entry_, o_, s_, reference_, p_);
   std::optional<tuning::TuningRecord> b = best();
   if (p_.final_measured > 0 && b) p_.best_gflops = entry_.flops / b->rank_secs() / 1e9;  // the best as timed again
   p_.elapsed_s = seconds_since(start_);

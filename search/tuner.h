@@ -45,6 +45,10 @@ struct TuneTask {
   // run unless timing.flush_cache evicts them all: a model's weights
   // (rpc::TimingConfig::cold_args). Empty for an operator tuned alone.
   std::vector<int> cold_args;
+  // Parameters, by position, that are constants: a model's weights, whose
+  // packs a compiled model runs once (tir/transform/split_prepack.h), so
+  // candidates are timed on them packed. Empty for an operator tuned alone.
+  std::vector<int> constants = {};
 };
 
 // Where candidates are built, measured and kept.
@@ -135,6 +139,7 @@ class TuneJob {
   void carry_over_similar();
 
   tuning::WorkloadEntry entry_;
+  std::vector<int> constants_;
   TuneOptions o_;
   TuneServices s_;
   std::string target_;

@@ -10,6 +10,7 @@
 #include "core/file.h"
 #include "targets/codegen/gpu/build_gpu.h"
 #include "targets/codegen/llvm/build_llvm.h"
+#include "targets/runtime/arguments.h"
 
 namespace kiln {
 namespace {
@@ -52,6 +53,20 @@ Artifact build_artifact(const PrimFunc& lowered, const Target& target) {
   RemoveFile tmp{unique_path(std::filesystem::temp_directory_path(), "kiln-artifact")};
   export_shared_library(lowered, target, tmp.path);
   return Artifact{kSharedLibrary, read_file(tmp.path), lowered->name, target.str()};
+}
+
+Artifact build_artifact(const PrimFunc& lowered, const std::vector<Prepack>& lowered_packs, const Target& target) {
+  if (lowered_packs.empty()) return build_artifact(lowered, target);
+  require_cpu(target);
+  std::vector<PrimFunc> kernels{lowered};
+  std::vector<ArtifactPrepack> prepacks;
+  for (const Prepack& p : lowered_packs) {
+    kernels.push_back(p.func);
+    prepacks.push_back({static_cast<int>(p.param), p.func->name, arg_specs(p.func).at(1)});
+  }
+  RemoveFile tmp{unique_path(std::filesystem::temp_directory_path(), "kiln-artifact")};
+  export_shared_library(kernels, target, tmp.path, 1);
+  return Artifact{kSharedLibrary, read_file(tmp.path), lowered->name, target.str(), prepacks};
 }
 
 std::unique_ptr<CompiledKernel> load_artifact(const Artifact& a, const std::string& dir) {

@@ -10,11 +10,24 @@
 #include <memory>
 #include <string>
 
+#include "targets/runtime/arguments.h"
 #include "targets/runtime/compiled_kernel.h"
 #include "targets/target.h"
 #include "tir/stmt.h"
+#include "tir/transform/split_prepack.h"
 
 namespace kiln {
+
+// A pack of a constant parameter that the artifact's library exports
+// beside its kernel (tir/transform/split_prepack.h): the kernel takes the
+// packed buffer in the parameter's place, and `kernel_name(param, packed)`
+// fills it.
+struct ArtifactPrepack {
+  int param = 0;
+  std::string kernel_name;
+  ArgSpec packed;
+  bool operator==(const ArtifactPrepack& o) const = default;
+};
 
 // A built kernel as bytes: what the builder hands the runner, possibly on
 // another machine.
@@ -26,6 +39,7 @@ struct Artifact {
   std::string data;
   std::string kernel_name;
   std::string target;  // canonical target string it was built for
+  std::vector<ArtifactPrepack> prepacks;  // a shared library's packs, run before the kernel
 };
 
 // Compiles for this process. Throws kiln::Error when the target cannot be
@@ -35,6 +49,9 @@ std::unique_ptr<CompiledKernel> build(const PrimFunc& lowered, const Target& tar
 
 // Compiles into an artifact another process can load. Same errors as build().
 Artifact build_artifact(const PrimFunc& lowered, const Target& target);
+// The same with packs: `packs[i].func` lowered for `target`, exported from
+// the library beside the kernel (a CPU target's shared library).
+Artifact build_artifact(const PrimFunc& lowered, const std::vector<Prepack>& lowered_packs, const Target& target);
 
 // Writes the artifact into `dir` (under a name no other load in this
 // process used, so the loader never returns a stale copy) and loads it.

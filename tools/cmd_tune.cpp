@@ -56,7 +56,8 @@ void run(const Args& a) {
   int64_t earlier = 0;
   for (const graph::Task& t : m.tasks) {
     search::TuneTask task{tuning::workload_entry(t.func, t.name, t.signature, t.flops), t.func, {}};
-    if (!a.warm_weights) task.cold_args = graph::constant_params(m.graph, t);
+    task.constants = graph::constant_params(m.graph, t);
+    if (!a.warm_weights) task.cold_args = task.constants;
     tasks.push_back({std::move(task), t.weight(), t.name});
     earlier += db->count_records(tasks.back().task.entry.key, target.str());
   }

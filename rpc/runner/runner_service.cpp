@@ -172,6 +172,7 @@ proto::MeasureResult RunnerService::measure_one(const proto::Candidate& c, const
   run->set_artifact_path(write_artifact(c.artifact()));
   run->set_artifact_format(c.artifact().format());
   run->set_kernel_name(c.artifact().kernel_name());
+  *run->mutable_prepacks() = c.artifact().prepacks();
   *run->mutable_args() = c.args();
   *run->mutable_timing() = req.timing();
   run->set_reference_path(ref_path);

@@ -8,6 +8,7 @@
 #include "targets/runtime/arguments.h"
 #include "tir/analysis/verify.h"
 #include "tir/schedule/schedule.h"
+#include "tir/transform/split_prepack.h"
 
 namespace kiln::rpc {
 namespace {
@@ -39,14 +40,20 @@ proto::BuildReply BuildWorker::handle(const proto::BuildRequest& req) {
   } catch (...) {
     return failure(ErrorKind::kInstantiation);
   }
+  // The packs of constant parameters go beside the kernel, which the runner
+  // then times as a compiled model runs it: on weights packed beforehand.
+  std::vector<Prepack> packs;
   try {
-    lowered = lower(scheduled, *target);
+    std::vector<size_t> constants(req.constants().begin(), req.constants().end());
+    SplitPrepack split = target->is_cpu() ? split_prepack(scheduled, constants) : SplitPrepack{scheduled, {}};
+    lowered = lower(split.main, *target);
+    for (Prepack& p : split.packs) packs.push_back({p.param, lower(p.func, *target)});
   } catch (...) {
     return failure(ErrorKind::kLowering);
   }
   proto::BuildReply reply;
   try {
-    to_proto(build_artifact(lowered, *target), reply.mutable_artifact());
+    to_proto(build_artifact(lowered, packs, *target), reply.mutable_artifact());
   } catch (...) {
     return failure(ErrorKind::kCompile);
   }

@@ -43,6 +43,43 @@ std::string describe(double x) {
   return os.str();
 }
 
+// Packed buffers swapped into the arguments in their weights' places, and
+// the weights swapped back on the way out, so the worker's argument cache
+// (RunWorker::arguments) keeps its shapes.
+class Prepacked {
+ public:
+  Prepacked(std::vector<NDArray>& args, size_t output) : args_(args), output_(output) {}
+  Prepacked(const Prepacked&) = delete;
+  Prepacked& operator=(const Prepacked&) = delete;
+  ~Prepacked() {
+    for (auto& [param, weight] : swapped_) std::swap(args_[param], weight);
+  }
+
+  void run(LoadedKernel& pack, const proto::Prepack& p, ThreadPool& threads) {
+    const auto param = static_cast<size_t>(p.param());
+    if (p.param() < 0 || param >= args_.size() || param == output_)
+      KILN_USER_ERROR() << "pack '" << p.kernel_name() << "' names parameter " << p.param()
+                        << ", not an input of the kernel";
+    const ArgSpec spec = from_proto(p.packed());
+    std::vector<NDArray> call;
+    call.push_back(std::move(args_[param]));
+    call.emplace_back(spec.dtype, spec.shape);
+    try {
+      pack.run(call, threads);
+    } catch (...) {
+      args_[param] = std::move(call[0]);
+      throw;
+    }
+    args_[param] = std::move(call[1]);
+    swapped_.emplace_back(param, std::move(call[0]));
+  }
+
+ private:
+  std::vector<NDArray>& args_;
+  size_t output_;
+  std::vector<std::pair<size_t, NDArray>> swapped_;
+};
+
 }  // namespace
 
 std::vector<NDArray>& RunWorker::arguments(const std::vector<ArgSpec>& specs, uint64_t seed) {
@@ -94,6 +131,14 @@ proto::RunReply RunWorker::handle(const proto::RunRequest& req) {
     ThreadPool& threads = pool(timing.threads);
     std::unique_ptr<LoadedKernel> kernel =
         load_kernel_file(req.artifact_format(), req.artifact_path(), req.kernel_name());
+    // The packs of the candidate's weights run once, untimed, as a model
+    // compiler runs them; the kernel then takes each packed buffer in its
+    // weight's place (put back when this request is done).
+    Prepacked prepacked(args, out);
+    for (const proto::Prepack& p : req.prepacks()) {
+      std::unique_ptr<LoadedKernel> pack = load_kernel_file(req.artifact_format(), req.artifact_path(), p.kernel_name());
+      prepacked.run(*pack, p, threads);
+    }
 
     if (req.compute_reference()) {
       kernel->run(args, threads);
