@@ -172,6 +172,18 @@ int64_t panel_location(const PrimFunc& scheduled, const std::string& consumer, c
   return at;
 }
 
+// Whether the copy `info` copies one of the parameters `constants` names:
+// at the root it is a pack that a compiled model runs once, on the weights
+// (search/rewrite_layout.h), where under the tiles it packs each panel in
+// every call; the kernel reads the two alike.
+bool copies_a_constant(const PrimFunc& f, const BlockInfo& info, const std::vector<int>& constants) {
+  if (!info.is_copy || info.block->reads.size() != 1) return false;
+  for (int c : constants)
+    if (c >= 0 && static_cast<size_t>(c) < f.params().size() && f.params()[static_cast<size_t>(c)].same_as(info.block->reads[0].buffer()))
+      return true;
+  return false;
+}
+
 // The S3 rows of a register tile, by index into its tiles, and whether
 // the tiles of each axis loop in S1 (inside each parallel job) rather
 // than S0.
@@ -290,7 +302,8 @@ constexpr int64_t kStreamingRows[] = {2, 4};
 // these designs and at 1.05-1.32 ms without them. nullopt where no row
 // axis is slid along (a matmul).
 std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::vector<int64_t>& extent_of,
-                           const std::vector<std::vector<int>>& sliding_of, const Sizing& sizing) {
+                           const std::vector<std::vector<int>>& sliding_of, const Sizing& sizing,
+                           const std::vector<int>& constants) {
   Trace out = design;
   const TraceDefs defs(design);
   for (size_t a = 0; a < design.size(); ++a) {
@@ -382,9 +395,11 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
     const RV* block = std::get_if<RV>(&design.instructions()[i].inputs.at(0));
     const std::optional<std::string> producer = block ? defs.block_name(*block) : std::nullopt;
     if (!producer) continue;
-    const bool per_panel = sizing.window > 0 || block_info(*scheduled, *producer).is_copy;
-    const int64_t at = per_panel ? panel_location(*scheduled, tiles[0].block, *producer, tiles[0].tiles.size())
-                                 : LocationDecision::kRoot;
+    const BlockInfo info = block_info(*scheduled, *producer);
+    const bool per_panel = sizing.window > 0 || info.is_copy;
+    const int64_t at = per_panel && !copies_a_constant(*scheduled, info, constants)
+                           ? panel_location(*scheduled, tiles[0].block, *producer, tiles[0].tiles.size())
+                           : LocationDecision::kRoot;
     Trace placed = mended->with_decision(i, LocationDecision{at});
     if (replay_candidate(f, placed)) mended = placed;
   }
@@ -394,7 +409,7 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
 }  // namespace
 
 std::vector<Trace> register_designs(const PrimFunc& f, const std::vector<Trace>& sketches, uint64_t seed,
-                                    size_t limit) {
+                                    size_t limit, const std::vector<int>& constants) {
   // One draw per sketch that has a register tile: the tiles around it.
   std::vector<Trace> draws;
   for (size_t s = 0; s < sketches.size(); ++s) {
@@ -418,7 +433,7 @@ std::vector<Trace> register_designs(const PrimFunc& f, const std::vector<Trace>&
   std::vector<Trace> out;
   std::unordered_set<uint64_t> seen;
   auto add = [&](size_t d, const Sizing& sizing) {
-    std::optional<Trace> design = sized(f, draws[d], extents[d], sliding[d], sizing);
+    std::optional<Trace> design = sized(f, draws[d], extents[d], sliding[d], sizing, constants);
     if (!design) return;
     std::optional<Candidate> c = replay_candidate(f, *design);
     if (!c) return;  // spills (a tile of more rows than the axis has leaves none), or illegal

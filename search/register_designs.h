@@ -35,7 +35,10 @@ namespace kiln::search {
 // Up to `limit` distinct designs (traces without postprocessing) of the
 // sketches of `f`, register tiles sized as above; each replays on `f` and
 // fits its registers. Seeded: the other tiles come from draws with `seed`.
+// A packed copy of a parameter in `constants` (a model's weights) goes to
+// the root instead of once per panel: a pack that the compiled model runs
+// at compile time (docs/tuner.md, "Prepacked weights").
 std::vector<Trace> register_designs(const PrimFunc& f, const std::vector<Trace>& sketches, uint64_t seed,
-                                    size_t limit);
+                                    size_t limit, const std::vector<int>& constants = {});
 
 }  // namespace kiln::search

@@ -166,7 +166,8 @@ TuneJob::TuneJob(const TuneTask& task, const TuneOptions& options, const TuneSer
   }
   for (const auto& [trace, secs] : ctx_.earlier) note_best(secs);
   if (o_.register_designs > 0)
-    ctx_.register_designs = register_designs(f, ctx_.sketches, o_.seed, static_cast<size_t>(o_.register_designs));
+    ctx_.register_designs =
+        register_designs(f, ctx_.sketches, o_.seed, static_cast<size_t>(o_.register_designs), constants_);
   p_.register_designs = static_cast<int64_t>(ctx_.register_designs.size());
   std::stable_sort(ctx_.earlier.begin(), ctx_.earlier.end(),
                    [](const auto& a, const auto& b) { return a.second < b.second; });

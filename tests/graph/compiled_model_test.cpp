@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,8 @@
 #include "search/sample.h"
 #include "search/space.h"
 #include "tir/analysis/workload_key.h"
+#include "tir/transform/split_prepack.h"
+#include "core/json.h"
 
 namespace kiln::graph {
 namespace {
@@ -125,6 +128,53 @@ TEST_F(CompiledModelTest, RunsLikeTheReferenceUntunedAndScheduled) {
     }
     EXPECT_GT(model.arena_bytes(), 0);
   }
+}
+
+// Two alike MatMul layers, one task of weight 2, scheduled by a draw whose
+// weight copy stays at the root (a pack, search/rewrite_layout.h): each
+// call's weight is packed at compile time, stored packed, and the model
+// computes what the reference does.
+TEST_F(CompiledModelTest, WeightsArePackedAtCompileTimeForTheKernelThatReadsThem) {
+  ModelBuilder m;
+  m.input("x", {8, 32}).weights("w1", {32, 32}).weights("w2", {32, 32}).output("y");
+  m.node("MatMul", {"x", "w1"}, {"h"});
+  m.node("MatMul", {"h", "w2"}, {"y"});
+  const Graph g = import_onnx_bytes(m.bytes());
+  const Target target = Target::parse("llvm -num-cores=2");
+  const std::vector<FusedGroup> groups = fuse_operators(g);
+  const std::vector<Task> tasks = extract_tasks(g, groups);
+  ASSERT_EQ(tasks.size(), 1u);
+  std::vector<size_t> constants;
+  for (int p : constant_params(g, tasks[0])) constants.push_back(static_cast<size_t>(p));
+  ASSERT_EQ(constants, (std::vector<size_t>{1}));
+
+  const PrimFunc f = canonical_workload(tasks[0].func);
+  const std::vector<Trace> space = search::design_space(f, search::SpaceParams::for_target(target));
+  std::optional<PrimFunc> packed;
+  for (uint64_t seed = 1; !packed && seed < 400; ++seed)
+    if (std::optional<search::Candidate> c = search::sample_candidate(f, space[seed % space.size()], seed))
+      if (!split_prepack(c->func, constants).packs.empty()) packed = c->func;
+  ASSERT_TRUE(packed) << "no draw of the space packs the weight at the root";
+  write_compiled_model(g, groups, tasks, {*packed}, target, dir_, 1);
+
+  std::ifstream plan(std::filesystem::path(dir_) / "model.json");
+  const nlohmann::json doc = nlohmann::json::parse(plan);
+  std::vector<std::string> packed_names;
+  for (const auto& [id, v] : doc["values"].items())
+    if (v["name"].get<std::string>().find(".packed") != std::string::npos) packed_names.push_back(v["name"]);
+  std::sort(packed_names.begin(), packed_names.end());
+  EXPECT_EQ(packed_names, (std::vector<std::string>{"w1.packed", "w2.packed"}));
+
+  NDArray x(DataType::Float32(), {8, 32});
+  x.fill_random(5);
+  std::vector<NDArray> in;
+  in.push_back(x.copy());
+  const NDArray want = std::move(run_reference(g, in)[0]);
+  CompiledModel model = CompiledModel::load(dir_);
+  ThreadPool pool(2);
+  std::vector<NDArray> out = model.run(in, pool);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_LT(max_rel_error(out[0], want), 1e-4);
 }
 
 // A node of constant inputs past the fold budget (ImportOptions::

@@ -14,6 +14,9 @@
 #include "targets/runtime/check.h"
 #include "targets/codegen/gpu/build_gpu.h"
 #include "targets/runtime/opencl.h"
+#include "targets/lower.h"
+#include "tir/schedule/schedule.h"
+#include "tir/transform/split_prepack.h"
 
 namespace kiln::testing {
 namespace {
@@ -80,6 +83,47 @@ TEST(Runner, EveryFaultIsAResultAndTheBatchGoesOn) {
       EXPECT_TRUE(r.times_s.empty()) << "a failed candidate has no time";
     }
   EXPECT_EQ(runner.starts(), 1) << "the runner itself never went down";
+}
+
+// A candidate whose weight B is packed (tir/transform/split_prepack.h):
+// the runner runs the pack on the seeded B, untimed, and the kernel on the
+// packed buffer, which the check then finds right. The same kernel without
+// its pack reads B as if packed and is wrong; a pack that names the output
+// is refused.
+TEST(Runner, APackedWeightIsPackedBeforeTheKernelRuns) {
+  PrimFunc f = small_matmul();
+  Target t = Target::host();
+  Schedule sch(f);
+  BlockRV c = sch.get_block("C");
+  std::vector<LoopRV> l = sch.get_loops(c);  // i j k
+  std::vector<LoopRV> j = sch.split(l[1], {2, 16});
+  sch.reorder({j[0], l[0], l[2], j[1]});
+  BlockRV copy = sch.cache_read(c, 1, "global");
+  sch.transform_layout(copy, BufferRole::kWrite, 0, "lambda k, j: (j // 16, k, j % 16)");
+  sch.annotate(copy, kPrepackAnn, AnnValue(int64_t{1}));
+  const SplitPrepack split = split_prepack(sch.func(), {1});
+  ASSERT_EQ(split.packs.size(), 1u);
+  const PrimFunc main = lower(split.main, t);
+  Artifact packed = build_artifact(main, {{1, lower(split.packs[0].func, t)}}, t);
+  ASSERT_EQ(packed.prepacks.size(), 1u);
+  EXPECT_EQ(packed.prepacks[0].packed.numel(), 32 * 32);  // B_global, flattened as lowering leaves it
+  Artifact unpacked = packed;
+  unpacked.prepacks.clear();
+  Artifact on_output = packed;
+  on_output.prepacks[0].param = 2;
+
+  rpc::MeasureBatch b = batch_for(f, t);
+  b.candidates = {candidate(0, f, packed), candidate(1, f, unpacked), candidate(2, f, on_output),
+                  candidate(3, f, default_artifact(f, t))};
+  rpc::LocalRunner runner(options());
+  std::vector<rpc::MeasureResult> rs = runner.measure(b);
+  ASSERT_EQ(rs.size(), 4u);
+  EXPECT_TRUE(rs[0].ok()) << rs[0].message;
+  EXPECT_LE(rs[0].max_rel_err, 1e-4);
+  EXPECT_EQ(rs[1].error, ErrorKind::kWrongAnswer) << rs[1].message;
+  EXPECT_EQ(rs[2].error, ErrorKind::kRuntimeError);
+  EXPECT_NE(rs[2].message.find("not an input"), std::string::npos) << rs[2].message;
+  EXPECT_TRUE(rs[3].ok()) << "the worker's arguments are whole again after a pack: " << rs[3].message;
 }
 
 TEST(Runner, RefusesATargetTheDeviceCannotRunBeforeLoadingIt) {

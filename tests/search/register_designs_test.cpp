@@ -13,8 +13,10 @@
 #include "search/sample.h"
 #include "search/space.h"
 #include "support/kernel_check.h"
+#include "tir/schedule/block_util.h"
 #include "tir/schedule/locate.h"
 #include "tir/schedule/schedule.h"
+#include "tir/transform/split_prepack.h"
 
 namespace kiln::search {
 namespace {
@@ -163,6 +165,37 @@ TEST(RegisterDesigns, APackedPanelGoesUnderItsPanelLoopAndThePaddedInputToTheRoo
     ++checked;
   }
   EXPECT_GT(checked, 0);
+}
+
+// dense's weights named a constant (a model's): where a design packs them,
+// the copy goes to the root, not under its panel loop, and postprocessing
+// lays it out in the tiles' order and marks it as the weights' pack, which
+// a compiled model runs at compile time. The input is no constant: its
+// padding stays where it was.
+TEST(RegisterDesigns, AConstantsPackGoesToTheRootAsAPrepack) {
+  PrimFunc f = workload("matmul:M=64,N=256,K=128");
+  int packed = 0;
+  for (const Trace& d : register_designs(f, design_space(f, avx2()), 1, 64, /*constants=*/{1})) {
+    const std::optional<Candidate> c = replay_candidate(f, d);
+    ASSERT_TRUE(c) << d.str();
+    std::optional<Located> copy = locate_block(c->func.body(), "B_global");
+    if (!copy) continue;
+    ++packed;
+    EXPECT_EQ(child_block_realizes(top_of_nest(*copy)).size(), 1u) << "under the consumer's loops: " << d.str();
+    const BlockNode* b = block_of(copy->stmt);
+    EXPECT_TRUE(b->annotations.count(kPrepackAnn)) << d.str();
+    EXPECT_GT(b->writes[0].buffer().shape().size(), 2u) << "laid out in the tiles' digits: " << d.str();
+  }
+  EXPECT_GT(packed, 0);
+  // Without constants the same sketches pack per panel, under the tiles.
+  int per_panel = 0;
+  for (const Trace& d : register_designs(f, design_space(f, avx2()), 1, 64)) {
+    const std::optional<Candidate> c = replay_candidate(f, d);
+    ASSERT_TRUE(c);
+    std::optional<Located> copy = locate_block(c->func.body(), "B_global");
+    if (copy && child_block_realizes(top_of_nest(*copy)).size() > 1) ++per_panel;
+  }
+  EXPECT_EQ(per_panel, packed);
 }
 
 TEST(RegisterDesigns, TheFilterRowsSlideAlongTheOutputRows) {
