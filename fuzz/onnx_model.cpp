@@ -22,7 +22,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   kiln::graph::ImportOptions options;
   options.max_fold_steps = double(1 << 20);
   kiln::fuzz::user_errors_are_fine([&] {
-    const kiln::graph::Graph g = kiln::graph::run_passes(kiln::graph::import_onnx_bytes(bytes, options));
+    // Every pass on, as an AVX-512 target has them: blocked convolutions,
+    // padded dense columns.
+    const kiln::graph::PassOptions passes{.lanes = 16, .dense_lanes = 16};
+    const kiln::graph::Graph g = kiln::graph::run_passes(kiln::graph::import_onnx_bytes(bytes, options), "", passes);
     kiln::graph::extract_tasks(g, kiln::graph::fuse_operators(g));
   });
   return 0;

@@ -38,6 +38,16 @@ bool is_view(const Node& n) {
   return n.op == "Reshape" || n.op == "Flatten" || n.op == "Squeeze" || n.op == "Unsqueeze";
 }
 
+// Whether `n` keeps a corner of what it reads: a Slice from 0 along its
+// axes, step 1, as graph/pad_dense.h writes one to take the columns a
+// padded product computed too many. An anchor's epilogue may end in it:
+// the kernel writes the corner and never the padding.
+bool is_crop(const Node& n) {
+  if (n.op != "Slice" || n.inputs.size() != 1 || !n.has_attr("starts")) return false;
+  const std::vector<int64_t> starts = n.attr_ints("starts", {});
+  return std::all_of(starts.begin(), starts.end(), [](int64_t s) { return s == 0; });
+}
+
 // A group's inputs: what its nodes read that none of them writes.
 void set_inputs(const Graph& g, FusedGroup& group) {
   group.inputs.clear();
@@ -141,7 +151,8 @@ std::vector<FusedGroup> fuse_operators(const Graph& g) {
       bool joins;
       if (head == OpPattern::kAnchor || head == OpPattern::kReduction)
         joins = (p == OpPattern::kElementwise && g.value(c_out).shape == g.value(out).shape) ||
-                (is_view(c) && g.value(c_out).numel() == g.value(out).numel());
+                (is_view(c) && g.value(c_out).numel() == g.value(out).numel()) ||
+                (is_crop(c) && g.value(c_out).shape.size() == g.value(out).shape.size());
       else
         joins = p == OpPattern::kElementwise || p == OpPattern::kInjective;
       // The reader reads the chain once (Mul(x, x) would need the value twice).

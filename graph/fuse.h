@@ -12,7 +12,8 @@
 // (Conv, Gemm, MatMul) and reductions (pools, Softmax, LayerNormalization,
 // ReduceMean) take the elementwise nodes after them whose result has the
 // anchor's shape, and reshapes (Reshape, Flatten, Squeeze, Unsqueeze:
-// the same elements in the same order) between them; elementwise and data-movement nodes (reshapes, slices,
+// the same elements in the same order) between them, and a Slice that
+// keeps a corner (graph/pad_dense.h's, after a padded product); elementwise and data-movement nodes (reshapes, slices,
 // transposes) with no anchor before them form chains of their own.
 // Folded nodes (their outputs constants) belong to no group.
 //

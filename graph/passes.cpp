@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "graph/layout.h"
+#include "graph/pad_dense.h"
 #include "graph/recognize.h"
 
 namespace kiln::graph {
@@ -187,10 +188,37 @@ Graph eliminate_dead_code(const Graph& in) {
   return g;
 }
 
+namespace {
+
+// The passes in the order they run: one table, which pass_names and
+// run_passes both read.
+struct Pass {
+  const char* name;
+  Graph (*run)(const Graph&, const PassOptions&);
+};
+
+const std::vector<Pass>& passes() {
+  static const std::vector<Pass> table = {
+      {"fold_batch_norm", [](const Graph& g, const PassOptions&) { return fold_batch_norm(g); }},
+      {"split_into_slices", [](const Graph& g, const PassOptions&) { return split_into_slices(g); }},
+      {"recognize_layer_norm", [](const Graph& g, const PassOptions&) { return recognize_layer_norm(g); }},
+      {"recognize_gelu", [](const Graph& g, const PassOptions&) { return recognize_gelu(g); }},
+      {"recognize_attention", [](const Graph& g, const PassOptions&) { return recognize_attention(g); }},
+      {"eliminate_dead_code", [](const Graph& g, const PassOptions&) { return eliminate_dead_code(g); }},
+      {"pad_dense_columns", [](const Graph& g, const PassOptions& o) { return pad_dense_columns(g, o.dense_lanes); }},
+      {"convert_layout", [](const Graph& g, const PassOptions& o) { return convert_layout(g, o.lanes); }},
+  };
+  return table;
+}
+
+}  // namespace
+
 const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> names = {
-      "fold_batch_norm",     "split_into_slices",   "recognize_layer_norm", "recognize_gelu",
-      "recognize_attention", "eliminate_dead_code", "convert_layout"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const Pass& p : passes()) out.push_back(p.name);
+    return out;
+  }();
   return names;
 }
 
@@ -200,19 +228,12 @@ Graph run_passes(const Graph& g, const std::string& last, const PassOptions& opt
     for (const std::string& p : pass_names()) list += (list.empty() ? "" : ", ") + p;
     KILN_USER_ERROR() << "no graph pass called '" << last << "'; the passes are " << list;
   }
-  Graph out = fold_batch_norm(g);
-  if (last == "fold_batch_norm") return out;
-  out = split_into_slices(out);
-  if (last == "split_into_slices") return out;
-  out = recognize_layer_norm(out);
-  if (last == "recognize_layer_norm") return out;
-  out = recognize_gelu(out);
-  if (last == "recognize_gelu") return out;
-  out = recognize_attention(out);
-  if (last == "recognize_attention") return out;
-  out = eliminate_dead_code(out);
-  if (last == "eliminate_dead_code") return out;
-  return convert_layout(out, options.lanes);
+  Graph out = g;
+  for (const Pass& p : passes()) {
+    out = p.run(out, options);
+    if (last == p.name) break;
+  }
+  return out;
 }
 
 }  // namespace kiln::graph

@@ -25,6 +25,10 @@
 // and those folded at import, whose outputs are constants that hold their
 // data already.
 //
+// pad_dense_columns (graph/pad_dense.h): a MatMul onto a constant weight
+// whose columns no vector width divides (a vocabulary) computes on the
+// weight padded with zero columns, and a Slice takes the columns back.
+//
 // convert_layout (graph/layout.h): convolutions in blocked channels, for a
 // target whose vectors hold `lanes` float32 values; off when lanes is 0.
 #pragma once
@@ -45,6 +49,9 @@ struct PassOptions {
   // float32 lanes of the target's vectors, the widest channel block of
   // convert_layout; 0 keeps every convolution in NCHW.
   int64_t lanes = 0;
+  // The same, for pad_dense_columns (a quarter of its column block),
+  // whatever the layout; 0 keeps every weight as it is.
+  int64_t dense_lanes = 0;
 };
 
 // The passes in order, by name.

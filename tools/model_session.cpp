@@ -15,6 +15,7 @@ namespace kiln {
 
 graph::PassOptions pass_options(const std::string& layout, const Target& target) {
   graph::PassOptions o;
+  o.dense_lanes = target.vector_lanes(DataType::Float32());
   if (layout == "nchwc")
     o.lanes = target.vector_lanes(DataType::Float32());
   else if (layout != "nchw")

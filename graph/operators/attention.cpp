@@ -4,14 +4,16 @@
 //
 //   attention_qk[..., i, j]   = sum_d Q[..., i, d] * Kᵀ[..., d, j]
 //   attention_scores          = where(keep, scale * qk + mask, fill)    (inlined)
-//   attention_max, _sum       = the row's largest score, sum of exp(score - largest)
+//   attention_max             = the row's largest score
 //   attention_probs[..., i, j] = exp(score - largest)                   (not normalized)
+//   attention_sum             = the row's sum of probs
 //   attention_pv[..., i, e]   = sum_j probs[..., i, j] * V[..., j, e]
 //   attention[..., i, e]      = pv / sum
 //
 // The probabilities are a stage of their own, so that a schedule computes
-// each exp once rather than once per column of V; they are divided by the
-// row's sum after the second product, on [S, E] values instead of [S, T].
+// each exp once rather than once per column of V, and the row's sum adds
+// them up rather than computing every exp again; they are divided by the
+// sum after the second product, on [S, E] values instead of [S, T].
 #include "graph/operators/common.h"
 #include "graph/operators/families.h"
 #include "graph/operators/reduce_util.h"
@@ -61,16 +63,17 @@ te::Tensor attention(const Graph& g, const Node& n, const Tensors& in) {
       "attention_scores");
   std::vector<bool> last(scores.size(), false);
   last.back() = true;
-  const ShiftedExpSum rows = shifted_exp_sum(z, scores, last, "attention");
+  const te::Tensor max = reduce(z, scores, last, true, ReduceKind::kMax, identity, "attention_max");
   te::Tensor probs = te::compute(
       i32s(scores),
       [&](const std::vector<Var>& i) {
         std::vector<Expr> row(i.begin(), i.end());
         row.back() = i32(0);
         std::vector<Expr> at(i.begin(), i.end());
-        return call(Intrinsic::exp, {z(at) - rows.max(row)});
+        return call(Intrinsic::exp, {z(at) - max(row)});
       },
       "attention_probs");
+  const te::Tensor sum = reduce(probs, scores, last, true, ReduceKind::kSum, identity, "attention_sum");
   IterVar t = te::reduce_axis(Range(i32(0), i32(ks.back())), "t");
   te::Tensor pv = te::compute(
       i32s(out),
@@ -88,7 +91,7 @@ te::Tensor attention(const Graph& g, const Node& n, const Tensors& in) {
       [&](const std::vector<Var>& i) {
         std::vector<Expr> at(i.begin(), i.end()), row(i.begin(), i.end());
         row.back() = i32(0);
-        return div(pv(at), rows.sum(row));
+        return div(pv(at), sum(row));
       },
       "attention");
 }

@@ -14,6 +14,7 @@
 #include "graph/fuse.h"
 #include "graph/layout.h"
 #include "graph/onnx_import.h"
+#include "graph/passes.h"
 #include "graph/reference.h"
 #include "graph/tasks.h"
 #include "model_builder.h"
@@ -175,6 +176,42 @@ TEST_F(CompiledModelTest, WeightsArePackedAtCompileTimeForTheKernelThatReadsThem
   std::vector<NDArray> out = model.run(in, pool);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_LT(max_rel_error(out[0], want), 1e-4);
+}
+
+// A MatMul onto 300 columns, padded to 320 (graph/pad_dense.h): the Slice
+// back to 300 is the product's epilogue, one group, and every schedule
+// drawn for it writes the 300 columns right and nothing past them.
+TEST_F(CompiledModelTest, APaddedProductWritesOnlyTheColumnsAsked) {
+  ModelBuilder m;
+  m.input("x", {6, 32}).weights("w", {32, 300}).output("y");
+  m.node("MatMul", {"x", "w"}, {"y"});
+  const Graph imported = import_onnx_bytes(m.bytes());
+  const Graph g = run_passes(imported, "", {.lanes = 0, .dense_lanes = 16});
+  const std::vector<FusedGroup> groups = fuse_operators(g);
+  ASSERT_EQ(groups_str(g, groups).substr(0, 16), "%y = MatMul+Slic") << groups_str(g, groups);
+  const std::vector<Task> tasks = extract_tasks(g, groups);
+  const Target target = Target::parse("llvm -num-cores=2");
+  NDArray x(DataType::Float32(), {6, 32});
+  x.fill_random(9);
+  std::vector<NDArray> in;
+  in.push_back(x.copy());
+  const NDArray want = std::move(run_reference(imported, in)[0]);
+  const PrimFunc f = canonical_workload(tasks.at(0).func);
+  const std::vector<Trace> space = search::design_space(f, search::SpaceParams::for_target(target));
+  int compiled = 0;
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    std::optional<search::Candidate> c = search::sample_candidate(f, space[seed % space.size()], seed);
+    if (!c) continue;
+    SCOPED_TRACE(c->trace.str());
+    write_compiled_model(g, groups, tasks, {c->func}, target, dir_, 1);
+    CompiledModel model = CompiledModel::load(dir_);
+    ThreadPool pool(2);
+    std::vector<NDArray> out = model.run(in, pool);
+    ASSERT_EQ(out.at(0).shape(), (std::vector<int64_t>{6, 300}));
+    EXPECT_LT(max_rel_error(out[0], want), 1e-4);
+    ++compiled;
+  }
+  EXPECT_GT(compiled, 4);
 }
 
 // A node of constant inputs past the fold budget (ImportOptions::

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "graph/fuse.h"
 #include "graph/onnx_import.h"
+#include "graph/pad_dense.h"
 #include "graph/passes.h"
 #include "graph/reference.h"
 #include "model_builder.h"
@@ -112,6 +113,28 @@ TEST(SplitIntoSlices, EachOutputASliceThatJoinsItsReader) {
   EXPECT_EQ(groups_str(run_passes(g), fuse_operators(run_passes(g))),
             "%qk = Slice+Slice+Transpose+MatMul(%x)\n"
             "%y = Slice+MatMul(%x, %qk)\n");
+}
+
+TEST(PadDenseColumns, AnAwkwardWeightIsPaddedAndTheColumnsSlicedBack) {
+  // Before: a MatMul onto 300 columns, which no vector width divides past
+  // 4. After (16 lanes, blocks of 64): the weight padded with zero columns
+  // to 320, and a Slice taking the 300 back; outputs unchanged. A weight
+  // of fewer than 256 columns, and a MatMul of two computed values, stay.
+  ModelBuilder m;
+  m.input("x", {3, 8}).weights("w", {8, 300}).weights("small", {300, 100}).output("y");
+  m.node("MatMul", {"x", "w"}, {"h"});
+  m.node("MatMul", {"h", "small"}, {"y"});
+  const Graph g = import_onnx_bytes(m.bytes());
+  const Graph after = pad_dense_columns(g, 16);
+  EXPECT_EQ(ops_of(after), (std::vector<std::string>{"MatMul", "Slice", "MatMul"}));
+  EXPECT_EQ(after.value(after.nodes[0].inputs[1]).shape, (std::vector<int64_t>{8, 320}));
+  EXPECT_EQ(after.value(after.nodes[0].outputs[0]).shape, (std::vector<int64_t>{3, 320}));
+  EXPECT_EQ(after.nodes[1].attr_ints("ends", {}), (std::vector<int64_t>{300}));
+  EXPECT_EQ(after.nodes[1].attr_ints("axes", {}), (std::vector<int64_t>{1}));
+  EXPECT_EQ(after.value(after.nodes[2].inputs[1]).shape, (std::vector<int64_t>{300, 100}));
+  expect_same_outputs(g, after);
+  EXPECT_EQ(pad_dense_columns(g, 0).str(), g.str());  // off
+  EXPECT_EQ(ops_of(run_passes(g, "pad_dense_columns", {.lanes = 0, .dense_lanes = 16})), ops_of(after));
 }
 
 TEST(RunPasses, AnUnknownPassIsNamedWithTheList) {
