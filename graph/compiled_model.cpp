@@ -39,20 +39,30 @@ struct PackedWeight {
   json info;
 };
 
-// `weight` packed by `pack`, run here: the layout does not depend on the
-// target, so the host's code packs for any.
-PackedWeight prepack_weight(const Value& weight, const Prepack& pack) {
-  KILN_ICHECK(weight.is_constant()) << "a pack of " << weight.name << ", which is not a constant";
-  const std::vector<ArgSpec> specs = arg_specs(pack.func);
-  PackedWeight out{NDArray(specs[1].dtype, specs[1].shape), {}};
-  const Target host = Target::host();
-  std::unique_ptr<CompiledKernel> k = build(lower(pack.func, host), host);
-  ThreadPool pool(1);
-  const int32_t status = k->call({const_cast<void*>(weight.data->data()), out.data.data()}, pool);
-  KILN_ICHECK(status == 0) << "the pack of " << weight.name << " failed with status " << status;
-  out.info = {{"name", weight.name + ".packed"}, {"dtype", specs[1].dtype.str()}, {"shape", specs[1].shape}};
-  return out;
-}
+// A task's pack, compiled once on the host and run on each call's
+// weight: the layout does not depend on the target, so the host's code
+// packs for any.
+class Packer {
+ public:
+  explicit Packer(const Prepack& pack) : packed_(arg_specs(pack.func).at(1)) {
+    const Target host = Target::host();
+    kernel_ = build(lower(pack.func, host), host);
+  }
+
+  PackedWeight run(const Value& weight) {
+    KILN_ICHECK(weight.is_constant()) << "a pack of " << weight.name << ", which is not a constant";
+    PackedWeight out{NDArray(packed_.dtype, packed_.shape), {}};
+    const int32_t status = kernel_->call({const_cast<void*>(weight.data->data()), out.data.data()}, pool_);
+    KILN_ICHECK(status == 0) << "the pack of " << weight.name << " failed with status " << status;
+    out.info = {{"name", weight.name + ".packed"}, {"dtype", packed_.dtype.str()}, {"shape", packed_.shape}};
+    return out;
+  }
+
+ private:
+  ArgSpec packed_;
+  std::unique_ptr<CompiledKernel> kernel_;
+  ThreadPool pool_{1};
+};
 
 }  // namespace
 
@@ -75,12 +85,14 @@ void write_compiled_model(const Graph& g, const std::vector<FusedGroup>& groups,
     std::vector<size_t> constants;
     for (int p : constant_params(g, task)) constants.push_back(static_cast<size_t>(p));
     const SplitPrepack split = split_prepack(scheduled[t], constants);
-    for (const Prepack& pack : split.packs)
+    for (const Prepack& pack : split.packs) {
+      Packer packer(pack);
       for (size_t k = 0; k < task.groups.size(); ++k) {
         int& arg = call_args[task.groups[k]][pack.param];
-        packed[next_id] = prepack_weight(g.value(arg), pack);
+        packed[next_id] = packer.run(g.value(arg));
         arg = next_id++;
       }
+    }
     PrimFunc lowered = lower(split.main, target);
     kernels.emplace_back(kernel_name(t), lowered->params, lowered->body, lowered->attrs);
   }

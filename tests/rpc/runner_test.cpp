@@ -15,7 +15,7 @@
 #include "targets/codegen/gpu/build_gpu.h"
 #include "targets/runtime/opencl.h"
 #include "targets/lower.h"
-#include "tir/schedule/schedule.h"
+#include "support/packed_matmul.h"
 #include "tir/transform/split_prepack.h"
 
 namespace kiln::testing {
@@ -93,15 +93,7 @@ TEST(Runner, EveryFaultIsAResultAndTheBatchGoesOn) {
 TEST(Runner, APackedWeightIsPackedBeforeTheKernelRuns) {
   PrimFunc f = small_matmul();
   Target t = Target::host();
-  Schedule sch(f);
-  BlockRV c = sch.get_block("C");
-  std::vector<LoopRV> l = sch.get_loops(c);  // i j k
-  std::vector<LoopRV> j = sch.split(l[1], {2, 16});
-  sch.reorder({j[0], l[0], l[2], j[1]});
-  BlockRV copy = sch.cache_read(c, 1, "global");
-  sch.transform_layout(copy, BufferRole::kWrite, 0, "lambda k, j: (j // 16, k, j % 16)");
-  sch.annotate(copy, kPrepackAnn, AnnValue(int64_t{1}));
-  const SplitPrepack split = split_prepack(sch.func(), {1});
+  const SplitPrepack split = split_prepack(packed_matmul(f), {1});
   ASSERT_EQ(split.packs.size(), 1u);
   const PrimFunc main = lower(split.main, t);
   Artifact packed = build_artifact(main, {{1, lower(split.packs[0].func, t)}}, t);

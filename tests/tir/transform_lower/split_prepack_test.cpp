@@ -5,11 +5,11 @@
 #include <gtest/gtest.h>
 
 #include "ops/workload.h"
+#include "support/packed_matmul.h"
 #include "targets/build.h"
 #include "targets/lower.h"
 #include "targets/runtime/arguments.h"
 #include "tir/printer.h"
-#include "tir/schedule/schedule.h"
 #include "tir/transform/split_prepack.h"
 
 namespace kiln {
@@ -18,15 +18,7 @@ namespace {
 // matmul 8 x 64 x 32, j tiled (4, 16), B copied at the root into panels of
 // 16 columns (B_global[j // 16, k, j % 16]) and marked as B's pack.
 PrimFunc packed_matmul() {
-  Schedule sch(ops::build_workload(ops::parse_workload("matmul:M=8,N=64,K=32")));
-  BlockRV c = sch.get_block("C");
-  std::vector<LoopRV> l = sch.get_loops(c);  // i j k
-  std::vector<LoopRV> j = sch.split(l[1], {4, 16});
-  sch.reorder({j[0], l[0], l[2], j[1]});
-  BlockRV copy = sch.cache_read(c, 1, "global");
-  sch.transform_layout(copy, BufferRole::kWrite, 0, "lambda k, j: (j // 16, k, j % 16)");
-  sch.annotate(copy, kPrepackAnn, AnnValue(int64_t{1}));
-  return sch.func();
+  return testing::packed_matmul(ops::build_workload(ops::parse_workload("matmul:M=8,N=64,K=32")));
 }
 
 std::vector<std::string> param_names(const PrimFunc& f) {
