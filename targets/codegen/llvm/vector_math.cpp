@@ -19,6 +19,10 @@ llvm::Value* horner(llvm::IRBuilder<>& b, llvm::Value* y, const std::vector<doub
 
 // erf's switch from its Taylor series to Abramowitz and Stegun's form.
 constexpr double kErfSmall = 1.0;
+// exp(-81) is 6.6e-36, p at most 0.26 of it: both normal floats.
+constexpr double kErfExpFloor = -81.0;
+// Past it erf and tanh are 1 in float (1 - 4e-9 rounds to 1).
+constexpr double kTailEnd = 10.0;
 
 llvm::Value* abs(llvm::IRBuilder<>& b, llvm::Value* x) { return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); }
 
@@ -29,15 +33,18 @@ llvm::Value* copysign(llvm::IRBuilder<>& b, llvm::Value* mag, llvm::Value* sign)
 }  // namespace
 
 llvm::Value* emit_exp_f32(llvm::IRBuilder<>& b, llvm::Value* x) {
-  // Below kLo exp(x) is under half the smallest subnormal float; above kHi
-  // it is over FLT_MAX.
-  constexpr double kLo = -104.0, kHi = 88.72283935546875;
+  // Below kLo, ln of the smallest normal float, exp(x) is flushed to 0:
+  // a subnormal result (or one formed on the way) costs a microcode assist
+  // per instruction on x86 without flush-to-zero, a hundred cycles or more,
+  // and softmax's masked lanes (x - max near -1e38) would pay it on every
+  // vector. Above kHi exp(x) is over FLT_MAX.
+  constexpr double kLo = -87.33654475055310898657, kHi = 88.72283935546875;
   // The reduction works on x clamped into range, NaN made 0 (a NaN would
   // make the integer conversion poison); the selects at the end restore
   // what those lanes are.
   llvm::Value* is_nan = b.CreateFCmpUNO(x, x);
   llvm::Value* xc = b.CreateSelect(b.CreateFCmpOGT(x, c(x, kHi)), c(x, kHi), x);
-  xc = b.CreateSelect(b.CreateFCmpOLT(xc, c(x, kLo)), c(x, kLo), xc);
+  xc = b.CreateSelect(b.CreateFCmpOLT(xc, c(x, kLo)), c(x, 0), xc);
   xc = b.CreateSelect(is_nan, c(x, 0), xc);
   // n = round(x / ln 2); r = x - n ln 2, ln 2 in a part exact in float
   // and the rest, so that n * hi loses nothing.
@@ -46,10 +53,9 @@ llvm::Value* emit_exp_f32(llvm::IRBuilder<>& b, llvm::Value* x) {
   constexpr double kLn2Hi = 0.693359375, kLn2Lo = 0.6931471805599453 - kLn2Hi;
   llvm::Value* r = b.CreateFSub(b.CreateFSub(xc, b.CreateFMul(n, c(x, kLn2Hi))), b.CreateFMul(n, c(x, kLn2Lo)));
   llvm::Value* er = horner(b, r, {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040});
-  // 2^n as 2^h * 2^(n-h), h = floor(n / 2): n runs from -150 to 128,
-  // past what one float's exponent bits hold at either end, and each half
-  // stays in [-75, 64], normal; their product rounds to a subnormal where
-  // exp(x) is one.
+  // 2^n as 2^h * 2^(n-h), h = floor(n / 2): n runs from -126 to 128, one
+  // past what a float's exponent bits hold at the top, and each half stays
+  // normal.
   llvm::Type* int_type = b.getInt32Ty();
   if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(x->getType()))
     int_type = llvm::FixedVectorType::get(int_type, vt->getNumElements());
@@ -77,10 +83,18 @@ llvm::Value* emit_erf_f32(llvm::IRBuilder<>& b, llvm::Value* x) {
   }
   llvm::Value* small = b.CreateFMul(x, horner(b, x2, taylor));
   // Elsewhere: Abramowitz and Stegun 7.1.26.
-  llvm::Value* t = b.CreateFDiv(c(x, 1.0), b.CreateFAdd(c(x, 1.0), b.CreateFMul(ax, c(x, 0.3275911))));
+  // |x| held at kTailEnd, where erf is 1 in float: past 3e37, t would be
+  // subnormal.
+  llvm::Value* at = b.CreateSelect(b.CreateFCmpOGT(ax, c(x, kTailEnd)), c(x, kTailEnd), ax);
+  llvm::Value* t = b.CreateFDiv(c(x, 1.0), b.CreateFAdd(c(x, 1.0), b.CreateFMul(at, c(x, 0.3275911))));
   llvm::Value* p =
       b.CreateFMul(t, horner(b, t, {0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429}));
-  llvm::Value* large = b.CreateFSub(c(x, 1.0), b.CreateFMul(p, emit_exp_f32(b, b.CreateFNeg(x2))));
+  // exp(-x^2) with -x^2 held at kErfExpFloor: past it erf is 1 in float
+  // (erfc(9) is 4e-37), and below it the product of p and exp's result
+  // would be subnormal, which costs a microcode assist (emit_exp_f32).
+  llvm::Value* neg_x2 = b.CreateFNeg(x2);
+  neg_x2 = b.CreateSelect(b.CreateFCmpOLT(neg_x2, c(x, kErfExpFloor)), c(x, kErfExpFloor), neg_x2);
+  llvm::Value* large = b.CreateFSub(c(x, 1.0), b.CreateFMul(p, emit_exp_f32(b, neg_x2)));
   return b.CreateSelect(b.CreateFCmpOLT(ax, c(x, kErfSmall)), small, copysign(b, large, x));
 }
 
@@ -90,7 +104,10 @@ llvm::Value* emit_tanh_f32(llvm::IRBuilder<>& b, llvm::Value* x) {
   llvm::Value* small = b.CreateFMul(
       x, horner(b, b.CreateFMul(x, x),
                 {1.0, -1.0 / 3, 2.0 / 15, -17.0 / 315, 62.0 / 2835, -1382.0 / 155925}));
-  llvm::Value* e = emit_exp_f32(b, b.CreateFMul(ax, c(x, 2.0)));
+  // |x| held at kTailEnd, where tanh is 1 in float: near 44, 2 / (e + 1)
+  // would be subnormal.
+  llvm::Value* at = b.CreateSelect(b.CreateFCmpOGT(ax, c(x, kTailEnd)), c(x, kTailEnd), ax);
+  llvm::Value* e = emit_exp_f32(b, b.CreateFMul(at, c(x, 2.0)));
   llvm::Value* large = b.CreateFSub(c(x, 1.0), b.CreateFDiv(c(x, 2.0), b.CreateFAdd(e, c(x, 1.0))));
   return b.CreateSelect(b.CreateFCmpOLT(ax, c(x, 0.3)), small, copysign(b, large, x));
 }

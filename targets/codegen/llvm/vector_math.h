@@ -10,12 +10,17 @@
 // vector_math_test.cpp asserts these with some margin):
 //   exp   range reduction x = n ln2 + r, |r| <= ln2 / 2, ln2 in two parts
 //         (Cody and Waite), then Taylor to degree 7, times 2^n built in
-//         the exponent bits: 9.1e-8 (1.5 ulp); subnormal below -87.3, 0
-//         below -104, +inf above 88.72, NaN kept
+//         the exponent bits: 9.1e-8 (1.5 ulp); 0 below -87.34, where
+//         the result would be subnormal (flushed, as the CPU's
+//         flush-to-zero would: a subnormal costs x86 a microcode assist
+//         per instruction), +inf above 88.72, NaN kept
 //   erf   |x| < 1: Taylor to x^23; else 1 - p(t) exp(-x^2) with
-//         t = 1 / (1 + 0.3275911 |x|), Abramowitz and Stegun 7.1.26
-//         (1.5e-7 absolute): 1.8e-7
-//   tanh  |x| < 0.3: Taylor to x^11; else 1 - 2 / (exp(2|x|) + 1): 1.8e-7
+//         t = 1 / (1 + 0.3275911 min(|x|, 10)), Abramowitz and Stegun
+//         7.1.26 (1.5e-7 absolute), exp's argument held above -81: 1.8e-7
+//   tanh  |x| < 0.3: Taylor to x^11; else 1 - 2 / (exp(2 min(|x|, 10)) + 1):
+//         1.8e-7
+// None forms a subnormal on the way, for any input (the test reads the
+// CPU's underflow flag).
 // The reference interpreter computes with libm (tir/interp/semantics.h);
 // the ONNX node tests compare at 1e-3 relative.
 #pragma once
