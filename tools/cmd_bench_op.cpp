@@ -1,4 +1,4 @@
-// kiln bench-op WORKLOAD|KEY [--trace FILE | --db FILE] [--target T] [--threads N] [--repeat R] [--check] [--json]
+// kiln bench-op WORKLOAD|KEY [--trace FILE [--postprocess-again] | --db FILE] [--target T] [--threads N] [--repeat R] [--check] [--json]
 //                        [--runner ADDR|local [--token T] [--number N] [--min-repeat-ms MS] [--flush-cache]]
 //
 // Compiles the workload's program (the default one, or the one a trace schedules), runs it on seeded
@@ -35,6 +35,7 @@ struct Args {
   bool json = false;
   uint64_t seed = 1;
   std::string trace;
+  bool postprocess_again = false;
   std::string db;
   std::string runner;
   std::string token;
@@ -132,6 +133,8 @@ void run(const Args& a) {
   if (!a.runner.empty() && is_workload_key(a.workload))
     KILN_USER_ERROR() << "--runner measures a workload string; a workload key (" << a.workload
                       << ") is measured in this process";
+  if (!a.runner.empty() && a.postprocess_again)
+    KILN_USER_ERROR() << "--postprocess-again is measured in this process; drop --runner";
   if (!a.runner.empty()) return run_on_runner(a);
   Target target = Target::parse(a.target);
   if (target.is_gpu()) {
@@ -151,6 +154,7 @@ void run(const Args& a) {
   std::optional<Trace> trace;
   if (!a.trace.empty()) options.trace = &trace.emplace(read_trace_file(a.trace));
   options.db = a.db;
+  options.postprocess_again = a.postprocess_again;
   NamedProgram p = prepare_workload_or_key(a.workload, target, options);
   double lower_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
@@ -212,6 +216,9 @@ void add_bench_op(CLI::App& app) {
       ->required();
   cmd->add_option("--trace", a->trace, "apply the schedule in this trace file (JSON, docs/schedule_trace.md)");
   cmd->add_option("--db", a->db, "without --trace: apply the best schedule this tuning database holds for the workload and target");
+  cmd->add_flag("--postprocess-again", a->postprocess_again,
+                "postprocess the trace's design anew, as the search does after a mutation, so that decisions "
+                "edited by hand take effect (measured in this process)");
   cmd->add_option("--target", a->target, "target string, e.g. 'llvm -mcpu=skylake-avx512 -num-cores=2'");
   cmd->add_option("--threads", a->threads, "threads for parallel loops (default: the target's cores)")
       ->check(CLI::PositiveNumber);

@@ -62,6 +62,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"bench-op add:M=4,N=4 --token t", "--token requires --runner"},
                       BadInput{"bench-op add:M=4,N=4 --min-repeat-ms -1", "--min-repeat-ms: Value -1 not in range"},
                       BadInput{"bench-op add:M=4,N=4 --runner unix:/nonexistent/r.sock", "cannot reach runner at unix:/nonexistent/r.sock"},
+                      BadInput{"bench-op add:M=4,N=4 --runner local --postprocess-again", "drop --runner"},
                       BadInput{"runner --listen 0.0.0.0:0", "give a --token"},
                       BadInput{"runner --listen 127.0.0.1:0 --device-target 'llvm -mcpu=nonesuch'", "nonesuch"},
                       BadInput{"frobnicate", "frobnicate"}));
@@ -96,6 +97,15 @@ TEST(Cli, BenchOpWithTrace) {
   auto j = nlohmann::json::parse(last_line(r.out));
   EXPECT_LE(static_cast<double>(j["max_rel_err"]), 1e-4);
   EXPECT_EQ(j["trace"], kLoopTrace);
+}
+
+TEST(Cli, BenchOpPostprocessesAgainWhenAsked) {
+  // A hand schedule has no postprocessing to redo: it applies as it is, and
+  // the kernel still matches the interpreter.
+  CliRun r = kiln("bench-op matmul:M=40,N=72,K=16 --trace " + kLoopTrace +
+                  " --postprocess-again --threads 2 --repeat 1 --check --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_LE(static_cast<double>(nlohmann::json::parse(last_line(r.out))["max_rel_err"]), 1e-4);
 }
 
 TEST(Cli, PrintWithTrace) {
