@@ -26,6 +26,15 @@ constexpr double kTailEnd = 10.0;
 
 llvm::Value* abs(llvm::IRBuilder<>& b, llvm::Value* x) { return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); }
 
+// v held at most at `hi` / at least at `lo`; a NaN lane stays NaN (the
+// comparison is false for it), which minnum and maxnum would not keep.
+llvm::Value* at_most(llvm::IRBuilder<>& b, llvm::Value* v, double hi) {
+  return b.CreateSelect(b.CreateFCmpOGT(v, c(v, hi)), c(v, hi), v);
+}
+llvm::Value* at_least(llvm::IRBuilder<>& b, llvm::Value* v, double lo) {
+  return b.CreateSelect(b.CreateFCmpOLT(v, c(v, lo)), c(v, lo), v);
+}
+
 llvm::Value* copysign(llvm::IRBuilder<>& b, llvm::Value* mag, llvm::Value* sign) {
   return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, mag, sign);
 }
@@ -43,7 +52,7 @@ llvm::Value* emit_exp_f32(llvm::IRBuilder<>& b, llvm::Value* x) {
   // make the integer conversion poison); the selects at the end restore
   // what those lanes are.
   llvm::Value* is_nan = b.CreateFCmpUNO(x, x);
-  llvm::Value* xc = b.CreateSelect(b.CreateFCmpOGT(x, c(x, kHi)), c(x, kHi), x);
+  llvm::Value* xc = at_most(b, x, kHi);
   xc = b.CreateSelect(b.CreateFCmpOLT(xc, c(x, kLo)), c(x, 0), xc);
   xc = b.CreateSelect(is_nan, c(x, 0), xc);
   // n = round(x / ln 2); r = x - n ln 2, ln 2 in a part exact in float
@@ -85,16 +94,15 @@ llvm::Value* emit_erf_f32(llvm::IRBuilder<>& b, llvm::Value* x) {
   // Elsewhere: Abramowitz and Stegun 7.1.26.
   // |x| held at kTailEnd, where erf is 1 in float: past 3e37, t would be
   // subnormal.
-  llvm::Value* at = b.CreateSelect(b.CreateFCmpOGT(ax, c(x, kTailEnd)), c(x, kTailEnd), ax);
-  llvm::Value* t = b.CreateFDiv(c(x, 1.0), b.CreateFAdd(c(x, 1.0), b.CreateFMul(at, c(x, 0.3275911))));
+  llvm::Value* t =
+      b.CreateFDiv(c(x, 1.0), b.CreateFAdd(c(x, 1.0), b.CreateFMul(at_most(b, ax, kTailEnd), c(x, 0.3275911))));
   llvm::Value* p =
       b.CreateFMul(t, horner(b, t, {0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429}));
   // exp(-x^2) with -x^2 held at kErfExpFloor: past it erf is 1 in float
   // (erfc(9) is 4e-37), and below it the product of p and exp's result
   // would be subnormal, which costs a microcode assist (emit_exp_f32).
-  llvm::Value* neg_x2 = b.CreateFNeg(x2);
-  neg_x2 = b.CreateSelect(b.CreateFCmpOLT(neg_x2, c(x, kErfExpFloor)), c(x, kErfExpFloor), neg_x2);
-  llvm::Value* large = b.CreateFSub(c(x, 1.0), b.CreateFMul(p, emit_exp_f32(b, neg_x2)));
+  llvm::Value* e = emit_exp_f32(b, at_least(b, b.CreateFNeg(x2), kErfExpFloor));
+  llvm::Value* large = b.CreateFSub(c(x, 1.0), b.CreateFMul(p, e));
   return b.CreateSelect(b.CreateFCmpOLT(ax, c(x, kErfSmall)), small, copysign(b, large, x));
 }
 
@@ -106,8 +114,7 @@ llvm::Value* emit_tanh_f32(llvm::IRBuilder<>& b, llvm::Value* x) {
                 {1.0, -1.0 / 3, 2.0 / 15, -17.0 / 315, 62.0 / 2835, -1382.0 / 155925}));
   // |x| held at kTailEnd, where tanh is 1 in float: near 44, 2 / (e + 1)
   // would be subnormal.
-  llvm::Value* at = b.CreateSelect(b.CreateFCmpOGT(ax, c(x, kTailEnd)), c(x, kTailEnd), ax);
-  llvm::Value* e = emit_exp_f32(b, b.CreateFMul(at, c(x, 2.0)));
+  llvm::Value* e = emit_exp_f32(b, b.CreateFMul(at_most(b, ax, kTailEnd), c(x, 2.0)));
   llvm::Value* large = b.CreateFSub(c(x, 1.0), b.CreateFDiv(c(x, 2.0), b.CreateFAdd(e, c(x, 1.0))));
   return b.CreateSelect(b.CreateFCmpOLT(ax, c(x, 0.3)), small, copysign(b, large, x));
 }
