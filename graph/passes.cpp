@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "graph/layout.h"
+#include "graph/pad_attention.h"
 #include "graph/pad_dense.h"
 #include "graph/recognize.h"
 
@@ -206,6 +207,7 @@ const std::vector<Pass>& passes() {
       {"recognize_attention", [](const Graph& g, const PassOptions&) { return recognize_attention(g); }},
       {"eliminate_dead_code", [](const Graph& g, const PassOptions&) { return eliminate_dead_code(g); }},
       {"pad_dense_columns", [](const Graph& g, const PassOptions& o) { return pad_dense_columns(g, o.dense_lanes); }},
+      {"pad_attention_keys", [](const Graph& g, const PassOptions& o) { return pad_attention_keys(g, o.dense_lanes); }},
       {"convert_layout", [](const Graph& g, const PassOptions& o) { return convert_layout(g, o.lanes); }},
   };
   return table;

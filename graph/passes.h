@@ -49,8 +49,9 @@ struct PassOptions {
   // float32 lanes of the target's vectors, the widest channel block of
   // convert_layout; 0 keeps every convolution in NCHW.
   int64_t lanes = 0;
-  // The same, for pad_dense_columns (a quarter of its column block),
-  // whatever the layout; 0 keeps every weight as it is.
+  // The same, for pad_dense_columns (a quarter of its column block) and
+  // pad_attention_keys, whatever the layout; 0 keeps every weight and every
+  // attention as it is.
   int64_t dense_lanes = 0;
 };
 

@@ -42,6 +42,8 @@ namespace kiln::graph {
 // attributes scale and fill. Its output [..., S, E] is
 // softmax(where(keep, scale * Q·Kᵀ + mask, fill)) · V.
 constexpr const char* kAttention = "kiln.Attention";
+// Its attribute that pads the keys past T for vectors (graph/pad_attention.h).
+constexpr const char* kPaddedKeys = "padded_keys";
 
 Graph recognize_layer_norm(const Graph& g);
 Graph recognize_gelu(const Graph& g);

@@ -214,6 +214,54 @@ TEST_F(CompiledModelTest, APaddedProductWritesOnlyTheColumnsAsked) {
   EXPECT_GT(compiled, 4);
 }
 
+// An attention over 20 keys with a causal keep condition, its keys padded
+// to 32 (graph/pad_attention.h): every schedule drawn for it computes what
+// the unpadded reference does, the 12 columns past the keys scoring -inf
+// and weighing nothing (no NaN from -inf - -inf where a row keeps keys).
+TEST_F(CompiledModelTest, AnAttentionOverPaddedKeysRunsLikeTheReference) {
+  ModelBuilder m(14);
+  m.input("q", {1, 2, 3, 8}).input("kt", {1, 2, 8, 20}).input("v", {1, 2, 20, 16}).output("y");
+  m.input("keep", {3, 20}, onnx::TensorProto::BOOL).scalar_float("lowest", -3.4e38f).scalar_float("scale", 0.25f);
+  m.node("MatMul", {"q", "kt"}, {"s"});
+  m.node("Mul", {"s", "scale"}, {"ss"});
+  m.node("Where", {"keep", "ss", "lowest"}, {"z"});
+  testing::set_int(m.node("Softmax", {"z"}, {"p"}), "axis", -1);
+  m.node("MatMul", {"p", "v"}, {"y"});
+  const Graph imported = import_onnx_bytes(m.bytes());
+  const Graph g = run_passes(imported, "", {.lanes = 0, .dense_lanes = 16});
+  ASSERT_EQ(g.nodes.size(), 1u);
+  ASSERT_EQ(g.nodes[0].attr_int("padded_keys", 0), 32);
+  const std::vector<FusedGroup> groups = fuse_operators(g);
+  const std::vector<Task> tasks = extract_tasks(g, groups);
+  const Target target = Target::parse("llvm -num-cores=2");
+  std::vector<NDArray> in;
+  for (int id : imported.inputs) {
+    in.emplace_back(imported.value(id).dtype, imported.value(id).shape);
+    in.back().fill_random(5);
+  }
+  std::vector<NDArray> ref_in;
+  for (const NDArray& a : in) ref_in.push_back(a.copy());
+  const NDArray want = std::move(run_reference(imported, ref_in)[0]);
+  const PrimFunc f = canonical_workload(tasks.at(0).func);
+  const std::vector<Trace> space = search::design_space(f, search::SpaceParams::for_target(target));
+  int compiled = 0;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    std::optional<search::Candidate> c = search::sample_candidate(f, space[seed % space.size()], seed);
+    if (!c) continue;
+    SCOPED_TRACE(c->trace.str());
+    write_compiled_model(g, groups, tasks, {c->func}, target, dir_, 1);
+    CompiledModel model = CompiledModel::load(dir_);
+    ThreadPool pool(2);
+    std::vector<NDArray> run_in;
+    for (const NDArray& a : in) run_in.push_back(a.copy());
+    std::vector<NDArray> out = model.run(run_in, pool);
+    ASSERT_EQ(out.at(0).shape(), want.shape());
+    EXPECT_LT(max_rel_error(out[0], want), 1e-4);
+    ++compiled;
+  }
+  EXPECT_GT(compiled, 3);
+}
+
 // A node of constant inputs past the fold budget (ImportOptions::
 // max_fold_steps) is not evaluated at import: it stays a node, compiled
 // and run with the rest, and the model computes what the folded one does.

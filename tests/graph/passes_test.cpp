@@ -8,7 +8,9 @@
 #include "core/error.h"
 #include "graph/fuse.h"
 #include "graph/onnx_import.h"
+#include "graph/pad_attention.h"
 #include "graph/pad_dense.h"
+#include "graph/recognize.h"
 #include "graph/passes.h"
 #include "graph/reference.h"
 #include "model_builder.h"
@@ -135,6 +137,40 @@ TEST(PadDenseColumns, AnAwkwardWeightIsPaddedAndTheColumnsSlicedBack) {
   expect_same_outputs(g, after);
   EXPECT_EQ(pad_dense_columns(g, 0).str(), g.str());  // off
   EXPECT_EQ(ops_of(run_passes(g, "pad_dense_columns", {.lanes = 0, .dense_lanes = 16})), ops_of(after));
+}
+
+// softmax(where(keep, Q·Kᵀ / 2 + mask, lowest)) · V over `keys` keys, as
+// GPT-2 and BERT write their masks together, recognized as one attention.
+Graph masked_attention(int64_t keys) {
+  ModelBuilder m(14);
+  m.input("q", {1, 2, 3, 4}).input("kt", {1, 2, 4, keys}).input("v", {1, 2, keys, 5});
+  m.input("mask", {1, 1, 1, keys}).input("keep", {3, keys}, onnx::TensorProto::BOOL);
+  m.output("y").scalar_float("root_d", 2).scalar_float("lowest", -3.4e38f);
+  m.node("MatMul", {"q", "kt"}, {"s"});
+  m.node("Div", {"s", "root_d"}, {"ss"});
+  m.node("Add", {"ss", "mask"}, {"sm"});
+  m.node("Where", {"keep", "sm", "lowest"}, {"z"});
+  set_int(m.node("Softmax", {"z"}, {"p"}), "axis", -1);
+  m.node("MatMul", {"p", "v"}, {"y"});
+  return run_passes(import_onnx_bytes(m.bytes()), "eliminate_dead_code");
+}
+
+TEST(PadAttentionKeys, AnAwkwardKeyCountComputesOverWholeVectorsAndTheSameResult) {
+  // Before: 20 keys, which 16 lanes do not divide. After: padded_keys=32
+  // on the attention, the values it reads and writes as they were, and the
+  // same outputs (the mask, the keep condition and Kᵀ padded inside the
+  // operator, the 12 columns past the keys scoring -inf).
+  const Graph g = masked_attention(20);
+  ASSERT_EQ(ops_of(g), (std::vector<std::string>{kAttention}));
+  const Graph after = pad_attention_keys(g, 16);
+  EXPECT_EQ(after.nodes.at(0).attr_int(kPaddedKeys, 0), 32);
+  EXPECT_EQ(after.value(after.nodes[0].inputs[1]).shape, g.value(g.nodes[0].inputs[1]).shape);
+  expect_same_outputs(g, after);
+  EXPECT_EQ(run_passes(g, "pad_attention_keys", {.lanes = 0, .dense_lanes = 16}).nodes.at(0).attr_int(kPaddedKeys, 0), 32);
+  // Keys a vector divides, keys within one vector, and the pass off: as they were.
+  EXPECT_EQ(pad_attention_keys(masked_attention(32), 16).str(), masked_attention(32).str());
+  EXPECT_EQ(pad_attention_keys(masked_attention(13), 16).str(), masked_attention(13).str());
+  EXPECT_EQ(pad_attention_keys(g, 0).str(), g.str());
 }
 
 TEST(RunPasses, AnUnknownPassIsNamedWithTheList) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "schedule_harness.h"
+#include "tir/parser/parser.h"
 #include "tir/printer.h"
 
 namespace kiln {
@@ -129,6 +130,76 @@ TEST(CacheRead, Errors) {
   BlockRV copy = sch.cache_write(c, 0, "local");
   EXPECT_THROW(sch.compute_at(copy, loops[0]), DependentLoopError);
   EXPECT_THROW(sch.reverse_compute_at(a, loops[0]), DependentLoopError);
+}
+
+TEST(ReverseComputeAt, UnderOneProducerBeforeTheOtherIsRefused) {
+  // Attention's last step, out = pv / total, reads two producers. Under
+  // pv's loop it would run before total's nest computes total (a sampled
+  // schedule of attention did, and divided by what the buffer held); under
+  // total's loop, after both, it may go.
+  const PrimFunc f = parse_prim_func(R"(@T.prim_func
+def f(A: T.Buffer((8,), "float32"), out: T.Buffer((8,), "float32")):
+    with T.block("root"):
+        T.reads()
+        T.writes()
+        pv = T.alloc_buffer((8,), "float32")
+        total = T.alloc_buffer((8,), "float32")
+        for i0 in range(8):
+            with T.block("pv"):
+                v0 = T.axis.spatial(8, i0)
+                T.reads(A[v0])
+                T.writes(pv[v0])
+                pv[v0] = A[v0] * T.float32(2)
+        for i1 in range(8):
+            with T.block("total"):
+                v1 = T.axis.spatial(8, i1)
+                T.reads(A[v1])
+                T.writes(total[v1])
+                total[v1] = A[v1] + T.float32(1)
+        for i2 in range(8):
+            with T.block("out"):
+                v2 = T.axis.spatial(8, i2)
+                T.reads(pv[v2], total[v2])
+                T.writes(out[v2])
+                out[v2] = pv[v2] / total[v2]
+)");
+  Schedule sch(f, ScheduleOptions{1, /*verify_each_step=*/true});
+  const BlockRV out = sch.get_block("out");
+  try {
+    sch.reverse_compute_at(out, sch.get_loops(sch.get_block("pv"))[0]);
+    FAIL() << "expected DependentLoopError";
+  } catch (const DependentLoopError& e) {
+    EXPECT_STREQ(e.what(),
+                 "reverse_compute_at: a statement between block 'out' and loop 'i0' writes or reads buffer 'total', "
+                 "which block 'out' uses");
+  }
+  sch.reverse_compute_at(out, sch.get_loops(sch.get_block("total"))[0]);
+  expect_ir(sch.func(), R"(@T.prim_func
+def f(A: T.Buffer((8,), "float32"), out: T.Buffer((8,), "float32")):
+    with T.block("root"):
+        T.reads()
+        T.writes()
+        pv = T.alloc_buffer((8,), "float32")
+        total = T.alloc_buffer((8,), "float32")
+        for i0 in range(8):
+            with T.block("pv"):
+                v0 = T.axis.spatial(8, i0)
+                T.reads(A[v0])
+                T.writes(pv[v0])
+                pv[v0] = A[v0] * T.float32(2)
+        for i1 in range(8):
+            with T.block("total"):
+                v1 = T.axis.spatial(8, i1)
+                T.reads(A[v1])
+                T.writes(total[v1])
+                total[v1] = A[v1] + T.float32(1)
+            for ax0 in range(1):
+                with T.block("out"):
+                    v2 = T.axis.spatial(8, i1 + ax0)
+                    T.reads(pv[v2], total[v2])
+                    T.writes(out[v2])
+                    out[v2] = pv[v2] / total[v2]
+)");
 }
 
 TEST(ComputeAt, ElementwiseChain) {

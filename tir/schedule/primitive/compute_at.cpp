@@ -15,7 +15,8 @@
 // each dimension of the linking buffer must be indexed by one of its axes
 // (as copy blocks and elementwise stages do); other axes keep their whole
 // domain. Legality, so that no value is read before it is complete:
-//  - no statement between the two nests touches the linking buffer;
+//  - no statement between the two nests touches the linking buffer, writes
+//    a buffer the block reads, or touches one it writes;
 //  - compute_at: every reader of the buffer is under the loop, and no block
 //    there writes it (a reduction's update after its init);
 //  - reverse_compute_at: every writer of the buffer is under the loop, and
@@ -187,6 +188,14 @@ class MoveChecker::Impl {
       if (touched_between(link, i))
         return schedule_error<DependentLoopError>(
             P, "a statement between block " + bname_ + " and loop " + lname + " uses buffer " + q(buf.name()));
+    // The statements between then run on the other side of the block: none
+    // may write what it reads, or touch what it writes (attention = pv / sum
+    // moved under pv's nest would read sum before the nest after computes it).
+    for (int i = lo + 1; i < hi; ++i)
+      if (const std::string& other = conflict_between(i); !other.empty())
+        return schedule_error<DependentLoopError>(P, "a statement between block " + bname_ + " and loop " + lname +
+                                                         " writes or reads buffer " + q(other) + ", which block " +
+                                                         bname_ + " uses");
 
     // A check alone asks the shared walk whether the part of the buffer
     // the loop body needs in one iteration has a constant size; where it
@@ -267,6 +276,28 @@ class MoveChecker::Impl {
     return *t;
   }
 
+  // The first buffer by which statement i of the enclosing block depends on
+  // the moved block, as their blocks declare it: one it writes that the
+  // block reads, or one it reads or writes that the block writes; empty when
+  // none.
+  const std::string& conflict_between(int i) {
+    if (conflicts_.empty()) conflicts_.resize(list_.size());
+    std::optional<std::string>& c = conflicts_[static_cast<size_t>(i)];
+    if (c) return *c;
+    auto in = [](const std::vector<BufferRegion>& v, const Buffer& buf) {
+      return std::any_of(v.begin(), v.end(), [&](const BufferRegion& x) { return x.buffer().same_as(buf); });
+    };
+    c.emplace();
+    for_each_block(list_[static_cast<size_t>(i)], [&](const BlockNode* other) {
+      if (!c->empty()) return;
+      for (const BufferRegion& w : other->writes)
+        if (c->empty() && (in(b_->reads, w.buffer()) || in(b_->writes, w.buffer()))) *c = w.buffer().name();
+      for (const BufferRegion& r : other->reads)
+        if (c->empty() && in(b_->writes, r.buffer())) *c = r.buffer().name();
+    });
+    return *c;
+  }
+
   int index_of(const Stmt& s, const std::vector<Stmt>& path) const {
     for (size_t i = 0; i < list_.size(); ++i) {
       if (list_[i].same_as(s)) return static_cast<int>(i);
@@ -287,6 +318,7 @@ class MoveChecker::Impl {
   std::vector<Stmt> list_;
   int ib_ = -1;
   std::deque<Linked> linked_;  // a deque: references to its elements stay valid
+  std::vector<std::optional<std::string>> conflicts_;  // per statement of the enclosing block
 };
 
 MoveChecker::MoveChecker(const Located& block, bool reverse) : impl_(std::make_unique<Impl>(block, reverse)) {}
