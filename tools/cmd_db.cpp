@@ -10,8 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "driver/op_program.h"
 #include "ops/workload.h"
 #include "targets/target.h"
+#include "tir/analysis/flops.h"
 #include "tir/analysis/workload_key.h"
 #include "tools/commands.h"
 #include "tuning_logs/best.h"
@@ -78,12 +80,20 @@ void list(const std::string& file, bool as_json) {
 
 void best(const std::string& file, const std::string& workload, const std::string& target_str, int k, bool as_json) {
   auto db = open_existing(file);
-  ops::Workload w = ops::parse_workload(workload);
-  PrimFunc f = ops::build_workload(w);
+  // A workload string, or a key the database holds (a model's task).
+  PrimFunc f;
+  double flops = 0;
+  if (is_workload_key(workload)) {
+    f = stored_workload(file, workload);
+    flops = estimate_flops(f);
+  } else {
+    ops::Workload w = ops::parse_workload(workload);
+    f = ops::build_workload(w);
+    flops = ops::workload_flops(w);
+  }
   const std::string target = Target::parse(target_str).str();
   std::vector<tuning::TuningRecord> rs = db->top_k(workload_key(f), target, k);
   if (rs.empty()) KILN_USER_ERROR() << tuning::database_name(file) << ": " << tuning::no_record_message(*db, f, target);
-  const double flops = ops::workload_flops(w);
   json out = json::array();
   for (const auto& r : rs) {
     double gflops = flops / r.rank_secs() / 1e9;
@@ -144,7 +154,7 @@ void add_db(CLI::App& app) {
   });
   with_file(db->add_subcommand("list", "every workload with its record count"))->callback([a] { list(a->file, a->json); });
   CLI::App* b = with_file(db->add_subcommand("best", "the fastest records of a workload on a target"));
-  b->add_option("workload", a->workload, "OP:key=value,...")->required();
+  b->add_option("workload", a->workload, "OP:key=value,... or a workload key the database holds (kiln db list)")->required();
   b->add_option("--target", a->target, "target string")->capture_default_str();
   b->add_option("-k", a->k, "how many")->check(CLI::PositiveNumber)->capture_default_str();
   b->callback([a] { best(a->file, a->workload, a->target, a->k, a->json); });

@@ -74,6 +74,14 @@ TEST(DbCli, StatsAndBest) {
   CliRun b = kiln("db best " + db + " " + kWorkload + " --json");
   ASSERT_EQ(b.code, 0) << b.out;
   EXPECT_EQ(nlohmann::json::parse(last_line(b.out)).size(), 1u);
+  // The same record by the workload's key, as a model's task is named.
+  const std::string key = workload_key(ops::build_workload(ops::parse_workload(kWorkload)));
+  CliRun by_key = kiln("db best " + db + " " + key + " --json");
+  ASSERT_EQ(by_key.code, 0) << by_key.out;
+  EXPECT_EQ(nlohmann::json::parse(last_line(by_key.out)), nlohmann::json::parse(last_line(b.out)));
+  CliRun unknown = kiln("db best " + db + " v1-0123456789abcdef");
+  EXPECT_EQ(unknown.code, 2) << unknown.out;
+  EXPECT_NE(unknown.out.find("holds no workload v1-0123456789abcdef"), std::string::npos) << unknown.out;
   CliRun table = kiln("db list " + db);
   EXPECT_NE(table.out.find(kWorkload), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("best 0.0100 ms"), std::string::npos) << table.out;
