@@ -12,12 +12,18 @@
 
 namespace kiln::graph::testing {
 
-inline void expect_same_outputs(const Graph& before, const Graph& after) {
+// One array per input of `g`, filled at random from `seed`.
+inline std::vector<NDArray> random_inputs(const Graph& g, uint64_t seed) {
   std::vector<NDArray> in;
-  for (int id : before.inputs) {
-    in.emplace_back(before.value(id).dtype, before.value(id).shape);
-    in.back().fill_random(11);
+  for (int id : g.inputs) {
+    in.emplace_back(g.value(id).dtype, g.value(id).shape);
+    in.back().fill_random(seed);
   }
+  return in;
+}
+
+inline void expect_same_outputs(const Graph& before, const Graph& after) {
+  std::vector<NDArray> in = random_inputs(before, 11);
   std::vector<NDArray> in2;
   for (const NDArray& a : in) in2.push_back(a.copy());
   const std::vector<NDArray> want = run_reference(before, in), got = run_reference(after, in2);
