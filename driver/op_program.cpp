@@ -73,16 +73,21 @@ OpProgram prepare_op(const std::string& workload, const Target& target, const Pr
   return OpProgram{w, target, f, p.scheduled, p.lowered};
 }
 
+NamedWorkload named_workload(const std::string& workload, const std::string& db_path) {
+  if (!is_workload_key(workload)) {
+    ops::Workload w = ops::parse_workload(workload);
+    return {w.str(), ops::workload_flops(w), ops::build_workload(w)};
+  }
+  if (db_path.empty()) KILN_USER_ERROR() << "a workload key (" << workload << ") needs --db, the database that holds it";
+  PrimFunc f = stored_workload(db_path, workload);
+  return {workload, estimate_flops(f), f};
+}
+
 NamedProgram prepare_workload_or_key(const std::string& workload, const Target& target,
                                      const PrepareOptions& options) {
-  if (!is_workload_key(workload)) {
-    OpProgram op = prepare_op(workload, target, options);
-    return {op.workload.str(), ops::workload_flops(op.workload), op.func, op.scheduled, op.lowered};
-  }
-  if (options.db.empty()) KILN_USER_ERROR() << "a workload key (" << workload << ") needs --db, the database that holds it";
-  PrimFunc f = stored_workload(options.db, workload);
-  ScheduledProgram p = schedule_and_lower(f, workload, target, options);
-  return {workload, estimate_flops(f), f, p.scheduled, p.lowered};
+  NamedWorkload w = named_workload(workload, options.db);
+  ScheduledProgram p = schedule_and_lower(w.func, w.name, target, options);
+  return {w.name, w.flops, w.func, p.scheduled, p.lowered};
 }
 
 PrimFunc stored_workload(const std::string& db_path, const std::string& key) {

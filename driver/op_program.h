@@ -66,9 +66,20 @@ ScheduledProgram schedule_and_lower(const PrimFunc& func, const std::string& wha
 // kiln::Error naming the file and the key when it holds none.
 PrimFunc stored_workload(const std::string& db_path, const std::string& key);
 
-// What `kiln print` and `kiln bench-op` take: a workload string, or a
-// workload key (v1-...) that the database at options.db holds, such as a
-// model's task, which no workload string names.
+// What `kiln print`, `kiln bench-op` and `kiln db best` take: a workload
+// string, or a workload key (v1-...) that the database at `db_path` holds,
+// such as a model's task, which no workload string names.
+struct NamedWorkload {
+  std::string name;  // the workload string as parsed, or the key
+  double flops = 0;  // ops::workload_flops, or for a key counted from the IR
+  PrimFunc func;     // unscheduled: the reference
+};
+
+// Throws kiln::Error for a key without `db_path`, or one the database does
+// not hold, and for a malformed workload string.
+NamedWorkload named_workload(const std::string& workload, const std::string& db_path);
+
+// A NamedWorkload scheduled and lowered.
 struct NamedProgram {
   std::string name;  // the workload string as parsed, or the key
   double flops = 0;  // ops::workload_flops, or for a key counted from the IR

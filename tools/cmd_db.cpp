@@ -11,9 +11,7 @@
 
 #include "core/error.h"
 #include "driver/op_program.h"
-#include "ops/workload.h"
 #include "targets/target.h"
-#include "tir/analysis/flops.h"
 #include "tir/analysis/workload_key.h"
 #include "tools/commands.h"
 #include "tuning_logs/best.h"
@@ -80,17 +78,9 @@ void list(const std::string& file, bool as_json) {
 
 void best(const std::string& file, const std::string& workload, const std::string& target_str, int k, bool as_json) {
   auto db = open_existing(file);
-  // A workload string, or a key the database holds (a model's task).
-  PrimFunc f;
-  double flops = 0;
-  if (is_workload_key(workload)) {
-    f = stored_workload(file, workload);
-    flops = estimate_flops(f);
-  } else {
-    ops::Workload w = ops::parse_workload(workload);
-    f = ops::build_workload(w);
-    flops = ops::workload_flops(w);
-  }
+  const NamedWorkload w = named_workload(workload, file);
+  const PrimFunc& f = w.func;
+  const double flops = w.flops;
   const std::string target = Target::parse(target_str).str();
   std::vector<tuning::TuningRecord> rs = db->top_k(workload_key(f), target, k);
   if (rs.empty()) KILN_USER_ERROR() << tuning::database_name(file) << ": " << tuning::no_record_message(*db, f, target);

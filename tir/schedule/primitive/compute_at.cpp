@@ -284,17 +284,14 @@ class MoveChecker::Impl {
     if (conflicts_.empty()) conflicts_.resize(list_.size());
     std::optional<std::string>& c = conflicts_[static_cast<size_t>(i)];
     if (c) return *c;
-    auto in = [](const std::vector<BufferRegion>& v, const Buffer& buf) {
-      return std::any_of(v.begin(), v.end(), [&](const BufferRegion& x) { return x.buffer().same_as(buf); });
-    };
+    const Stmt& s = list_[static_cast<size_t>(i)];
+    auto writes = [&](const Buffer& buf) { return !block_accessing(s, buf, /*writes=*/true).empty(); };
+    auto reads = [&](const Buffer& buf) { return !block_accessing(s, buf, /*writes=*/false).empty(); };
     c.emplace();
-    for_each_block(list_[static_cast<size_t>(i)], [&](const BlockNode* other) {
-      if (!c->empty()) return;
-      for (const BufferRegion& w : other->writes)
-        if (c->empty() && (in(b_->reads, w.buffer()) || in(b_->writes, w.buffer()))) *c = w.buffer().name();
-      for (const BufferRegion& r : other->reads)
-        if (c->empty() && in(b_->writes, r.buffer())) *c = r.buffer().name();
-    });
+    for (const BufferRegion& r : b_->reads)
+      if (c->empty() && writes(r.buffer())) *c = r.buffer().name();
+    for (const BufferRegion& w : b_->writes)
+      if (c->empty() && (writes(w.buffer()) || reads(w.buffer()))) *c = w.buffer().name();
     return *c;
   }
 
