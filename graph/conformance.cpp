@@ -11,22 +11,8 @@
 #include "graph/unsupported.h"
 
 namespace kiln::graph {
-namespace {
 
 namespace fs = std::filesystem;
-
-// The tensors file_N.pb of `dir`, N = 0, 1, ...
-std::vector<NDArray> read_numbered(const fs::path& dir, const std::string& stem) {
-  std::vector<NDArray> out;
-  for (int i = 0;; ++i) {
-    const fs::path p = dir / (stem + "_" + std::to_string(i) + ".pb");
-    if (!fs::exists(p)) break;
-    out.push_back(read_tensor_file(p.string()));
-  }
-  return out;
-}
-
-}  // namespace
 
 std::string compare_output(const NDArray& got, const NDArray& want, size_t k, double rtol, double atol) {
   std::ostringstream why;
@@ -70,7 +56,7 @@ TestCaseResult run_test_case(const std::string& dir, double rtol, double atol, c
     for (const fs::path& set : sets) {
       // The data set's values of inputs that nodes read as parameters
       // (shapes, starts, pads, bounds) are bound at import: a static graph.
-      std::vector<NDArray> data = read_numbered(set, "input");
+      std::vector<NDArray> data = read_numbered_tensors(set.string(), "input");
       if (data.size() != names.size())
         KILN_USER_ERROR() << set.filename().string() << " gives " << data.size() << " inputs for " << names.size();
       ImportOptions options;
@@ -81,7 +67,7 @@ TestCaseResult run_test_case(const std::string& dir, double rtol, double atol, c
       for (int id : g.inputs)
         for (size_t i = 0; i < names.size(); ++i)
           if (names[i] == g.value(id).name) inputs.push_back(std::move(data[i]));
-      const std::vector<NDArray> want = read_numbered(set, "output");
+      const std::vector<NDArray> want = read_numbered_tensors(set.string(), "output");
       const std::vector<NDArray> got = run ? run(g, inputs) : run_reference(g, inputs);
       if (got.size() != want.size())
         KILN_USER_ERROR() << "the graph has " << got.size() << " outputs, the data set " << want.size();

@@ -1,6 +1,7 @@
 #include "graph/onnx_import.h"
 
 #include <cstring>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
@@ -307,6 +308,16 @@ NDArray tensor_from_bytes(const std::string& bytes, const std::string& what) {
 }
 
 NDArray read_tensor_file(const std::string& path) { return tensor_from_bytes(read_file(path, "tensor"), "'" + path + "'"); }
+
+std::vector<NDArray> read_numbered_tensors(const std::string& dir, const std::string& stem) {
+  std::vector<NDArray> out;
+  for (int i = 0;; ++i) {
+    const std::filesystem::path p = std::filesystem::path(dir) / (stem + "_" + std::to_string(i) + ".pb");
+    if (!std::filesystem::exists(p)) break;
+    out.push_back(read_tensor_file(p.string()));
+  }
+  return out;
+}
 
 std::string tensor_to_bytes(const NDArray& a, const std::string& name) {
   onnx::TensorProto t;

@@ -59,6 +59,9 @@ DataType onnx_element_type(int64_t code, const std::string& what);
 // A serialized TensorProto (ONNX test data: input_0.pb, output_0.pb) to a
 // tensor, and back; `name` is the value it is for.
 NDArray read_tensor_file(const std::string& path);
+// The tensors STEM_0.pb, STEM_1.pb, ... of `dir`, up to the first missing
+// one (a test data set's inputs or outputs).
+std::vector<NDArray> read_numbered_tensors(const std::string& dir, const std::string& stem);
 NDArray tensor_from_bytes(const std::string& bytes, const std::string& what);
 std::string tensor_to_bytes(const NDArray& a, const std::string& name);
 

@@ -65,13 +65,10 @@ ModelProgram compile_into(const ModelArgs& a, const std::string& dir, std::ostre
 }
 
 std::vector<NDArray> read_inputs(const graph::CompiledModel& model, const ModelArgs& a) {
+  if (!a.inputs.empty()) return graph::read_numbered_tensors(a.inputs, "input");
   std::vector<NDArray> in;
   for (size_t k = 0; k < model.inputs().size(); ++k) {
     const graph::TensorInfo& t = model.inputs()[k];
-    if (!a.inputs.empty()) {
-      in.push_back(graph::read_tensor_file((std::filesystem::path(a.inputs) / ("input_" + std::to_string(k) + ".pb")).string()));
-      continue;
-    }
     in.emplace_back(t.dtype, t.shape);
     in.back().fill_random(a.seed + k);
   }
