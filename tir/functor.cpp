@@ -123,7 +123,8 @@ void for_each_block(const Stmt& s, FunctionRef<void(const BlockNode*)> fn) {
     }
     case StmtKind::BufferStore:
     case StmtKind::Evaluate:
-    case StmtKind::Barrier: break;
+    case StmtKind::Barrier:
+    case StmtKind::Prefetch: break;
   }
 }
 

@@ -116,6 +116,11 @@ class StmtPrinter {
       case StmtKind::Barrier:
         line(indent) << "T.barrier(\"" << s.as<BarrierNode>()->scope << "\")\n";
         return;
+      case StmtKind::Prefetch: {
+        const auto* n = s.as<PrefetchNode>();
+        line(indent) << "T.prefetch(" << ctx_.name(n->buffer) << '[' << indices(n->indices) << "])\n";
+        return;
+      }
       case StmtKind::Block: return print_block(*s.as<BlockNode>(), nullptr, indent);
       case StmtKind::BlockRealize: {
         const auto* r = s.as<BlockRealizeNode>();

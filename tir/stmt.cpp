@@ -11,6 +11,7 @@ KILN_DEFINE_NODE(LetStmtNode);
 KILN_DEFINE_NODE(AllocateNode);
 KILN_DEFINE_NODE(EvaluateNode);
 KILN_DEFINE_NODE(BarrierNode);
+KILN_DEFINE_NODE(PrefetchNode);
 KILN_DEFINE_NODE(BufferRegionNode);
 KILN_DEFINE_NODE(BlockNode);
 KILN_DEFINE_NODE(BlockRealizeNode);
@@ -150,6 +151,13 @@ Stmt evaluate(Expr value) {
 Stmt barrier(std::string scope) {
   auto n = node<BarrierNode>();
   n->scope = std::move(scope);
+  return Stmt(std::move(n));
+}
+
+Stmt prefetch(Buffer buffer, std::vector<Expr> indices) {
+  auto n = node<PrefetchNode>();
+  n->buffer = std::move(buffer);
+  n->indices = std::move(indices);
   return Stmt(std::move(n));
 }
 

@@ -33,6 +33,7 @@ namespace kiln {
   X(Allocate)                 \
   X(Evaluate)                 \
   X(Barrier)                  \
+  X(Prefetch)                 \
   X(Block)                    \
   X(BlockRealize)
 
@@ -144,6 +145,17 @@ class BarrierNode : public StmtNode {
   KILN_STMT_NODE(Barrier, scope)
 };
 
+// A hint: the cache line holding buffer[indices] is wanted soon; nothing
+// is read or written. The code generator emits the CPU's prefetch into the
+// level-2 cache (llvm.prefetch, locality 2), the interpreter nothing.
+// Placed by tir/transform/prefetch_panels.h.
+class PrefetchNode : public StmtNode {
+ public:
+  Buffer buffer;
+  std::vector<Expr> indices;
+  KILN_STMT_NODE(Prefetch, buffer, indices)
+};
+
 class BufferRegionNode : public Object {
  public:
   Buffer buffer;
@@ -203,6 +215,7 @@ Stmt let_stmt(Var v, Expr value, Stmt body);
 Stmt allocate(Buffer buffer, Stmt body);
 Stmt evaluate(Expr value);
 Stmt barrier(std::string scope = "shared");
+Stmt prefetch(Buffer buffer, std::vector<Expr> indices);
 // A no-op statement.
 Stmt no_op();
 bool is_no_op(const Stmt& s);

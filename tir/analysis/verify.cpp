@@ -234,6 +234,9 @@ class Verifier : public ExprVisitor {
       }
       case StmtKind::Evaluate: visit(s.as<EvaluateNode>()->value); return;
       case StmtKind::Barrier: return;
+      case StmtKind::Prefetch:
+        for (const Expr& i : s.as<PrefetchNode>()->indices) visit(i);
+        return;
       case StmtKind::Block: block(s.as<BlockNode>(), nullptr); return;
       case StmtKind::BlockRealize: {
         const auto* op = s.as<BlockRealizeNode>();

@@ -349,6 +349,7 @@ StmtPtr Compiler::stmt(const Stmt& s) {
       return std::make_unique<EvaluateCode>(expr(v));
     }
     case StmtKind::Barrier: return std::make_unique<NoOp>();  // one thread runs the code
+    case StmtKind::Prefetch: return std::make_unique<NoOp>();  // a hint about caches
     case StmtKind::Block: return compile_block(*this, s.as<BlockNode>(), nullptr);
     case StmtKind::BlockRealize: {
       const auto* op = s.as<BlockRealizeNode>();

@@ -72,6 +72,7 @@ Stmt StmtParser::parse_statement() {
   if (t.is_name("with")) return parse_with();
   if (in_.at_t("evaluate")) return parse_evaluate();
   if (in_.at_t("barrier")) return parse_barrier();
+  if (in_.at_t("prefetch")) return parse_prefetch();
   if (t.is_name("T") && in_.peek(1).is_op(".")) misplaced_t_statement();
   if (t.kind == TokenKind::kName && in_.peek(1).is_op("[")) return parse_store();
   if (t.kind == TokenKind::kName && in_.peek(1).is_op("=") && in_.peek(2).is_name("T") && in_.peek(3).is_op("."))
@@ -127,6 +128,19 @@ Stmt StmtParser::parse_barrier() {
   in_.expect_op(")", "after the scope of T.barrier");
   end_line("after T.barrier(...)");
   return barrier(scope.text);
+}
+
+// T.prefetch(B[index])
+Stmt StmtParser::parse_prefetch() {
+  in_.expect_t("prefetch", "");
+  in_.expect_op("(", "after 'T.prefetch'");
+  const Token at = in_.peek();
+  Expr element = exprs_.parse();
+  const auto* load = element.as<BufferLoadNode>();
+  if (!load) error_at(at, "T.prefetch takes one element of a buffer, B[index]");
+  in_.expect_op(")", "after the element of T.prefetch");
+  end_line("after T.prefetch(...)");
+  return prefetch(load->buffer, load->indices);
 }
 
 Stmt StmtParser::parse_if() {

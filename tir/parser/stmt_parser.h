@@ -38,6 +38,7 @@ class StmtParser {
   Stmt parse_store();
   Stmt parse_evaluate();
   Stmt parse_barrier();
+  Stmt parse_prefetch();
   Stmt parse_if();
   Stmt parse_with();
   Stmt parse_let_decl();

@@ -77,6 +77,7 @@ class Planner {
         return s;
       }
       case StmtKind::Barrier: sum = Summary{{}, {}, true}; return s;
+      case StmtKind::Prefetch: sum = plain(Accesses{}); return s;  // reads nothing
       case StmtKind::SeqStmt: return visit_seq(s.as<SeqStmtNode>()->seq, sum, s);
       case StmtKind::For: return visit_for(s, sum);
       case StmtKind::IfThenElse: {

@@ -6,6 +6,7 @@
 #include "tir/transform/insert_barriers.h"
 #include "tir/transform/legalize_parallel.h"
 #include "tir/transform/lower_blocks.h"
+#include "tir/transform/prefetch_panels.h"
 #include "tir/transform/simplify.h"
 #include "tir/transform/unroll_loop.h"
 #include "tir/transform/unswitch_loops.h"
@@ -59,6 +60,7 @@ PrimFunc lower(const PrimFunc& input, const LowerOptions& options) {
     const PrimFunc simplified = step.f;
     step("unswitch_loops", unswitch_loops(step.f));
     if (!step.f.same_as(simplified)) step("simplify", simplify(step.f));
+    step("prefetch_panels", prefetch_panels(step.f));
   }
   if (options.verify) verify_lowered(step.f);
   return step.f;

@@ -212,6 +212,7 @@ class KernelWriter {
         return;
       }
       case StmtKind::Barrier: line(in) << d_.barrier() << "\n"; return;
+      case StmtKind::Prefetch: return;  // a CPU's cache hint
       case StmtKind::Block:
       case StmtKind::BlockRealize: break;
     }

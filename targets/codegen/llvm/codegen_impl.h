@@ -69,6 +69,7 @@ class CodeGen {
 
   // --- memory (codegen_memory.cpp)
   llvm::Value* emit_load(const BufferLoadNode* op);
+  void emit_prefetch(const PrefetchNode* op);
   // offset + clamp(Ramp(ramp_base, 1, lanes), lo, hi) as a masked contiguous
   // load (lo or hi may be undefined; min_inside: max(min(x, hi), lo)); see
   // codegen_memory.cpp.

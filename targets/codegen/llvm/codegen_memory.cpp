@@ -121,6 +121,16 @@ llvm::Value* CodeGen::emit_load(const BufferLoadNode* op) {
   return from_memory(b_.CreateMaskedGather(vt, ptrs, align, nullptr, nullptr, op->buffer->name), elem);
 }
 
+// Read access, locality 2 (prefetcht1 on x86: into the level-2 cache, where
+// tir/transform/prefetch_panels.h wants the next panel), data cache. Not
+// an inbounds GEP: a prefetch may name a line past what the kernel reads.
+void CodeGen::emit_prefetch(const PrefetchNode* op) {
+  const Expr& index = single_index(op->indices, op->buffer, symbol_);
+  KILN_ICHECK(index.dtype().lanes() == 1) << "prefetch of a vector index in " << symbol_;
+  llvm::Value* p = b_.CreateGEP(mem_type(op->buffer->dtype), buffer_ptr(op->buffer), emit_index(index));
+  b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {p->getType()}, {p, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
+}
+
 llvm::Value* CodeGen::emit_clamped_load(llvm::Type* mt, llvm::Value* base, llvm::Align align, const Expr& offset,
                                         const Expr& ramp_base, const Expr& lo, const Expr& hi, bool min_inside,
                                         int64_t lanes) {

@@ -34,6 +34,9 @@ std::vector<CodeGen::Capture> collect_captures(CodeGen& cg, const Stmt& body) {
     if (const auto* store = s.as<BufferStoreNode>()) {
       const BufferNode* b = &*store->buffer;
       if (cg.buffers_.count(b) && seen.insert(b).second) caps.push_back({nullptr, b, nullptr, b->name});
+    } else if (const auto* fetch = s.as<PrefetchNode>()) {
+      const BufferNode* b = &*fetch->buffer;
+      if (cg.buffers_.count(b) && seen.insert(b).second) caps.push_back({nullptr, b, nullptr, b->name});
     } else if (const auto* alloc = s.as<AllocateNode>()) {
       // The allocated buffer is the body's own, but its size may use outer variables.
       for (const Expr& e : alloc->buffer->shape) post_order_visit(e, on_expr);

@@ -70,6 +70,7 @@ void CodeGen::emit(const Stmt& s) {
       return;
     }
     case StmtKind::Barrier: return;  // one thread: nothing to wait for
+    case StmtKind::Prefetch: emit_prefetch(s.as<PrefetchNode>()); return;
     case StmtKind::Block:
     case StmtKind::BlockRealize:
       KILN_ICHECK(false) << "block reached the code generator in " << symbol_ << " (the function is not lowered)";

@@ -66,6 +66,7 @@ Stmt sample_stmt(StmtKind k) {
     }
     case StmtKind::Evaluate: return evaluate(call(Intrinsic::exp, {v.f}));
     case StmtKind::Barrier: return barrier("shared");
+    case StmtKind::Prefetch: return prefetch(v.A, {v.x, v.y + 1});
     case StmtKind::Block:
     case StmtKind::BlockRealize: {
       Var vi("vi"), vj("vj");

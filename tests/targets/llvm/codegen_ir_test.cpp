@@ -167,5 +167,15 @@ TEST(CodegenIr, VerifierFailuresNameTheFunction) {
   }
 }
 
+TEST(CodegenIr, APrefetchIsLlvmsPrefetchOfTheElementsAddressIntoTheSecondLevel) {
+  Buffer A = flat("A", DataType::Float32(), 256), C = flat("C", DataType::Float32(), 256);
+  Var i("i");
+  const PrimFunc f("fetch", {A, C}, loop(i, 256, seq({prefetch(A, {i + 64}), st(C, ld(A, i), i)})));
+  const std::string ir = emit_llvm_ir(f, host());
+  // Read (0), locality 2 (prefetcht1), data (1).
+  EXPECT_TRUE(contains(ir, "call void @llvm.prefetch.p0(ptr")) << ir;
+  EXPECT_TRUE(contains(ir, "i32 0, i32 2, i32 1)")) << ir;
+}
+
 }  // namespace
 }  // namespace kiln
