@@ -29,6 +29,14 @@ def f(A: T.Buffer((4,), "float32")):
   EXPECT_EQ(expr_error("x +"), "line 1, column 4: expected an expression, got end of line");
 }
 
+TEST(ParseError, APrefetchOfSomethingElse) {
+  EXPECT_EQ(func_error(R"(@T.prim_func
+def f(A: T.Buffer((4,), "float32")):
+    T.prefetch(T.float32(1))
+)"),
+            "line 3, column 16: T.prefetch takes one element of a buffer, B[index]");
+}
+
 TEST(ParseError, UndefinedName) {
   EXPECT_EQ(func_error(R"(@T.prim_func
 def f(A: T.Buffer((4, 4), "float32")):

@@ -174,6 +174,18 @@ def empty(A: T.Buffer((), "float32")):
   EXPECT_TRUE(as_for(top[0])->body.as<SeqStmtNode>()->seq.empty());
 }
 
+TEST(ParseStmt, APrefetchNamesOneElement) {
+  PrimFunc f = parse_exact(R"(@T.prim_func
+def fetch(W: T.Buffer((4096,), "float32")):
+    for i in range(64):
+        T.prefetch(W[i * 64])
+)");
+  const auto* p = as_for(f->body)->body.as<PrefetchNode>();
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->buffer->name, "W");
+  EXPECT_EQ(p->indices.size(), 1u);
+}
+
 TEST(ParseStmt, SiblingBindingsOfOneNameAreOneVariable) {
   // Unrolling copies a loop nest, so one variable is bound in each copy; the
   // printer names it once, and the parser gives back one variable.
