@@ -21,22 +21,23 @@ namespace {
 std::vector<CodeGen::Capture> collect_captures(CodeGen& cg, const Stmt& body) {
   std::vector<CodeGen::Capture> caps;
   std::unordered_set<const Object*> seen;
+  auto buffer = [&](const Buffer& buf) {
+    const BufferNode* b = &*buf;
+    if (cg.buffers_.count(b) && seen.insert(b).second) caps.push_back({nullptr, b, nullptr, b->name});
+  };
   auto on_expr = [&](const Expr& e) {
     if (const auto* v = e.as<VarNode>()) {
       if (cg.vars_.count(v) && seen.insert(v).second)
         caps.push_back({v, nullptr, cg.reg_type(v->dtype), v->name});
     } else if (const auto* load = e.as<BufferLoadNode>()) {
-      const BufferNode* b = &*load->buffer;
-      if (cg.buffers_.count(b) && seen.insert(b).second) caps.push_back({nullptr, b, nullptr, b->name});
+      buffer(load->buffer);
     }
   };
   post_order_visit(body, [&](const Stmt& s) {
     if (const auto* store = s.as<BufferStoreNode>()) {
-      const BufferNode* b = &*store->buffer;
-      if (cg.buffers_.count(b) && seen.insert(b).second) caps.push_back({nullptr, b, nullptr, b->name});
+      buffer(store->buffer);
     } else if (const auto* fetch = s.as<PrefetchNode>()) {
-      const BufferNode* b = &*fetch->buffer;
-      if (cg.buffers_.count(b) && seen.insert(b).second) caps.push_back({nullptr, b, nullptr, b->name});
+      buffer(fetch->buffer);
     } else if (const auto* alloc = s.as<AllocateNode>()) {
       // The allocated buffer is the body's own, but its size may use outer variables.
       for (const Expr& e : alloc->buffer->shape) post_order_visit(e, on_expr);
