@@ -65,7 +65,13 @@ ModelProgram compile_into(const ModelArgs& a, const std::string& dir, std::ostre
 }
 
 std::vector<NDArray> read_inputs(const graph::CompiledModel& model, const ModelArgs& a) {
-  if (!a.inputs.empty()) return graph::read_numbered_tensors(a.inputs, "input");
+  if (!a.inputs.empty()) {
+    std::vector<NDArray> in = graph::read_numbered_tensors(a.inputs, "input");
+    if (in.size() < model.inputs().size())
+      KILN_USER_ERROR() << "--inputs " << a.inputs << ": the model takes " << model.inputs().size()
+                        << " inputs, and there is no input_" << in.size() << ".pb";
+    return in;
+  }
   std::vector<NDArray> in;
   for (size_t k = 0; k < model.inputs().size(); ++k) {
     const graph::TensorInfo& t = model.inputs()[k];

@@ -81,5 +81,16 @@ TEST(ModelCli, TunesThenRunsBlockedAndPlainWithinTolerance) {
   EXPECT_NE(bad.out.find("--layout takes nchwc or nchw, not 'nhwc'"), std::string::npos) << bad.out;
 }
 
+// --inputs names a folder of input_N.pb; one missing is named, not
+// taken for a model of fewer inputs.
+TEST(ModelCli, AFolderOfInputsWithoutTheFileAnInputNeedsIsRefusedByName) {
+  const std::string model = write_model();
+  const std::string dir = scratch_path("model_cli_no_inputs");
+  std::filesystem::create_directories(dir);
+  CliRun r = kiln("run " + model + " --layout nchw --repeat 1 --inputs " + dir);
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("the model takes 1 inputs, and there is no input_0.pb"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace kiln::testing
