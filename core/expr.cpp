@@ -152,6 +152,7 @@ const char* reduce_kind_name(ReduceKind k) {
     case ReduceKind::kSum: return "sum";
     case ReduceKind::kMax: return "max";
     case ReduceKind::kMin: return "min";
+    case ReduceKind::kProd: return "prod";
   }
   return "?";
 }
@@ -161,6 +162,7 @@ Expr reduce_identity(ReduceKind k, DataType t) {
     case ReduceKind::kSum: return make_zero(t);
     case ReduceKind::kMax: return min_value(t);
     case ReduceKind::kMin: return max_value(t);
+    case ReduceKind::kProd: return make_const(t, 1);
   }
   return Expr();
 }
@@ -170,6 +172,7 @@ Expr reduce_combine(ReduceKind k, Expr acc, Expr value) {
     case ReduceKind::kSum: return add(std::move(acc), std::move(value));
     case ReduceKind::kMax: return max(std::move(acc), std::move(value));
     case ReduceKind::kMin: return min(std::move(acc), std::move(value));
+    case ReduceKind::kProd: return mul(std::move(acc), std::move(value));
   }
   return Expr();
 }

@@ -334,9 +334,10 @@ class BufferLoadNode : public ExprNode {
   KILN_EXPR_NODE(BufferLoad, buffer, indices)
 };
 
-enum class ReduceKind : uint8_t { kSum = 0, kMax = 1, kMin = 2 };
+enum class ReduceKind : uint8_t { kSum = 0, kMax = 1, kMin = 2, kProd = 3 };
 const char* reduce_kind_name(ReduceKind k);
-// The identity of the combiner: 0 for sum, lowest value for max, highest for min.
+// The identity of the combiner: 0 for sum, lowest value for max, highest for
+// min, 1 for prod.
 Expr reduce_identity(ReduceKind k, DataType t);
 // Combines an accumulator with a new value.
 Expr reduce_combine(ReduceKind k, Expr acc, Expr value);

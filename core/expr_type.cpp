@@ -147,6 +147,9 @@ std::optional<std::string> expr_type_error(const ExprNode& n) {
     case ExprKind::Reduce: {
       const auto& r = static_cast<const ReduceNode&>(n);
       if (!r.source.defined()) return std::string("reduction of nothing");
+      if (r.combiner > ReduceKind::kProd)  // read from a file: enums travel as integers
+        return "reduction with combiner " + std::to_string(static_cast<int>(r.combiner)) +
+               ", none of sum, max, min, prod";
       if (t != r.source.dtype()) return "reduction of " + r.source.dtype().str() + " typed " + t.str();
       return std::nullopt;
     }

@@ -96,6 +96,7 @@ std::string task_kind(const std::string& ops) {
       {"attention", {kAttention}},
       {"conv", {"Conv", "ConvTranspose", kConvNCHWc, kDepthwiseConvNCHWc}},
       {"dense", {"MatMul", "Gemm", "Einsum"}},
+      {"recurrent", {"RNN", "GRU", "LSTM"}},
       {"norm", {"LayerNormalization", "InstanceNormalization", "BatchNormalization", "Softmax", "LogSoftmax",
                 "Hardmax"}},
   };

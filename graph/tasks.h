@@ -59,7 +59,7 @@ std::vector<int> constant_params(const Graph& g, const Task& t);
 // What a group (or a task, a compiled call) named by its operators
 // ("Reshape+Transpose+kiln.Attention", "MatMul+Add+Gelu") mostly does, by
 // its heaviest operator: "attention", "conv", "dense" (MatMul, Gemm,
-// Einsum), "norm" (LayerNormalization, InstanceNormalization, Softmax and
+// Einsum), "recurrent" (RNN, GRU, LSTM), "norm" (LayerNormalization, InstanceNormalization, Softmax and
 // their kin), "reduction" (pools, ReduceX), else "elementwise" (data
 // movement included). How `kiln run --profile` sums time by kind.
 std::string task_kind(const std::string& ops);

@@ -24,6 +24,7 @@ enum class Takes {
   kFloat,    // floating point
   kSigned,   // floating point and signed integers
   kNumeric,  // any number, not bool
+  kUnsigned, // unsigned integers
   kBool,     // bool only
   kAny,      // any type kiln computes in
 };
@@ -36,6 +37,7 @@ void require_takes(const Node& n, const Value& v, Takes takes) {
     case Takes::kFloat: ok = t.is_float(), what = "floating-point"; break;
     case Takes::kSigned: ok = t.is_float() || t.is_int(), what = "floating-point or signed integer"; break;
     case Takes::kNumeric: ok = !t.is_bool(), what = "numeric"; break;
+    case Takes::kUnsigned: ok = t.is_uint(), what = "unsigned integer"; break;
     case Takes::kBool: ok = t.is_bool(), what = "bool"; break;
     case Takes::kAny: break;
   }
@@ -194,6 +196,19 @@ const std::vector<Elementwise>& elementwise_table() {
          const Expr r = mod(x[0], x[1]), zero = constant_like(x[0], 0);
          const Expr differ = logical_and(ne(r, zero), ne(lt(r, zero), lt(x[1], zero)));
          return select(differ, r + x[1], r);
+       },
+       false, 2},
+      // x << y is x * 2^y, x >> y is x / 2^y (unsigned, so truncating is
+      // flooring): 2^y is exact in double for every shift of a 64-bit
+      // value, and the product wraps as the shift would.
+      {"BitShift", "x << y or x >> y (direction LEFT or RIGHT), unsigned integers, broadcast", Takes::kUnsigned,
+       [](const Node& n, X x) {
+         const std::string direction = n.attr_string("direction", "");
+         if (direction != "LEFT" && direction != "RIGHT")
+           KILN_USER_ERROR() << n.describe() << ": direction is \"" << direction << "\"; it is \"LEFT\" or \"RIGHT\"";
+         const DataType f64 = DataType::Float(64);
+         const Expr power = cast(x[0].dtype(), call(Intrinsic::pow, {make_const(f64, 2), cast(f64, x[1])}));
+         return direction == "LEFT" ? x[0] * power : div(x[0], power);
        },
        false, 2},
       // Comparisons and logic.

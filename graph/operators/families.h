@@ -12,8 +12,13 @@ std::vector<OpDef> nn_ops();           // nn.cpp: convolutions, pools, Gemm, Mat
 std::vector<OpDef> elementwise_ops();  // elementwise.cpp: activations, arithmetic, Clip
 std::vector<OpDef> reduction_ops();    // reduction.cpp: Softmax, LayerNormalization, reductions, global pools
 std::vector<OpDef> movement_ops();     // movement.cpp: reshapes, Transpose, Concat, Slice, Pad, Gather
+std::vector<OpDef> normalization_ops();  // normalization.cpp: LRN, MeanVarianceNormalization
+std::vector<OpDef> selection_ops();    // selection.cpp: TopK, ReverseSequence
+std::vector<OpDef> recurrent_ops();    // recurrent.cpp: RNN, GRU, LSTM
+std::vector<OpDef> spectral_ops();     // spectral.cpp: DFT
+std::vector<OpDef> unpool_ops();       // unpool.cpp: MaxUnpool
 std::vector<OpDef> loss_ops();         // loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
-std::vector<OpDef> resize_ops();       // resize.cpp: Resize, Upsample
+std::vector<OpDef> resize_ops();       // resize.cpp: Resize, Upsample, GridSample
 std::vector<OpDef> folded_ops();       // folded.cpp: Constant, Shape, ConstantOfShape
 std::vector<OpDef> blocked_ops();      // blocked.cpp: graph/layout.h's internal operators
 std::vector<OpDef> fused_ops();        // attention.cpp: graph/recognize.h's kiln.Attention

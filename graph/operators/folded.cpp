@@ -1,11 +1,12 @@
-// Operators that fold at import: Constant, Shape, and ConstantOfShape of a
-// constant shape. Their rules set their outputs' contents; they have no
+// Operators that fold at import: Constant, Shape, ConstantOfShape of a
+// constant shape, Range, and the window functions of a constant size. Their rules set their outputs' contents; they have no
 // compute definition, and no fused group holds them.
 #include <algorithm>
 #include <cmath>
 
 #include "graph/operators/common.h"
 #include "graph/operators/families.h"
+#include "graph/onnx_import.h"
 
 namespace kiln::graph::operators {
 namespace {
@@ -101,6 +102,26 @@ void range(const Node& n, Graph& g) {
   set_constant_output(g, n, 0, std::move(a));
 }
 
+// HannWindow, HammingWindow, BlackmanWindow: a0 - a1 cos(2πn/N) + a2
+// cos(4πn/N) for n below the constant `size`, N = size when periodic (the
+// default), size - 1 when not; in output_datatype (float32 by default).
+void window(const Node& n, Graph& g) {
+  const Shape size = constant_ints(g, n, 0, "size");
+  if (size.size() != 1 || size[0] < 1 || size[0] > kMaxFoldedElements)
+    KILN_USER_ERROR() << n.describe() << ": size must be one value from 1 to " << kMaxFoldedElements;
+  const DataType t = onnx_element_type(n.attr_int("output_datatype", 1), n.describe() + ": output_datatype");
+  double a0 = 0.5, a1 = 0.5, a2 = 0;  // Hann
+  if (n.op == "HammingWindow") a0 = 25.0 / 46, a1 = 1 - a0;
+  if (n.op == "BlackmanWindow") a0 = 0.42, a1 = 0.5, a2 = 0.08;
+  const double N = static_cast<double>(n.attr_int("periodic", 1) != 0 ? size[0] : size[0] - 1);
+  NDArray a(t, {size[0]});
+  for (int64_t i = 0; i < size[0]; ++i) {
+    const double x = 2 * M_PI * static_cast<double>(i) / N;
+    a.set(i, a0 - a1 * std::cos(x) + a2 * std::cos(2 * x));
+  }
+  set_constant_output(g, n, 0, std::move(a));
+}
+
 }  // namespace
 
 std::vector<OpDef> folded_ops() {
@@ -112,6 +133,11 @@ std::vector<OpDef> folded_ops() {
        {}, 0},
       {"Size", "the input's element count, folded to a constant", OpPattern::kElementwise, size, {}},
       {"Range", "start + i * delta below limit, of constant scalars, folded", OpPattern::kElementwise, range, {}, 0},
+      {"HannWindow", "0.5 - 0.5 cos(2πn/N) of a constant size (periodic: N = size), folded", OpPattern::kElementwise,
+       window, {}, 0},
+      {"HammingWindow", "25/46 - 21/46 cos(2πn/N) of a constant size, folded", OpPattern::kElementwise, window, {}, 0},
+      {"BlackmanWindow", "0.42 - 0.5 cos(2πn/N) + 0.08 cos(4πn/N) of a constant size, folded", OpPattern::kElementwise,
+       window, {}, 0},
   };
 }
 

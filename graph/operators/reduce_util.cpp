@@ -52,6 +52,7 @@ te::Tensor reduce(const te::Tensor& x, const Shape& in, const std::vector<bool>&
         switch (kind) {
           case ReduceKind::kMax: return te::max_reduce(v, axes);
           case ReduceKind::kMin: return te::min_reduce(v, axes);
+          case ReduceKind::kProd: return te::prod_reduce(v, axes);
           default: return te::sum(v, axes);
         }
       },

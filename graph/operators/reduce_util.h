@@ -25,7 +25,7 @@ std::vector<Expr> source_index(const std::vector<Var>& i, const std::vector<Iter
 
 inline Expr identity(Expr v) { return v; }
 
-// `kind` (sum, max, min) of pre(x) over the reduced axes; stage `name`. No
+// `kind` (sum, max, min, prod) of pre(x) over the reduced axes; stage `name`. No
 // reduced axis: pre(x) elementwise.
 te::Tensor reduce(const te::Tensor& x, const Shape& in, const std::vector<bool>& reduced, bool keep, ReduceKind kind,
                   const std::function<Expr(Expr)>& pre, const std::string& name);

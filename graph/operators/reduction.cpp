@@ -133,6 +133,7 @@ const std::vector<Reduction>& reductions() {
        [](Expr v, double count) { return div(v, make_const(v.dtype(), count)); }},
       {"ReduceMax", "the largest over axes, keepdims", false, ReduceKind::kMax, identity, nullptr},
       {"ReduceMin", "the smallest over axes, keepdims", false, ReduceKind::kMin, identity, nullptr},
+      {"ReduceProd", "the product over axes, keepdims", false, ReduceKind::kProd, identity, nullptr},
       {"ReduceSumSquare", "the sum of squares over axes, keepdims", false, ReduceKind::kSum,
        [](Expr v) { return v * v; }, nullptr},
       {"ReduceL1", "the sum of absolute values over axes, keepdims", false, ReduceKind::kSum,

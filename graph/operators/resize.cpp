@@ -1,6 +1,7 @@
 // Resize (and Upsample, its older form): each output position mapped back
 // to a coordinate in the input, per axis, and the input read there by the
 // nearest element or interpolated (linear, cubic) from its neighbours.
+// GridSample reads the input the same ways at coordinates a grid gives.
 //
 // Every axis is resized independently, so an output element is a sum over
 // the product of each axis's neighbours (1 for nearest, 2 for linear, 4
@@ -93,6 +94,14 @@ struct Tap {
   Expr index, weight;
 };
 
+// Keys' cubic kernel of coefficient A at a distance d in [0, 2), in type f.
+Expr cubic_weight(Expr d, double A, DataType f) {
+  auto fc = [&](double v) { return make_const(f, v); };
+  const Expr near = ((fc(A + 2) * d - fc(A + 3)) * d * d) + fc(1);
+  const Expr far = ((fc(A) * d - fc(5 * A)) * d + fc(8 * A)) * d - fc(4 * A);
+  return select(lt(d, fc(1)), near, far);
+}
+
 te::Tensor resize(const Graph& g, const Node& n, const Tensors& in) {
   const te::Tensor& x = in.at(0);
   const Shape& shape = required_input(g, n, 0).shape;
@@ -150,12 +159,7 @@ te::Tensor resize(const Graph& g, const Node& n, const Tensors& in) {
     }
     // Cubic: Keys' kernel of coefficient A over the 4 neighbours; with
     // exclude_outside those outside the axis weigh 0, the rest rescaled.
-    const double A = a_coeff;
-    auto w = [&](Expr d) {  // |distance| in [0, 2)
-      const Expr near = ((fc(A + 2) * d - fc(A + 3)) * d * d) + fc(1);
-      const Expr far = ((fc(A) * d - fc(5 * A)) * d + fc(8 * A)) * d - fc(4 * A);
-      return select(lt(d, fc(1)), near, far);
-    };
+    auto w = [&](Expr d) { return cubic_weight(d, a_coeff, f); };
     std::vector<Expr> ws = {w(t + fc(1)), w(t), w(fc(1) - t), w(fc(2) - t)};
     if (exclude_outside) {
       Expr total = fc(0);
@@ -207,6 +211,102 @@ te::Tensor resize(const Graph& g, const Node& n, const Tensors& in) {
       "resize");
 }
 
+void grid_sample_rule(const Node& n, Graph& g) {
+  const Value &x = required_input(g, n, 0), &grid = required_input(g, n, 1);
+  require_float(n, x);
+  require_float(n, grid);
+  require_rank(n, x, 4);
+  if (grid.shape.size() != 4 || grid.shape[0] != x.shape[0] || grid.shape[3] != 2)
+    KILN_USER_ERROR() << n.describe() << ": grid of shape " << shape_str(grid.shape) << ", not [" << x.shape[0]
+                      << ", H_out, W_out, 2]";
+  const std::string mode = n.attr_string("mode", "bilinear"), padding = n.attr_string("padding_mode", "zeros");
+  if (mode != "bilinear" && mode != "nearest" && mode != "bicubic")
+    KILN_USER_ERROR() << n.describe() << ": mode '" << mode << "'; it is bilinear, nearest or bicubic";
+  if (padding != "zeros" && padding != "border" && padding != "reflection")
+    KILN_USER_ERROR() << n.describe() << ": padding_mode '" << padding << "'; it is zeros, border or reflection";
+  set_output(g, n, 0, x.dtype, {x.shape[0], x.shape[1], grid.shape[1], grid.shape[2]});
+}
+
+// GridSample (opset 16), as PyTorch's grid_sample that it follows: the
+// grid's (x, y) in [-1, 1] made pixel coordinates (align_corners: -1 and 1
+// are the corner pixels' centres; else their outer edges), then border
+// padding clamps them into the image and reflection reflects them at its
+// edges; bilinear and nearest read the padded coordinate, bicubic pads
+// each of its 16 taps instead. A tap outside the image reads 0.
+te::Tensor grid_sample(const Graph& g, const Node& n, const Tensors& in) {
+  const te::Tensor &x = in.at(0), &grid = in.at(1);
+  const Shape& shape = required_input(g, n, 0).shape;
+  const Shape& gs = required_input(g, n, 1).shape;
+  const std::string mode = n.attr_string("mode", "bilinear"), padding = n.attr_string("padding_mode", "zeros");
+  const bool align = n.attr_int("align_corners", 0) != 0;
+  const DataType f = x.dtype() == DataType::Float(64) ? DataType::Float(64) : DataType::Float32();
+  auto fc = [&](double v) { return make_const(f, v); };
+  auto unnormalize = [&](Expr v, int64_t size) {
+    const double s = static_cast<double>(size);
+    return align ? (v + fc(1)) * fc((s - 1) / 2) : ((v + fc(1)) * fc(s) - fc(1)) * fc(0.5);
+  };
+  auto clip = [&](Expr v, int64_t size) { return min(max(v, fc(0)), fc(static_cast<double>(size - 1))); };
+  // Reflected at the edges (the corner centres with align_corners, else
+  // the outer edges), as often as it takes, then clipped.
+  auto reflect = [&](Expr v, int64_t size) {
+    const double low = align ? 0 : -0.5, span = static_cast<double>(align ? size - 1 : size);
+    if (span <= 0) return fc(0);
+    const Expr d = call(Intrinsic::abs, {v - fc(low)});
+    const Expr flips = call(Intrinsic::floor, {d / fc(span)});
+    const Expr extra = d - flips * fc(span);
+    const Expr even = eq(flips - fc(2) * call(Intrinsic::floor, {flips * fc(0.5)}), fc(0));
+    return clip(select(even, extra + fc(low), fc(span) - extra + fc(low)), size);
+  };
+  auto padded = [&](Expr v, int64_t size) {
+    if (padding == "border") return clip(v, size);
+    if (padding == "reflection") return reflect(v, size);
+    return v;
+  };
+  const int64_t H = shape[2], W = shape[3];
+  auto i32c = [](Expr v) { return cast(DataType::Int32(), v); };
+  // The input at integer pixel (yi, xi), 0 outside the image.
+  auto pixel = [&](Expr b, Expr c, Expr yi, Expr xi) {
+    const Expr inside = logical_and(logical_and(ge(xi, i32(0)), lt(xi, i32(W))), logical_and(ge(yi, i32(0)), lt(yi, i32(H))));
+    const Expr v = cast(f, x(b, c, min(max(yi, i32(0)), i32(H - 1)), min(max(xi, i32(0)), i32(W - 1))));
+    return select(inside, v, fc(0));
+  };
+  return te::compute(
+      i32s({shape[0], shape[1], gs[1], gs[2]}),
+      [&](Var b, Var c, Var oy, Var ox) {
+        const Expr gx = cast(f, grid(b, oy, ox, i32(0))), gy = cast(f, grid(b, oy, ox, i32(1)));
+        Expr total;
+        if (mode == "bicubic") {
+          const Expr ix = unnormalize(gx, W), iy = unnormalize(gy, H);
+          const Expr x0 = call(Intrinsic::floor, {ix}), y0 = call(Intrinsic::floor, {iy});
+          const Expr tx = ix - x0, ty = iy - y0;
+          auto weights = [&](Expr t) {
+            return std::vector<Expr>{cubic_weight(t + fc(1), -0.75, f), cubic_weight(t, -0.75, f),
+                                     cubic_weight(fc(1) - t, -0.75, f), cubic_weight(fc(2) - t, -0.75, f)};
+          };
+          const std::vector<Expr> wx = weights(tx), wy = weights(ty);
+          for (int j = 0; j < 4; ++j)
+            for (int k = 0; k < 4; ++k) {
+              const Expr px = i32c(padded(x0 + fc(k - 1), W)), py = i32c(padded(y0 + fc(j - 1), H));
+              const Expr v = pixel(b, c, py, px) * wy[j] * wx[k];
+              total = total.defined() ? total + v : v;
+            }
+        } else {
+          const Expr ix = padded(unnormalize(gx, W), W), iy = padded(unnormalize(gy, H), H);
+          if (mode == "nearest") {
+            total = pixel(b, c, i32c(call(Intrinsic::round, {iy})), i32c(call(Intrinsic::round, {ix})));
+          } else {
+            const Expr x0 = call(Intrinsic::floor, {ix}), y0 = call(Intrinsic::floor, {iy});
+            const Expr tx = ix - x0, ty = iy - y0;
+            const Expr xi = i32c(x0), yi = i32c(y0);
+            total = pixel(b, c, yi, xi) * (fc(1) - ty) * (fc(1) - tx) + pixel(b, c, yi, xi + i32(1)) * (fc(1) - ty) * tx +
+                    pixel(b, c, yi + i32(1), xi) * ty * (fc(1) - tx) + pixel(b, c, yi + i32(1), xi + i32(1)) * ty * tx;
+          }
+        }
+        return cast(x.dtype(), total);
+      },
+      "grid_sample");
+}
+
 }  // namespace
 
 std::vector<OpDef> resize_ops() {
@@ -215,6 +315,9 @@ std::vector<OpDef> resize_ops() {
        OpPattern::kInjective, resize_rule, one_output(resize), 1},
       {"Upsample", "Resize with asymmetric coordinates (deprecated since opset 10)", OpPattern::kInjective, resize_rule,
        one_output(resize), 1},
+      {"GridSample", "the input read at a grid's coordinates: bilinear, nearest or bicubic; zeros, border or reflection "
+                     "padding; align_corners",
+       OpPattern::kInjective, grid_sample_rule, one_output(grid_sample)},
   };
 }
 

@@ -128,6 +128,7 @@ TEST(Tasks, AGroupsKindIsItsHeaviestOperators) {
   EXPECT_EQ(task_kind("kiln.ToNCHWc+kiln.ConvNCHWc"), "conv");
   EXPECT_EQ(task_kind("LayerNormalization"), "norm");
   EXPECT_EQ(task_kind("ReduceMean+Add+Sqrt"), "reduction");
+  EXPECT_EQ(task_kind("LSTM+Tanh"), "recurrent");
   EXPECT_EQ(task_kind("kiln.MaxPoolNCHWc"), "reduction");
   EXPECT_EQ(task_kind("Reshape+Gelu+Reshape"), "elementwise");
 }

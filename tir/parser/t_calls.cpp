@@ -42,7 +42,7 @@ Expr ExprParser::parse_t_call() {
   KILN_FOR_EACH_INTRINSIC(X)
 #undef X
   bool known = reader != kReaders.end() || type || intrinsic || f == "truncdiv" || f == "truncmod" || f == "min" ||
-               f == "max" || f == "sum";
+               f == "max" || f == "sum" || f == "prod";
   if (!known) error_at(fn, "unknown function '" + fn_name(fn) + "'");
   in_.expect_op("(", "after '" + fn_name(fn) + "'");
 
@@ -50,6 +50,7 @@ Expr ExprParser::parse_t_call() {
   if (type) return parse_immediate(fn, *type);
   if (intrinsic) return parse_intrinsic(fn, *intrinsic);
   if (f == "sum") return parse_reduce(fn, ReduceKind::kSum);
+  if (f == "prod") return parse_reduce(fn, ReduceKind::kProd);
   if (f == "truncdiv") return parse_binary_call(fn, ExprKind::Div);
   if (f == "truncmod") return parse_binary_call(fn, ExprKind::Mod);
   // T.min(a, b) is the binary node, T.min(src, axis=[...]) a reduction.

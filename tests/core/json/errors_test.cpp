@@ -128,6 +128,15 @@ TEST(JsonErrors, UntaggedOrBadFloat) {
   EXPECT_EQ(error_of(d), "node 0 (FloatImm): field 'value': float \"lots\" is not a number, \"nan\", \"inf\" or \"-inf\"");
 }
 
+TEST(JsonErrors, CombinerOutOfRange) {
+  Var k("k"), h("h", DataType::Float32());
+  nlohmann::json d = to_json(reduce(ReduceKind::kProd, h, {IterVar(k, Range(0, 4), IterType::kReduce)}));
+  EXPECT_TRUE(load_json(d.dump()).defined());
+  const size_t root = d["root"].get<size_t>();
+  d["nodes"][root]["combiner"] = 7;
+  EXPECT_EQ(error_of(d), "node " + std::to_string(root) + " (Reduce): reduction with combiner 7, none of sum, max, min, prod");
+}
+
 TEST(JsonErrors, UnknownTag) {
   nlohmann::json d = good();
   d["nodes"][2]["a"] = {{"ref", 0}};

@@ -92,6 +92,7 @@ TEST_F(ParseExpr, ReductionsBindTheirAxes) {
   exact("T.max(A[i, k], axis=[T.spatial_axis(i, 64), T.reduce_axis(k, (2, 34))])");
   EXPECT_EQ(exact("T.min(A[x, k], axis=[T.reduce_axis(k, T.int64(32), dtype=\"int32\")])").as<ReduceNode>()->combiner,
             ReduceKind::kMin);
+  EXPECT_EQ(exact("T.prod(A[x, k], axis=[T.reduce_axis(k, 8)])").as<ReduceNode>()->combiner, ReduceKind::kProd);
   // The binary T.min is still a Min.
   EXPECT_EQ(exact("T.min(x, y)").kind(), ExprKind::Min);
 }
