@@ -5,11 +5,11 @@
 
 namespace kiln::graph {
 
-bool is_parameter_input(const Node& n, size_t i) { return i >= op_def(n).first_parameter; }
+bool is_parameter_input(const Node& n, size_t i) { return op_def(n).is_parameter(i); }
 
 bool is_parameter_input(const std::string& op, size_t i) {
   const OpDef* def = find_op_def(op);
-  return def && i >= def->first_parameter;
+  return def && def->is_parameter(i);
 }
 
 bool is_lowered(const Node& n) { return static_cast<bool>(op_def(n).lower); }

@@ -13,7 +13,9 @@
 //     evaluate; empty for an operator that always folds;
 //   - `pattern`, what fusion may do with it (graph/fuse.h);
 //   - `first_parameter`, the first input it reads from the graph as a
-//     constant parameter rather than computes with (a Reshape's shape).
+//     constant parameter rather than computes with (a Reshape's shape),
+//     and `data_after_parameters`, the inputs past it that are data
+//     nonetheless (STFT's window, between its frame step and length).
 //
 // The entries are written by family in graph/operators/ (elementwise,
 // reductions and normalizations, data movement, neural-network layers,
@@ -62,8 +64,18 @@ struct OpDef {
   // inputs). Throws kiln::Error naming the node for an attribute it has
   // no definition for. Empty for an operator that always folds.
   LowerFn lower;
-  // Inputs from this index on are parameters (is_parameter_input).
+  // Inputs from this index on are parameters (is_parameter_input)...
   size_t first_parameter = SIZE_MAX;
+  // ...but these, data among them (STFT's window, between its frame step
+  // and its frame length).
+  std::vector<size_t> data_after_parameters = {};
+
+  bool is_parameter(size_t i) const {
+    if (i < first_parameter) return false;
+    for (size_t d : data_after_parameters)
+      if (d == i) return false;
+    return true;
+  }
 };
 
 // The ONNX operators of the default domain, in the order --ops lists them.

@@ -15,7 +15,7 @@ std::vector<OpDef> movement_ops();     // movement.cpp: reshapes, Transpose, Con
 std::vector<OpDef> normalization_ops();  // normalization.cpp: LRN, MeanVarianceNormalization
 std::vector<OpDef> selection_ops();    // selection.cpp: TopK, ReverseSequence
 std::vector<OpDef> recurrent_ops();    // recurrent.cpp: RNN, GRU, LSTM
-std::vector<OpDef> spectral_ops();     // spectral.cpp: DFT
+std::vector<OpDef> spectral_ops();     // spectral.cpp: DFT, STFT
 std::vector<OpDef> unpool_ops();       // unpool.cpp: MaxUnpool
 std::vector<OpDef> loss_ops();         // loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 std::vector<OpDef> resize_ops();       // resize.cpp: Resize, Upsample, GridSample
