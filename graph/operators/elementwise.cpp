@@ -24,7 +24,7 @@ enum class Takes {
   kFloat,    // floating point
   kSigned,   // floating point and signed integers
   kNumeric,  // any number, not bool
-  kUnsigned, // unsigned integers
+  kUnsigned,  // unsigned integers
   kBool,     // bool only
   kAny,      // any type kiln computes in
 };

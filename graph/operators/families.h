@@ -19,7 +19,7 @@ std::vector<OpDef> spectral_ops();     // spectral.cpp: DFT, STFT
 std::vector<OpDef> unpool_ops();       // unpool.cpp: MaxUnpool
 std::vector<OpDef> loss_ops();         // loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 std::vector<OpDef> resize_ops();       // resize.cpp: Resize, Upsample, GridSample
-std::vector<OpDef> folded_ops();       // folded.cpp: Constant, Shape, ConstantOfShape
+std::vector<OpDef> folded_ops();       // folded.cpp: Constant, Shape, ConstantOfShape, Range, windows
 std::vector<OpDef> blocked_ops();      // blocked.cpp: graph/layout.h's internal operators
 std::vector<OpDef> fused_ops();        // attention.cpp: graph/recognize.h's kiln.Attention
 

@@ -1,6 +1,7 @@
 // Operators that fold at import: Constant, Shape, ConstantOfShape of a
-// constant shape, Range, and the window functions of a constant size. Their rules set their outputs' contents; they have no
-// compute definition, and no fused group holds them.
+// constant shape, Range, and the window functions of a constant size.
+// Their rules set their outputs' contents; they have no compute
+// definition, and no fused group holds them.
 #include <algorithm>
 #include <cmath>
 

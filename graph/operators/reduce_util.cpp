@@ -48,13 +48,7 @@ te::Tensor reduce(const te::Tensor& x, const Shape& in, const std::vector<bool>&
   return te::compute(
       i32s(reduced_shape(in, reduced, keep)),
       [&](const std::vector<Var>& i) {
-        const Expr v = pre(x(source_index(i, axes, reduced, keep)));
-        switch (kind) {
-          case ReduceKind::kMax: return te::max_reduce(v, axes);
-          case ReduceKind::kMin: return te::min_reduce(v, axes);
-          case ReduceKind::kProd: return te::prod_reduce(v, axes);
-          default: return te::sum(v, axes);
-        }
+        return kiln::reduce(kind, pre(x(source_index(i, axes, reduced, keep))), axes);
       },
       name);
 }

@@ -236,7 +236,6 @@ void grid_sample_rule(const Node& n, Graph& g) {
 te::Tensor grid_sample(const Graph& g, const Node& n, const Tensors& in) {
   const te::Tensor &x = in.at(0), &grid = in.at(1);
   const Shape& shape = required_input(g, n, 0).shape;
-  const Shape& gs = required_input(g, n, 1).shape;
   const std::string mode = n.attr_string("mode", "bilinear"), padding = n.attr_string("padding_mode", "zeros");
   const bool align = n.attr_int("align_corners", 0) != 0;
   const DataType f = x.dtype() == DataType::Float(64) ? DataType::Float(64) : DataType::Float32();
@@ -271,7 +270,7 @@ te::Tensor grid_sample(const Graph& g, const Node& n, const Tensors& in) {
     return select(inside, v, fc(0));
   };
   return te::compute(
-      i32s({shape[0], shape[1], gs[1], gs[2]}),
+      i32s(out_shape(g, n)),
       [&](Var b, Var c, Var oy, Var ox) {
         const Expr gx = cast(f, grid(b, oy, ox, i32(0))), gy = cast(f, grid(b, oy, ox, i32(1)));
         Expr total;

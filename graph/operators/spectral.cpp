@@ -82,12 +82,9 @@ te::Tensor dft(const Graph& g, const Node& n, const Tensors& in) {
   const bool inverse = n.attr_int("inverse", 0) != 0, complex = shape.back() == 2;
   const DataType t = DataType::Float(64);
   auto fc = [&](double v) { return make_const(t, v); };
-  Shape out = shape;
-  out[s.axis] = s.bins;
-  out.back() = 2;
   IterVar j = te::reduce_axis(Range(i32(0), i32(std::min(s.length, shape[s.axis]))), "n");
   const te::Tensor sum = te::compute(
-      i32s(out),
+      i32s(out_shape(g, n)),
       [&](const std::vector<Var>& i) {
         std::vector<Expr> at(i.begin(), i.end());
         at[s.axis] = j.var();
@@ -154,7 +151,7 @@ te::Tensor stft(const Graph& g, const Node& n, const Tensors& in) {
   const DataType f64 = DataType::Float(64);
   IterVar j = te::reduce_axis(Range(i32(0), i32(s.length)), "n");
   const te::Tensor sum = te::compute(
-      i32s({shape[0], s.frames, s.bins, 2}),
+      i32s(out_shape(g, n)),
       [&](Var b, Var f, Var k, Var part) {
         const Expr at = f * i32(s.step) + j.var();
         const Expr w = window.defined() ? cast(f64, window(j.var())) : make_const(f64, 1);

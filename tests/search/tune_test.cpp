@@ -220,16 +220,16 @@ TEST(Tune, WithColdWeightsTheFinalMeasurementTimesSingleColdRuns) {
   for (const tuning::TuningRecord& t : top) EXPECT_EQ(t.final_secs.size(), 12u);
 }
 
-// A real runner in a machine that runs slow for a spell: the samples of
-// the first candidate timed in the final measurement's first batch (the
-// one that warms up) come back 1000 times slower.
-// A spell far slower than any the host makes: a sample of a kernel this
-// small that the system preempts can read 100x its median on a loaded
-// machine (the sanitizer suite on 2 cores failed the test once, most likely so,
-// when the spell was 1000x and the count's bar 100x), and must not count
-// as the spell.
+// How much slower the spell makes a sample: far slower than any the host
+// makes. A sample of a kernel this small that the system preempts can read
+// 100x its median on a loaded machine (the sanitizer suite on 2 cores
+// failed the test once, most likely so, when the spell was 1000x and the
+// count's bar 100x), and must not count as the spell.
 constexpr double kSpell = 1e6;
 
+// A real runner in a machine that runs slow for a spell: the samples of
+// the first candidate timed in the final measurement's first batch (the
+// one that warms up) come back kSpell times slower.
 class SlowSpell final : public rpc::Runner {
  public:
   explicit SlowSpell(rpc::Runner& real) : real_(real) {}

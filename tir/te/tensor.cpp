@@ -180,8 +180,5 @@ Expr max_reduce(Expr source, std::vector<IterVar> axis) {
 Expr min_reduce(Expr source, std::vector<IterVar> axis) {
   return reduce(ReduceKind::kMin, std::move(source), std::move(axis));
 }
-Expr prod_reduce(Expr source, std::vector<IterVar> axis) {
-  return reduce(ReduceKind::kProd, std::move(source), std::move(axis));
-}
 
 }  // namespace kiln::te

@@ -102,6 +102,5 @@ IterVar reduce_axis(Range dom, std::string name);
 Expr sum(Expr source, std::vector<IterVar> axis);
 Expr max_reduce(Expr source, std::vector<IterVar> axis);
 Expr min_reduce(Expr source, std::vector<IterVar> axis);
-Expr prod_reduce(Expr source, std::vector<IterVar> axis);
 
 }  // namespace kiln::te
