@@ -63,7 +63,7 @@ ScheduledProgram schedule_and_lower(const PrimFunc& f, const std::string& what, 
                       << ", holds a trace that no longer applies: " << e.what();
   }
   PrimFunc lowered = lower(scheduled, target, options.after_pass);
-  return {scheduled, lowered};
+  return {scheduled, lowered, from_db ? from_db->origin : ""};
 }
 
 OpProgram prepare_op(const std::string& workload, const Target& target, const PrepareOptions& options) {
@@ -87,7 +87,7 @@ NamedProgram prepare_workload_or_key(const std::string& workload, const Target& 
                                      const PrepareOptions& options) {
   NamedWorkload w = named_workload(workload, options.db);
   ScheduledProgram p = schedule_and_lower(w.func, w.name, target, options);
-  return {w.name, w.flops, w.func, p.scheduled, p.lowered};
+  return {w.name, w.flops, w.func, p.scheduled, p.lowered, p.applied};
 }
 
 PrimFunc stored_workload(const std::string& db_path, const std::string& key) {

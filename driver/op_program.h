@@ -57,6 +57,9 @@ OpProgram prepare_op(const std::string& workload, const Target& target, const Pr
 struct ScheduledProgram {
   PrimFunc scheduled;
   PrimFunc lowered;
+  // The database record applied, as StoredTrace::origin names it ("tuning.db:
+  // record 17 (workload v1-..., target '...')"); empty when none was.
+  std::string applied;
 };
 ScheduledProgram schedule_and_lower(const PrimFunc& func, const std::string& what, const Target& target,
                                     const PrepareOptions& options);
@@ -86,6 +89,7 @@ struct NamedProgram {
   PrimFunc func;     // unscheduled: the reference
   PrimFunc scheduled;
   PrimFunc lowered;
+  std::string applied;  // ScheduledProgram::applied
 };
 
 // prepare_op for a workload string; for a key, the stored workload

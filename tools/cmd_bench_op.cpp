@@ -160,6 +160,7 @@ void run(const Args& a) {
   t0 = std::chrono::steady_clock::now();
   std::unique_ptr<CompiledKernel> kernel = build(p.lowered, target);
   double build_ms = ms_since(t0);
+  if (!p.applied.empty()) log << "kiln: applying " << p.applied << "\n";
   log << "kiln: " << p.name << " built in " << std::fixed << std::setprecision(1) << lower_ms + build_ms
       << " ms; timing " << a.repeat << " samples on " << threads << " threads\n";
 

@@ -16,7 +16,7 @@
 #include "graph/passes.h"
 #include "graph/tasks.h"
 #include "tools/commands.h"
-#include "tools/model_session.h"
+#include "driver/model_program.h"
 
 namespace kiln::cli {
 namespace {

@@ -15,7 +15,7 @@
 #include "tools/commands.h"
 #include "tools/duration.h"
 #include "tools/farm_args.h"
-#include "tools/model_session.h"
+#include "driver/model_program.h"
 #include "tools/tune_flags.h"
 #include "tuning_logs/workload_entry.h"
 

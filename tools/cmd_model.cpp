@@ -21,7 +21,7 @@
 #include "targets/runtime/thread_distance.h"
 #include "targets/runtime/timing.h"
 #include "tools/commands.h"
-#include "tools/model_session.h"
+#include "driver/model_program.h"
 
 namespace kiln::cli {
 namespace {

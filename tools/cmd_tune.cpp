@@ -15,11 +15,10 @@
 #include <thread>
 
 #include "core/error.h"
-#include "search/task_scheduler.h"
+#include "driver/tune.h"
 #include "tools/commands.h"
 #include "tools/duration.h"
-#include "tools/model_session.h"
-#include "search/strategy_by_name.h"
+#include "driver/model_program.h"
 #include "tools/tune_flags.h"
 #include "tools/tune_session.h"
 #include "tuning_logs/open_database.h"
@@ -50,16 +49,11 @@ void run(const Args& a) {
   }
   const Target target = o.tune.target;
   const ModelProgram m = prepare_model(a.model, a.input_shapes, pass_options(a.layout, target));
-  auto db = tuning::open_database(a.db);
-
-  std::vector<search::SchedulerTask> tasks;
+  const std::vector<search::SchedulerTask> tasks = model_tasks(m, a.warm_weights);
   int64_t earlier = 0;
-  for (const graph::Task& t : m.tasks) {
-    search::TuneTask task{tuning::workload_entry(t.func, t.name, t.signature, t.flops), t.func, {}};
-    task.constants = graph::constant_params(m.graph, t);
-    if (!a.warm_weights) task.cold_args = task.constants;
-    tasks.push_back({std::move(task), t.weight(), t.name});
-    earlier += db->count_records(tasks.back().task.entry.key, target.str());
+  {
+    auto db = tuning::open_database(a.db);
+    for (const search::SchedulerTask& t : tasks) earlier += db->count_records(t.task.entry.key, target.str());
   }
   o.policy = a.policy == "round-robin" ? search::TaskSchedulerOptions::Policy::kRoundRobin
                                        : search::TaskSchedulerOptions::Policy::kGradient;
@@ -69,9 +63,6 @@ void run(const Args& a) {
   if (a.trials <= 0 && a.trials_per_task <= 0 && o.time_budget_s <= 0)
     KILN_USER_ERROR() << "kiln tune: give --trials, --trials-per-task or --time-budget";
 
-  rpc::Builder builder({.workers = std::max(1, target.num_cores())});
-  std::unique_ptr<rpc::Runner> runner = rpc::connect_runner("local", "");
-  const int search_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   std::cerr << "kiln: tuning " << a.model << " for '" << target.str() << "': " << m.groups.size()
             << " fused groups, " << m.tasks.size() << " tasks";
   if (a.trials > 0) std::cerr << ", " << a.trials << " trials in all (" << earlier << " in the database)";
@@ -82,9 +73,8 @@ void run(const Args& a) {
   search::SchedulerResult r;
   {
     StopOnInterrupt interrupt;
-    r = search::tune_tasks(
-        tasks, o, {*db, builder, *runner},
-        [&](size_t) { return search::make_strategy(o.tune.strategy, o.tune.cost_model, o.tune.seed, search_threads); },
+    r = tune_model(
+        tasks, o, a.db,
         [&](const search::SchedulerProgress& p) {
           const search::TaskState& s = (*p.tasks)[p.task];
           std::cerr << std::fixed << std::setprecision(2) << "round " << p.round << ": task " << p.task << " ("

@@ -1,10 +1,11 @@
-// kiln tune-op WORKLOAD --trials N --db FILE [--target T] [--time-budget D]
+// kiln tune-op WORKLOAD|KEY --trials N --db FILE [--target T] [--time-budget D]
 //                       [--strategy evolutionary|random] [--cost-model xgb|random|MODEL] [--seed S]
 //                       [--threads N] [--batch-size N] [--repeat R] [--slow-factor X] [--similar N] [--final-top K]
 //                       [--register-designs N]
 //                       [--runner ADDR [--token T]] [--json] [--curve FILE]
 //
-// Tunes one workload: the search proposes candidates of its design space,
+// Tunes one workload (a workload string, or a workload key the database
+// holds: a function defined in Python, a model's task): the search proposes candidates of its design space,
 // the builder builds them, a runner measures them (checked against the
 // default program), and every batch goes into the tuning database. On a
 // terminal a progress bar, otherwise a line per round. Ctrl-C finishes the
@@ -24,12 +25,11 @@
 #include <thread>
 
 #include "core/error.h"
-#include "ops/workload.h"
-#include "search/tuner.h"
+#include "tir/analysis/workload_key.h"
+#include "driver/tune.h"
 #include "tools/commands.h"
 #include "tools/duration.h"
 #include "search/progress_json.h"
-#include "search/strategy_by_name.h"
 #include "tools/tune_flags.h"
 #include "tools/tune_session.h"
 #include "tuning_logs/open_database.h"
@@ -83,47 +83,38 @@ void show_progress(const search::TuneProgress& p, bool terminal) {
 }
 
 void run(const Args& a) {
-  ops::Workload w = ops::parse_workload(a.workload);
-  PrimFunc f = ops::build_workload(w);
-  tuning::WorkloadEntry entry = tuning::workload_entry(f, w.op, w.str(), ops::workload_flops(w));
+  const search::TuneTask task = named_task(a.workload, a.db);
+  const tuning::WorkloadEntry& entry = task.entry;
+  const std::string name = is_workload_key(a.workload) ? a.workload : entry.shape;
   const search::TuneOptions o = a.tune.resolve();
   if (a.tune.dry_run) {
     std::cout << o.to_json().dump() << "\n";
     return;
   }
-  auto db = tuning::open_database(a.db);
-  std::string token = a.token;
-  if (const char* env = std::getenv("KILN_RUNNER_TOKEN"); token.empty() && env) token = env;
-  rpc::Builder builder({.workers = std::max(1, o.target.num_cores())});
-  std::unique_ptr<rpc::Runner> runner = rpc::connect_runner(a.runner, token, a.tls_ca);
-  // The search runs between batches, on the machine's cores.
-  const int search_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  std::unique_ptr<search::SearchStrategy> strategy = search::make_strategy(o.strategy, o.cost_model, o.seed, search_threads);
-
   const bool terminal = isatty(STDERR_FILENO);
   std::ofstream curve;
   if (!a.curve.empty()) {
     curve.open(a.curve);
     if (!curve) KILN_USER_ERROR() << "cannot write the curve file '" << a.curve << "'";
   }
-  std::cerr << "kiln: tuning " << w.str() << " (" << entry.key << ") for '" << o.target.str() << "': " << o.trials
+  std::cerr << "kiln: tuning " << name << " (" << entry.key << ") for '" << o.target.str() << "': " << o.trials
             << " trials, " << o.strategy << " search"
             << (o.strategy == "random" ? "" : " with cost model " + o.cost_model) << ", into " << tuning::database_name(a.db) << "\n";
   search::TuneResult r;
   {
     StopOnInterrupt interrupt;
     r =
-      search::tune({entry, f}, o, {*db, builder, *runner}, *strategy,
-                   [&](const search::TuneProgress& p) {
-                     show_progress(p, terminal);
-                     if (curve.is_open() && p.final_measured == 0) curve << search::progress_json(p).dump() << std::endl;
-                   },
-                   interrupt.stop());
+      tune_workload(task, o, a.db, {a.runner, a.token, a.tls_ca},
+                    [&](const search::TuneProgress& p) {
+                      show_progress(p, terminal);
+                      if (curve.is_open() && p.final_measured == 0) curve << search::progress_json(p).dump() << std::endl;
+                    },
+                    interrupt.stop());
   }
   if (terminal && r.last.round > 0 && r.last.final_measured == 0) std::cerr << "\n";
   if (r.stopped) std::cerr << "kiln: stopped; every measured batch is in " << tuning::database_name(a.db) << "\n";
 
-  nlohmann::json out = {{"workload", w.str()},         {"workload_key", entry.key},
+  nlohmann::json out = {{"workload", name},         {"workload_key", entry.key},
                         {"target", o.target.str()},    {"trials_done", r.last.trials_done},
                         {"measured_now", r.measured_now}, {"errors", r.last.errors},
                         {"internal_errors", r.last.internal_errors},
@@ -134,12 +125,12 @@ void run(const Args& a) {
     const double tuning_gflops = entry.flops / r.best->median_secs() / 1e9;
     // One figure: the final measurement's, timed as bench-op times it
     // (report_timing); the round's figure only where there is none.
-    std::cout << w.str() << ": best " << std::fixed << std::setprecision(1) << gflops << " GFLOP/s (median "
+    std::cout << name << ": best " << std::fixed << std::setprecision(1) << gflops << " GFLOP/s (median "
               << std::setprecision(3) << ms << " ms"
               << (r.best->final_secs.empty() ? " while tuning"
                                              : " over " + std::to_string(r.best->final_secs.size()) + " final samples")
               << "), record " << r.best->id << " of " << r.last.trials_done << " trials\n";
-    std::cout << "reproduce: kiln bench-op " << w.str() << " --db " << tuning::database_name(a.db) << " --target '" << o.target.str()
+    std::cout << "reproduce: kiln bench-op " << name << " --db " << tuning::database_name(a.db) << " --target '" << o.target.str()
               << "'\n";
     out["best_gflops"] = gflops;
     out["best_median_ms"] = ms;
@@ -147,7 +138,7 @@ void run(const Args& a) {
     out["best_tuning_gflops"] = tuning_gflops;  // the winner's own measurement while tuning
     out["final_measured"] = r.last.final_measured;
   } else {
-    std::cout << w.str() << ": no valid candidate measured yet\n";
+    std::cout << name << ": no valid candidate measured yet\n";
   }
   if (a.json) std::cout << out.dump() << "\n";
   fail_on_internal_errors(r.last.internal_errors, r.last.first_internal_error, a.db);
@@ -158,7 +149,7 @@ void run(const Args& a) {
 void add_tune_op(CLI::App& app) {
   auto a = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("tune-op", "tune one workload's schedule into a tuning database");
-  cmd->add_option("workload", a->workload, "OP:key=value,... (see docs/workloads.md)")->required();
+  cmd->add_option("workload", a->workload, "OP:key=value,... (see docs/workloads.md), or a workload key the database holds")->required();
   cmd->add_option("--db", a->db, "the tuning database: a SQLite file (created if missing) or a postgresql:// URL")->required();
   cmd->add_option("--trials", a->tune.options.trials, "trials the workload should have on this target, earlier runs included")
       ->check(CLI::PositiveNumber)

@@ -9,7 +9,6 @@
 #include "tuning_logs/validate.h"
 
 namespace kiln::tuning {
-namespace {
 
 using nlohmann::json;
 
@@ -25,6 +24,8 @@ json to_json(const TuningRecord& r) {
   if (!r.final_secs.empty()) j["final_secs"] = r.final_secs;  // written only when there is one
   return j;
 }
+
+namespace {
 
 WorkloadEntry workload_from(const json& j) {
   return {j.at("key").get<std::string>(), j.at("ir_json").get<std::string>(), j.at("op").get<std::string>(),

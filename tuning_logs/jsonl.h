@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tuning_logs/database.h"
@@ -18,6 +19,11 @@ namespace kiln::tuning {
 
 // The version every line carries; a reader refuses others.
 constexpr int kJsonlVersion = 1;
+
+// A workload's and a record's line bodies (the object under "workload",
+// "record"; a record's id is the database's, not written).
+nlohmann::json to_json(const WorkloadEntry& w);
+nlohmann::json to_json(const TuningRecord& r);
 
 // Writes every workload, then every record. Returns the lines written.
 int64_t export_jsonl(Database& db, std::ostream& out);

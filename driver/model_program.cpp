@@ -1,4 +1,4 @@
-#include "tools/model_session.h"
+#include "driver/model_program.h"
 
 #include <iostream>
 

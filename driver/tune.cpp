@@ -1,0 +1,97 @@
+#include "driver/tune.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "driver/op_program.h"
+#include "ops/workload.h"
+#include "rpc/builder.h"
+#include "rpc/runner_client.h"
+#include "search/strategy_by_name.h"
+#include "targets/runtime/arguments.h"
+#include "tir/analysis/flops.h"
+#include "tir/analysis/workload_key.h"
+#include "tuning_logs/open_database.h"
+#include "tuning_logs/workload_entry.h"
+
+namespace kiln {
+namespace {
+
+std::unique_ptr<rpc::Runner> connect(const RunnerAddress& r) {
+  std::string token = r.token;
+  if (const char* env = std::getenv("KILN_RUNNER_TOKEN"); token.empty() && env) token = env;
+  return rpc::connect_runner(r.address, token, r.tls_ca);
+}
+
+// The search runs between batches, on the machine's cores.
+int search_threads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
+
+}  // namespace
+
+std::string func_signature(const PrimFunc& f) {
+  const std::vector<ArgSpec> specs = arg_specs(f);
+  std::ostringstream s;
+  s << f.name() << "(";
+  for (size_t i = 0; i < specs.size(); ++i) {
+    s << (specs[i].is_output ? ") -> " : i ? ", " : "") << specs[i].dtype.str() << "[";
+    for (size_t d = 0; d < specs[i].shape.size(); ++d) s << (d ? ", " : "") << specs[i].shape[d];
+    s << "]";
+  }
+  return s.str();
+}
+
+search::TuneTask workload_task(const PrimFunc& func, const std::string& op, const std::string& shape, double flops) {
+  return {tuning::workload_entry(func, op, shape.empty() ? func_signature(func) : shape,
+                                 flops > 0 ? flops : estimate_flops(func)),
+          func};
+}
+
+search::TuneTask named_task(const std::string& workload, const std::string& db) {
+  if (is_workload_key(workload)) {
+    NamedWorkload w = named_workload(workload, db);
+    return workload_task(w.func, w.func.name(), "", w.flops);
+  }
+  ops::Workload w = ops::parse_workload(workload);
+  return workload_task(ops::build_workload(w), w.op, w.str(), ops::workload_flops(w));
+}
+
+search::TuneResult tune_workload(const search::TuneTask& task, const search::TuneOptions& o, const std::string& db,
+                                 const RunnerAddress& runner,
+                                 const std::function<void(const search::TuneProgress&)>& on_progress,
+                                 const std::atomic<bool>* stop) {
+  auto database = tuning::open_database(db);
+  rpc::Builder builder({.workers = std::max(1, o.target.num_cores())});
+  std::unique_ptr<rpc::Runner> r = connect(runner);
+  std::unique_ptr<search::SearchStrategy> strategy =
+      search::make_strategy(o.strategy, o.cost_model, o.seed, search_threads());
+  return search::tune(task, o, {*database, builder, *r}, *strategy, on_progress, stop);
+}
+
+std::vector<search::SchedulerTask> model_tasks(const ModelProgram& m, bool warm_weights) {
+  std::vector<search::SchedulerTask> tasks;
+  for (const graph::Task& t : m.tasks) {
+    search::TuneTask task{tuning::workload_entry(t.func, t.name, t.signature, t.flops), t.func, {}};
+    task.constants = graph::constant_params(m.graph, t);
+    if (!warm_weights) task.cold_args = task.constants;
+    tasks.push_back({std::move(task), t.weight(), t.name});
+  }
+  return tasks;
+}
+
+search::SchedulerResult tune_model(const std::vector<search::SchedulerTask>& tasks,
+                                   const search::TaskSchedulerOptions& o, const std::string& db,
+                                   const std::function<void(const search::SchedulerProgress&)>& on_progress,
+                                   const std::atomic<bool>* stop) {
+  auto database = tuning::open_database(db);
+  rpc::Builder builder({.workers = std::max(1, o.tune.target.num_cores())});
+  std::unique_ptr<rpc::Runner> runner = rpc::connect_runner("local", "");
+  return search::tune_tasks(
+      tasks, o, {*database, builder, *runner},
+      [&](size_t) { return search::make_strategy(o.tune.strategy, o.tune.cost_model, o.tune.seed, search_threads()); },
+      on_progress, stop);
+}
+
+}  // namespace kiln
