@@ -67,6 +67,7 @@ for _name in dir(_kiln):
         globals()[_name] = getattr(_kiln, _name)
 
 from . import farm, onnx, te  # noqa: E402,F401
+from .onnx import CompiledModule, Model  # noqa: E402,F401
 from .tune import tune_op  # noqa: E402,F401
 
 __version__ = _kiln.__version__

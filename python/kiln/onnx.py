@@ -34,7 +34,21 @@ def load(path, *, target=None, input_shapes=None, layout="nchwc"):
     return Model(_kiln.onnx_impl.Model(os.fspath(path), _shapes_text(input_shapes), layout, target))
 
 
-class Model:
+class _Signature:
+    """A model's inputs and outputs, from its implementation's."""
+
+    @property
+    def inputs(self):
+        """The inputs, in the model's order: name, dtype, shape."""
+        return self._impl.inputs
+
+    @property
+    def outputs(self):
+        """The outputs, in the model's order: name, dtype, shape."""
+        return self._impl.outputs
+
+
+class Model(_Signature):
     """A model prepared for one target: its tasks, its tuning, its compilation."""
 
     def __init__(self, impl):
@@ -43,15 +57,6 @@ class Model:
     @property
     def target(self):
         return self._impl.target
-
-    @property
-    def inputs(self):
-        """The inputs: name, dtype, shape."""
-        return self._impl.inputs
-
-    @property
-    def outputs(self):
-        return self._impl.outputs
 
     @property
     def tasks(self):
@@ -101,7 +106,7 @@ class Model:
         return self._impl.reference(*inputs)
 
 
-class CompiledModule:
+class CompiledModule(_Signature):
     """A compiled model, called on arrays (numpy, torch, anything with
     __dlpack__); returns its outputs as numpy arrays, in the model's order."""
 
@@ -109,14 +114,6 @@ class CompiledModule:
         self._impl = _kiln.onnx_impl.CompiledModel(os.fspath(path))
         self._keep = _keep
         self.path = os.fspath(path)
-
-    @property
-    def inputs(self):
-        return self._impl.inputs
-
-    @property
-    def outputs(self):
-        return self._impl.outputs
 
     def __call__(self, *inputs):
         return self._impl(*inputs)

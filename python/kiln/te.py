@@ -52,25 +52,23 @@ tan = _te.tan
 tanh = _te.tanh
 
 
+def _extremum(name, reduce, pair, a, b, axis):
+    if axis is not None:
+        if b is not None:
+            raise TypeError(f"te.{name} takes two expressions or one and axis=, not both")
+        return reduce(a, axis)
+    if b is None:
+        raise TypeError(f"te.{name} takes two expressions, or one and axis=")
+    return pair(a, b)
+
+
 def max(a, b=None, *, axis=None):
     """The largest of ``a`` over reduction axes (``te.max(x, axis=k)``, at the
     root of a compute body), or of two expressions elementwise (``te.max(x, 0.0)``)."""
-    if axis is not None:
-        if b is not None:
-            raise TypeError("te.max takes two expressions or one and axis=, not both")
-        return _te._max_reduce(a, axis)
-    if b is None:
-        raise TypeError("te.max takes two expressions, or one and axis=")
-    return _te._max(a, b)
+    return _extremum("max", _te._max_reduce, _te._max, a, b, axis)
 
 
 def min(a, b=None, *, axis=None):
     """The smallest of ``a`` over reduction axes (``te.min(x, axis=k)``), or of
     two expressions elementwise (``te.min(x, 6.0)``)."""
-    if axis is not None:
-        if b is not None:
-            raise TypeError("te.min takes two expressions or one and axis=, not both")
-        return _te._min_reduce(a, axis)
-    if b is None:
-        raise TypeError("te.min takes two expressions, or one and axis=")
-    return _te._min(a, b)
+    return _extremum("min", _te._min_reduce, _te._min, a, b, axis)

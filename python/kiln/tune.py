@@ -1,5 +1,7 @@
 """kiln.tune_op: tune one operator's schedule into a tuning database, as
 ``kiln tune-op`` does (the same driver, options and measurement)."""
+import sys
+
 from . import _kiln
 from ._progress import describe_op, follow, make_bar
 
@@ -42,7 +44,7 @@ def tune_op(workload, target=None, *, db, trials=64, runner="local", token=None,
     bar = make_bar(progress, trials, "trials", describe_op, lambda e: e["trials"])
     result = follow(job, bar)
     if result["stopped"]:
-        print(f"kiln: stopped; every measured batch is in {db}", file=__import__("sys").stderr)
+        print(f"kiln: stopped; every measured batch is in {db}", file=sys.stderr)
     if result["internal_errors"]:
         raise _kiln.InternalError(
             f"{result['internal_errors']} candidates met a compiler bug (stored in {db} as 'internal'); "

@@ -10,7 +10,6 @@
 
 #include "driver/tune.h"
 #include "farm/farm_client.h"
-#include "ops/workload.h"
 #include "python/src/background.h"
 #include "python/src/bindings.h"
 #include "search/tune_options.h"
@@ -18,13 +17,13 @@
 namespace kiln::py {
 namespace {
 
+// A function, or a workload string: what the daemon tunes, with its IR.
 tuning::WorkloadEntry entry_of(pyb::handle w) {
   if (pyb::isinstance<PrimFunc>(w)) {
     const auto f = w.cast<PrimFunc>();
     return workload_task(f, f.name()).entry;
   }
-  ops::Workload wl = ops::parse_workload(w.cast<std::string>());
-  return workload_task(ops::build_workload(wl), wl.op, wl.str(), ops::workload_flops(wl)).entry;
+  return named_task(w.cast<std::string>(), "").entry;
 }
 
 }  // namespace

@@ -36,11 +36,6 @@ void bind_tune(pyb::module_& m) {
   bind_background_job(m);
 
   m.def(
-      "_tune_options",
-      [](pyb::handle options) { return to_python(options_of(options).to_json()); }, pyb::arg("options"),
-      "The options a tuning run takes, every field, after the given ones are checked.");
-
-  m.def(
       "_tune_op",
       [](pyb::handle what, const std::string& db, pyb::handle options, const std::string& runner,
          const std::string& token, const std::string& tls_ca) {
