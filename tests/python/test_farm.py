@@ -17,11 +17,15 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.par
 def farm(tmp_path_factory, request):
     state = str(tmp_path_factory.mktemp("farm"))
     env = dict(os.environ, KILN_BIN=os.path.dirname(os.environ["KILN_BINARY"]))
+    # Under the sanitizers the interpreter runs with their runtimes preloaded
+    # (tests/CMakeLists.txt); PostgreSQL must not inherit that, and kilnd
+    # and the runners carry their own.
+    env.pop("LD_PRELOAD", None)
     script = os.path.join(ROOT, "scripts", "local-farm")
-    address = subprocess.run([script, "start", state, "0"], env=env, capture_output=True, text=True, check=True,
-                             timeout=120).stdout.strip()
+    # stopped whatever happens, a start that failed halfway included
     request.addfinalizer(lambda: subprocess.run([script, "stop", state], env=env, capture_output=True, timeout=60))
-    return address
+    return subprocess.run([script, "start", state, "0"], env=env, capture_output=True, text=True, check=True,
+                          timeout=120).stdout.strip()
 
 
 def test_status_submit_follow(farm):
