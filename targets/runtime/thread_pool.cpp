@@ -1,7 +1,10 @@
 #include "targets/runtime/thread_pool.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <vector>
 
 #include "core/error.h"
 
@@ -46,12 +49,39 @@ struct RegionScope {
   ~RegionScope() { --tls_region_depth; }
 };
 
+// Moves the calling worker (participant `index`) to a CPU of its own among
+// those the process may use, counting from the pool creator's, then gives
+// it back every CPU, so it is nudged, not pinned. A new thread starts on
+// its creator's CPU, and until the scheduler's balancer moves it (some
+// milliseconds later) the caller and the worker take turns on one core:
+// a new process's first parallel launches ran 7x slow (a runner's first
+// candidate of a tuning job: 0.27 ms for a 0.035 ms kernel).
+void start_apart(int index, int creator_cpu) {
+  cpu_set_t allowed;
+  if (creator_cpu < 0 || sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return;
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  const auto at = std::find(cpus.begin(), cpus.end(), creator_cpu);
+  if (cpus.size() < 2 || at == cpus.end()) return;
+  const size_t start = static_cast<size_t>(at - cpus.begin());
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpus[(start + static_cast<size_t>(index)) % cpus.size()], &one);
+  if (sched_setaffinity(0, sizeof(one), &one) == 0) sched_setaffinity(0, sizeof(allowed), &allowed);
+}
+
 }  // namespace
 
 ThreadPool::ThreadPool(int num_threads) : num_threads_(num_threads), spin_for_(spin_budget(num_threads)) {
   if (num_threads < 1) KILN_USER_ERROR() << "thread pool needs at least 1 thread, not " << num_threads;
   workers_.reserve(num_threads - 1);
-  for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+  const int creator_cpu = sched_getcpu();
+  for (int i = 1; i < num_threads; ++i)
+    workers_.emplace_back([this, i, creator_cpu] {
+      start_apart(i, creator_cpu);
+      worker_loop(i);
+    });
 }
 
 ThreadPool::~ThreadPool() {
