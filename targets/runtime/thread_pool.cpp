@@ -18,7 +18,13 @@ thread_local int tls_region_depth = 0;
 // almost at once.
 constexpr std::chrono::nanoseconds kSpinFor = std::chrono::microseconds(2000);
 // The first part of it a pure busy wait, the rest yields between checks.
-constexpr std::chrono::nanoseconds kBusyFor = std::chrono::microseconds(100);
+// Short: when the caller and a worker wait on one core (the scheduler wakes
+// a blocked worker on its waker's CPU, and moves it away only later), each
+// handing over of the core waits out the other's busy phase. At 100 us a
+// tuning job's small parallel kernels read 0.2, 0.4, 0.6 ms for 3-10 us
+// runs; at 2 us they read within a few microseconds of their final
+// measurement, and tuned models and kernels run no slower (docs/measurement.md).
+constexpr std::chrono::nanoseconds kBusyFor = std::chrono::microseconds(2);
 
 // kSpinFor, or KILN_POOL_SPIN_US microseconds where that is set (0: block
 // at once, for processes that share the cores by design, as the tests do).
