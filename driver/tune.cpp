@@ -49,13 +49,15 @@ search::TuneTask workload_task(const PrimFunc& func, const std::string& op, cons
           func};
 }
 
-search::TuneTask named_task(const std::string& workload, const std::string& db) {
-  if (is_workload_key(workload)) {
-    NamedWorkload w = named_workload(workload, db);
-    return workload_task(w.func, w.func.name(), "", w.flops);
-  }
+search::TuneTask op_task(const std::string& workload) {
   ops::Workload w = ops::parse_workload(workload);
   return workload_task(ops::build_workload(w), w.op, w.str(), ops::workload_flops(w));
+}
+
+search::TuneTask named_task(const std::string& workload, const std::string& db) {
+  if (!is_workload_key(workload)) return op_task(workload);
+  NamedWorkload w = named_workload(workload, db);
+  return workload_task(w.func, w.func.name(), "", w.flops);
 }
 
 search::TuneResult tune_workload(const search::TuneTask& task, const search::TuneOptions& o, const std::string& db,
@@ -82,14 +84,13 @@ std::vector<search::SchedulerTask> model_tasks(const ModelProgram& m, bool warm_
 }
 
 search::SchedulerResult tune_model(const std::vector<search::SchedulerTask>& tasks,
-                                   const search::TaskSchedulerOptions& o, const std::string& db,
+                                   const search::TaskSchedulerOptions& o, tuning::Database& db,
                                    const std::function<void(const search::SchedulerProgress&)>& on_progress,
                                    const std::atomic<bool>* stop) {
-  auto database = tuning::open_database(db);
   rpc::Builder builder({.workers = std::max(1, o.tune.target.num_cores())});
   std::unique_ptr<rpc::Runner> runner = rpc::connect_runner("local", "");
   return search::tune_tasks(
-      tasks, o, {*database, builder, *runner},
+      tasks, o, {db, builder, *runner},
       [&](size_t) { return search::make_strategy(o.tune.strategy, o.tune.cost_model, o.tune.seed, search_threads()); },
       on_progress, stop);
 }

@@ -41,7 +41,11 @@ std::string func_signature(const PrimFunc& f);
 search::TuneTask workload_task(const PrimFunc& func, const std::string& op, const std::string& shape = "",
                                double flops = 0);
 
-// A workload string ("matmul:M=512,N=512,K=512", docs/workloads.md), or a
+// A workload string of the operator library ("matmul:M=512,N=512,K=512",
+// docs/workloads.md). Throws kiln::Error for a malformed one.
+search::TuneTask op_task(const std::string& workload);
+
+// A workload string (op_task), or a
 // workload key the database at `db` holds (a function defined in Python, a
 // model's task): what `kiln tune-op` and kiln.tune_op take. Throws
 // kiln::Error for a malformed string, and for a key the database lacks.
@@ -61,11 +65,11 @@ search::TuneResult tune_workload(const search::TuneTask& task, const search::Tun
 // evicted from the caches before every run).
 std::vector<search::SchedulerTask> model_tasks(const ModelProgram& m, bool warm_weights);
 
-// Tunes a model's tasks into the database at `db` (created if missing), a
-// batch at a time where the task scheduler expects the model's latency to
-// drop most. o.trials counts this run's trials only.
+// Tunes a model's tasks into `db` (tuning::open_database), a batch at a
+// time where the task scheduler expects the model's latency to drop most.
+// o.trials counts this run's trials only.
 search::SchedulerResult tune_model(const std::vector<search::SchedulerTask>& tasks,
-                                   const search::TaskSchedulerOptions& o, const std::string& db,
+                                   const search::TaskSchedulerOptions& o, tuning::Database& db,
                                    const std::function<void(const search::SchedulerProgress&)>& on_progress = {},
                                    const std::atomic<bool>* stop = nullptr);
 

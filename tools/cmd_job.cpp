@@ -10,14 +10,13 @@
 
 #include "core/error.h"
 #include "farm/job.h"
-#include "ops/workload.h"
 #include "targets/target.h"
 #include "tools/commands.h"
 #include "tools/duration.h"
 #include "tools/farm_args.h"
 #include "driver/model_program.h"
+#include "driver/tune.h"
 #include "tools/tune_flags.h"
-#include "tuning_logs/workload_entry.h"
 
 namespace kiln::cli {
 namespace {
@@ -91,13 +90,10 @@ farm::JobSpec spec_of(const SubmitArgs& a) {
   s.tune = a.tune.resolve();
   const Target& target = s.tune.target;
   if (a.workloads.empty() == a.model.empty()) KILN_USER_ERROR() << "kiln job submit: give workloads or --model, not both";
-  for (const std::string& w : a.workloads) {
-    ops::Workload wl = ops::parse_workload(w);
-    s.tasks.push_back(tuning::workload_entry(ops::build_workload(wl), wl.op, wl.str(), ops::workload_flops(wl)));
-  }
+  for (const std::string& w : a.workloads) s.tasks.push_back(op_task(w).entry);
   if (!a.model.empty()) {
     const ModelProgram m = prepare_model(a.model, a.input_shapes, pass_options(a.layout, target));
-    for (const graph::Task& t : m.tasks) s.tasks.push_back(tuning::workload_entry(t.func, t.name, t.signature, t.flops));
+    for (const search::SchedulerTask& t : model_tasks(m, false)) s.tasks.push_back(t.task.entry);
   }
   s.name = a.model.empty() ? a.workloads.front() + (a.workloads.size() > 1 ? " (+" + std::to_string(a.workloads.size() - 1) + ")" : "")
                            : a.model;

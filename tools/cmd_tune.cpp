@@ -50,11 +50,9 @@ void run(const Args& a) {
   const Target target = o.tune.target;
   const ModelProgram m = prepare_model(a.model, a.input_shapes, pass_options(a.layout, target));
   const std::vector<search::SchedulerTask> tasks = model_tasks(m, a.warm_weights);
+  auto db = tuning::open_database(a.db);
   int64_t earlier = 0;
-  {
-    auto db = tuning::open_database(a.db);
-    for (const search::SchedulerTask& t : tasks) earlier += db->count_records(t.task.entry.key, target.str());
-  }
+  for (const search::SchedulerTask& t : tasks) earlier += db->count_records(t.task.entry.key, target.str());
   o.policy = a.policy == "round-robin" ? search::TaskSchedulerOptions::Policy::kRoundRobin
                                        : search::TaskSchedulerOptions::Policy::kGradient;
   o.trials = a.trials > 0 ? std::max<int64_t>(0, a.trials - earlier) : 0;
@@ -74,7 +72,7 @@ void run(const Args& a) {
   {
     StopOnInterrupt interrupt;
     r = tune_model(
-        tasks, o, a.db,
+        tasks, o, *db,
         [&](const search::SchedulerProgress& p) {
           const search::TaskState& s = (*p.tasks)[p.task];
           std::cerr << std::fixed << std::setprecision(2) << "round " << p.round << ": task " << p.task << " ("

@@ -50,6 +50,6 @@ def tune_op(workload, target=None, *, db, trials=64, runner="local", token=None,
             f"{result['internal_errors']} candidates met a compiler bug (stored in {db} as 'internal'); "
             f"the first: {result['first_internal_error']}"
         )
-    if "best" not in result:
+    if "best_record" not in result:
         return None
     return _kiln.Database(str(db)).best(result["workload_key"], result["target"])

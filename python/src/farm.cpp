@@ -23,7 +23,7 @@ tuning::WorkloadEntry entry_of(pyb::handle w) {
     const auto f = w.cast<PrimFunc>();
     return workload_task(f, f.name()).entry;
   }
-  return named_task(w.cast<std::string>(), "").entry;
+  return op_task(w.cast<std::string>()).entry;
 }
 
 }  // namespace

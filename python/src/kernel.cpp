@@ -52,9 +52,7 @@ class Kernel {
     pyb::object out;
     std::vector<BorrowedArray> borrowed;
     borrowed.reserve(n);
-    void* ptrs[16];
-    std::vector<void*> many(n > 16 ? n : 0);
-    void** data = n > 16 ? many.data() : ptrs;
+    std::vector<void*> data(n);
     for (size_t i = 0; i < n; ++i) {
       pyb::handle a;
       if (i < args.size()) {
@@ -71,7 +69,7 @@ class Kernel {
       pyb::gil_scoped_release nogil;
       std::lock_guard<std::mutex> lock(pool_->busy);
       KilnRuntimeApi api = runtime_api_for(pool_->pool);
-      status = kernel_->function()(data, &api);
+      status = kernel_->function()(data.data(), &api);
     }
     if (status != KILN_STATUS_OK)
       throw std::runtime_error("kernel " + kernel_->name() + " failed with status " + std::to_string(status));

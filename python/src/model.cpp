@@ -20,6 +20,7 @@
 #include "python/src/convert.h"
 #include "python/src/pools.h"
 #include "search/tune_options.h"
+#include "tuning_logs/open_database.h"
 
 namespace kiln::py {
 namespace {
@@ -176,8 +177,9 @@ void bind_model(pyb::module_& parent) {
             std::vector<search::SchedulerTask> tasks = model_tasks(m.program, warm_weights);
             return std::make_unique<BackgroundJob>(
                 [tasks, o, db](const auto& report, const std::atomic<bool>* stop) {
+                  auto database = tuning::open_database(db);
                   search::SchedulerResult r = tune_model(
-                      tasks, o, db, [&](const search::SchedulerProgress& p) { report(scheduler_progress(p, tasks)); },
+                      tasks, o, *database, [&](const search::SchedulerProgress& p) { report(scheduler_progress(p, tasks)); },
                       stop);
                   nlohmann::json per_task = nlohmann::json::array();
                   for (size_t i = 0; i < tasks.size(); ++i)

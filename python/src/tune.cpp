@@ -10,7 +10,6 @@
 #include "python/src/background.h"
 #include "python/src/bindings.h"
 #include "search/progress_json.h"
-#include "tuning_logs/jsonl.h"
 
 namespace kiln::py {
 namespace {
@@ -53,10 +52,7 @@ void bind_tune(pyb::module_& m) {
           out["measured_now"] = res.measured_now;
           out["stopped"] = res.stopped;
           out["first_internal_error"] = res.last.first_internal_error;
-          if (res.best) {
-            out["best"] = tuning::to_json(*res.best);
-            out["best"]["id"] = res.best->id;
-          }
+          if (res.best) out["best_record"] = res.best->id;
           return out;
         });
       },
