@@ -22,9 +22,11 @@ LowerOptions lower_options_for(const Target& target) {
 }
 
 PrimFunc lower(const PrimFunc& f, const Target& target,
-               const std::function<void(const std::string& pass, const PrimFunc& f)>& after_pass) {
+               const std::function<void(const std::string& pass, const PrimFunc& f)>& after_pass,
+               int64_t max_code_size) {
   LowerOptions o = lower_options_for(target);
   o.after_pass = after_pass;
+  o.max_code_size = max_code_size;
   PrimFunc lowered = lower(f, o);
   if (target.is_gpu()) verify_gpu(split_kernels(lowered), target.gpu_limits());
   return lowered;

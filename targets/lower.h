@@ -23,8 +23,10 @@ LowerOptions lower_options_for(const Target& target);
 
 // lower(f, lower_options_for(target)), checked for a GPU target by
 // verify_gpu (targets/codegen/gpu/verify_gpu.h), calling `after_pass` after each step
-// when given (`kiln print --print-after-all`).
+// when given (`kiln print --print-after-all`), refusing code larger than
+// `max_code_size` when it is not 0 (LowerOptions::max_code_size).
 PrimFunc lower(const PrimFunc& f, const Target& target,
-               const std::function<void(const std::string& pass, const PrimFunc& f)>& after_pass = {});
+               const std::function<void(const std::string& pass, const PrimFunc& f)>& after_pass = {},
+               int64_t max_code_size = 0);
 
 }  // namespace kiln

@@ -46,8 +46,8 @@ proto::BuildReply BuildWorker::handle(const proto::BuildRequest& req) {
   try {
     std::vector<size_t> constants(req.constants().begin(), req.constants().end());
     SplitPrepack split = target->is_cpu() ? split_prepack(scheduled, constants) : SplitPrepack{scheduled, {}};
-    lowered = lower(split.main, *target);
-    for (Prepack& p : split.packs) packs.push_back({p.param, lower(p.func, *target)});
+    lowered = lower(split.main, *target, {}, kMaxCandidateCodeSize);
+    for (Prepack& p : split.packs) packs.push_back({p.param, lower(p.func, *target, {}, kMaxCandidateCodeSize)});
   } catch (...) {
     return failure(ErrorKind::kLowering);
   }

@@ -1,5 +1,7 @@
 #include "tir/transform/lower.h"
 
+#include "core/error.h"
+#include "tir/analysis/code_size.h"
 #include "tir/analysis/verify.h"
 #include "tir/transform/compact_buffers.h"
 #include "tir/transform/flatten_buffer.h"
@@ -33,6 +35,16 @@ void to_loops(Steps& step) {
   step("simplify", simplify(step.f));
 }
 
+// The refusal of LowerOptions::max_code_size.
+void check_code_size(const PrimFunc& f, const LowerOptions& options) {
+  if (options.max_code_size <= 0) return;
+  const int64_t size = code_size(f.body(), 32 * options.max_lanes);
+  if (size > options.max_code_size)
+    KILN_USER_ERROR() << "code too large: " << f->name << " is " << size
+                      << " IR nodes once unrolled, above the limit of " << options.max_code_size
+                      << " (an auto-unroll step or unrolled tiles too large for their loop nest)";
+}
+
 }  // namespace
 
 PrimFunc lower_to_loops(const PrimFunc& input, const LowerOptions& options) {
@@ -48,6 +60,8 @@ PrimFunc lower(const PrimFunc& input, const LowerOptions& options) {
   to_loops(step);
   step("unroll_loops", unroll_loops(step.f, options.max_unroll_extent));
   step("vectorize_loops", vectorize_loops(step.f, options.max_lanes));
+  step("unroll_short_loops", unroll_short_loops(step.f));
+  check_code_size(step.f, options);
   step("serialize_nested_parallel", serialize_nested_parallel(step.f));
   // Simplified before unswitching, so that guards unrolling made alike
   // (`p * 2 + 1 < 7 and 1 * 4 + 2 < 7` and `... and 1 * 4 + 3 < 7`, whose
@@ -62,6 +76,7 @@ PrimFunc lower(const PrimFunc& input, const LowerOptions& options) {
     if (!step.f.same_as(simplified)) step("simplify", simplify(step.f));
     step("prefetch_panels", prefetch_panels(step.f));
   }
+  check_code_size(step.f, options);
   if (options.verify) verify_lowered(step.f);
   return step.f;
 }

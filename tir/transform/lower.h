@@ -20,6 +20,11 @@ struct LowerOptions {
   // (insert_barriers.h), and no unswitching, which would copy them into
   // branches only some threads take.
   bool gpu = false;
+  // Refuse, with a kiln::Error naming the size, a program larger than this
+  // in IR nodes once unrolled (tir/analysis/code_size.h): what the builder
+  // sets so that a candidate whose code explodes is refused before LLVM
+  // spends seconds on it. 0: no limit (a model's chosen schedules).
+  int64_t max_code_size = 0;
   // Check the input and the result (tir/analysis/verify.h).
   bool verify = true;
   // Called with the pass name and the function after each step (for

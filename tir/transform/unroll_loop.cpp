@@ -33,7 +33,8 @@ int64_t straight_line_size(const Stmt& s) {
 
 class Unroller : public StmtMutator {
  public:
-  explicit Unroller(int64_t max_extent) : max_extent_(max_extent) {}
+  // `short_only`: unroll short loops (kShortLoopTrips) and nothing else.
+  Unroller(int64_t max_extent, bool short_only) : max_extent_(max_extent), short_only_(short_only) {}
   using StmtMutator::mutate;
 
   Stmt visit_For(const ForNode* op, const Stmt& s) override {
@@ -45,13 +46,15 @@ class Unroller : public StmtMutator {
     const int64_t* mn = as_const_int(op->min);
     const int64_t* ext = as_const_int(op->extent);
     if (!mn || !ext) return with_loop_body(s, body);
-    bool unroll = op->for_kind == ForKind::kUnrolled && *ext <= max_extent_;
+    bool unroll = !short_only_ && op->for_kind == ForKind::kUnrolled && *ext <= max_extent_;
     // Inside an auto-unroll annotation (not on the annotated loop itself): a
     // serial loop whose body has no loop left, if the code it becomes stays
     // within the step.
-    if (op->for_kind == ForKind::kSerial && outer_step > 0 && op->annotations.empty()) {
+    if (op->for_kind == ForKind::kSerial && op->annotations.empty()) {
       int64_t size = straight_line_size(body);
-      unroll = size > 0 && *ext * size <= outer_step;
+      unroll = !short_only_ && size > 0 && *ext * size <= outer_step;
+      // A short loop whose copies stay few, annotated or not (see the header).
+      unroll = unroll || (size > 0 && *ext <= kShortLoopTrips && *ext * size <= kShortLoopStmts);
     }
     if (!unroll) return with_loop_body(s, body);
     std::vector<Stmt> copies;
@@ -60,16 +63,33 @@ class Unroller : public StmtMutator {
     return seq(std::move(copies));
   }
 
+  // A loop unrolled inside a sequence joins it: seq() flattens.
+  Stmt visit_SeqStmt(const SeqStmtNode* op, const Stmt& s) override {
+    std::vector<Stmt> out;
+    bool changed = false;
+    for (const Stmt& c : op->seq) {
+      out.push_back(mutate(c));
+      changed |= !out.back().same_as(c);
+    }
+    return changed ? seq(std::move(out)) : s;
+  }
+
  private:
   int64_t max_extent_;
+  bool short_only_;
   int64_t auto_step_ = 0;  // the innermost enclosing annotation's step; 0: none
 };
 
 }  // namespace
 
 PrimFunc unroll_loops(const PrimFunc& f, int64_t max_extent) {
-  Stmt body = Unroller(max_extent).mutate(f.body());
-  return f.with_body(body);
+  Stmt body = Unroller(max_extent, false).mutate(f.body());
+  return body.same_as(f.body()) ? f : f.with_body(body);
+}
+
+PrimFunc unroll_short_loops(const PrimFunc& f) {
+  Stmt body = Unroller(0, true).mutate(f.body());
+  return body.same_as(f.body()) ? f : f.with_body(body);
 }
 
 }  // namespace kiln

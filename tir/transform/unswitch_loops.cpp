@@ -1,5 +1,6 @@
 #include "tir/transform/unswitch_loops.h"
 
+#include <algorithm>
 #include <optional>
 #include <unordered_set>
 
@@ -122,6 +123,8 @@ class ConjunctionJoiner : public StmtMutator {
 
 class Unswitcher : public StmtMutator {
  public:
+  // `growth`: the statements all unswitching together may add.
+  explicit Unswitcher(int64_t growth) : growth_(growth) {}
   using StmtMutator::mutate;
 
   // True once a condition has moved out of a loop.
@@ -145,23 +148,27 @@ class Unswitcher : public StmtMutator {
       moved_ = true;
       return if_then_else(i->condition, then_loop, else_loop);
     }
-    if (2 * stmt_count(loop) > room) return loop;
+    const int64_t size = stmt_count(loop);
+    if (2 * size > room || size > growth_) return loop;
     std::optional<Expr> cond = invariant_condition(op);
     if (!cond) return loop;
     moved_ = true;
+    growth_ -= size;
     Stmt then_loop = unswitch(Specializer(*cond, true).mutate(loop), room / 2);
     Stmt else_loop = unswitch(Specializer(*cond, false).mutate(loop), room / 2);
     return if_then_else(*cond, then_loop, is_no_op(else_loop) ? Stmt() : else_loop);
   }
 
   bool moved_ = false;
+  int64_t growth_;
 };
 
 }  // namespace
 
 PrimFunc unswitch_loops(const PrimFunc& f) {
-  Unswitcher unswitcher;
-  Stmt body = unswitcher.mutate(ConjunctionSplitter().mutate(f.body()));
+  Stmt split = ConjunctionSplitter().mutate(f.body());
+  Unswitcher unswitcher(std::max(2 * kMaxUnswitchStmts, stmt_count(split)));
+  Stmt body = unswitcher.mutate(split);
   return unswitcher.moved() ? f.with_body(ConjunctionJoiner().mutate(body)) : f;
 }
 

@@ -2,6 +2,7 @@
 
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/IR/PassInstrumentation.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -19,16 +20,23 @@ void verify_module(const llvm::Module& m, const std::string& function) {
   }
 }
 
-void optimize_module(llvm::Module& m, llvm::TargetMachine& tm) {
+void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, Pipeline pipeline) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
+  const bool o3 = pipeline == Pipeline::kO3;
   llvm::PipelineTuningOptions pto;
   pto.LoopVectorization = true;
   pto.SLPVectorization = true;
   pto.LoopUnrolling = true;
-  llvm::PassBuilder pb(&tm, pto);
+  llvm::PassInstrumentationCallbacks callbacks;
+  if (!o3) {
+    callbacks.registerShouldRunOptionalPassCallback([](llvm::StringRef pass, llvm::Any) {
+      return pass != "LoopIdiomRecognizePass" && pass != "LoopLoadEliminationPass";
+    });
+  }
+  llvm::PassBuilder pb(&tm, pto, std::nullopt, &callbacks);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);

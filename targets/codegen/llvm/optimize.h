@@ -14,8 +14,23 @@ namespace kiln::llvm_backend {
 // kiln::InternalError naming `function` and quoting the verifier.
 void verify_module(const llvm::Module& m, const std::string& function);
 
-// The new pass manager's O3 pipeline, with tm's cost model (vector widths,
-// instruction costs) so that the vectorisers see the real target.
-void optimize_module(llvm::Module& m, llvm::TargetMachine& tm);
+// Which middle end a module goes through.
+//
+// kKiln, what every build uses: LLVM's O3 pipeline, with tm's cost model
+// so that the vectorisers and the unroller see the real target, less two
+// loop passes that cost more than they give on kiln's loop nests:
+// LoopIdiomRecognize (loops into memset/memcpy calls) and
+// LoopLoadElimination, up to 12 s on one attention candidate, and tuned
+// models run as fast without them. The loop vectoriser, unrolling and
+// IndVarSimplify stay: a tuned max pool that left its channels to LLVM's
+// vectoriser ran 6x slower without it, resnet18's tuned kernels 7% slower
+// without IndVarSimplify and 2x slower without unrolling. What made
+// IndVarSimplify slow, hundreds of short loops in one nest, kiln unrolls
+// itself (tir/transform/unroll_loop.h). docs/measurement.md, "Build time",
+// has the measurements.
+// kO3: LLVM's own O3, kept to measure against (bench/build_main.cpp).
+enum class Pipeline { kKiln, kO3 };
+
+void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, Pipeline pipeline = Pipeline::kKiln);
 
 }  // namespace kiln::llvm_backend

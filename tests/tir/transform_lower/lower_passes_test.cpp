@@ -5,12 +5,14 @@
 // alignment, bounded code size) build the IR with the constructors.
 #include <gtest/gtest.h>
 
+#include "core/error.h"
 #include "core/structural.h"
 #include "support/expect_ir.h"
 #include "tir/parser/parser.h"
 #include "tir/functor.h"
 #include "tir/transform/flatten_buffer.h"
 #include "tir/transform/legalize_parallel.h"
+#include "tir/transform/lower.h"
 #include "tir/transform/lower_blocks.h"
 #include "tir/transform/unroll_loop.h"
 #include "tir/transform/unswitch_loops.h"
@@ -197,13 +199,14 @@ def f(A: T.Buffer((3,), "float32")):
 }
 
 TEST(UnrollLoops, AutoUnrollWithinTheAnnotatedStep) {
-  // for i (step S annotated): for j in 2: for k in 3: for v in vectorized(4): A[j, k, v] = 0
-  Buffer A("A", f32, {c(24)});
+  // for i (step S annotated): for j in 5: for k in 6: for v in vectorized(4): A[j, k, v] = 0
+  // (loops longer than kShortLoopTrips, which unroll whatever the step).
+  Buffer A("A", f32, {c(120)});
   Var i("i"), j("j"), k("k"), v("v");
   auto nest = [&](int64_t step) {
-    Stmt inner = loop(v, 4, buffer_store(A, fc(0), {j * 12 + k * 4 + v}), ForKind::kVectorized);
+    Stmt inner = loop(v, 4, buffer_store(A, fc(0), {j * 24 + k * 4 + v}), ForKind::kVectorized);
     return PrimFunc("f", {A},
-                    for_loop(i, c(0), c(1), ForKind::kParallel, loop(j, 2, loop(k, 3, inner)), "",
+                    for_loop(i, c(0), c(1), ForKind::kParallel, loop(j, 5, loop(k, 6, inner)), "",
                              {{kAutoUnrollMaxStep, c(static_cast<int>(step))}}));
   };
   auto loops_left = [](const PrimFunc& f) {
@@ -211,12 +214,45 @@ TEST(UnrollLoops, AutoUnrollWithinTheAnnotatedStep) {
     post_order_visit(f.body(), [&](const Stmt& s) { n += s.kind() == StmtKind::For; });
     return n;
   };
-  // Step 6 holds both loops' 2 x 3 copies of the vector store: only i and the six vector loops remain.
-  EXPECT_EQ(loops_left(unroll_loops(nest(6))), 1 + 6);
-  // Step 4 holds k's 3 copies but not j's 6: k unrolls, j stays.
-  EXPECT_EQ(loops_left(unroll_loops(nest(4))), 1 + 1 + 3);
+  // Step 30 holds both loops' 5 x 6 copies of the vector store: only i and the thirty vector loops remain.
+  EXPECT_EQ(loops_left(unroll_loops(nest(30))), 1 + 30);
+  // Step 8 holds k's 6 copies but not j's 30: k unrolls, j stays.
+  EXPECT_EQ(loops_left(unroll_loops(nest(8))), 1 + 1 + 6);
   // Step 0: nothing unrolls.
   EXPECT_EQ(loops_left(unroll_loops(nest(0))), 4);
+}
+
+TEST(UnrollLoops, AShortLoopUnrollsWithoutAnAnnotation) {
+  // Two trips of two statements: LLVM would unroll it too, after its loop
+  // passes had paid for it.
+  const PrimFunc before = parse_prim_func(R"(
+@T.prim_func
+def f(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+    for i in range(2):
+        for j in range(2):
+            A[i * 2 + j] = B[i * 2 + j] + T.float32(1)
+)");
+  EXPECT_IR(unroll_loops(before), R"(
+@T.prim_func
+def f(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+    A[0 * 2 + 0] = B[0 * 2 + 0] + T.float32(1)
+    A[0 * 2 + 1] = B[0 * 2 + 1] + T.float32(1)
+    A[1 * 2 + 0] = B[1 * 2 + 0] + T.float32(1)
+    A[1 * 2 + 1] = B[1 * 2 + 1] + T.float32(1)
+)");
+}
+
+TEST(UnrollLoops, ALongerLoopOrALargerBodyStaysALoop) {
+  Buffer A("A", f32, {c(64)});
+  Var i("i");
+  // More than kShortLoopTrips trips.
+  PrimFunc longer("f", {A}, loop(i, kShortLoopTrips + 1, buffer_store(A, fc(0), {i})));
+  EXPECT_TRUE(unroll_loops(longer).same_as(longer));
+  // Copies over kShortLoopStmts statements.
+  std::vector<Stmt> body;
+  for (int k = 0; k < kShortLoopStmts / 2 + 1; ++k) body.push_back(buffer_store(A, fc(0), {i * c(16) + c(k)}));
+  PrimFunc larger("f", {A}, loop(i, 2, seq(body)));
+  EXPECT_TRUE(unroll_loops(larger).same_as(larger));
 }
 
 TEST(UnswitchLoops, APartialTilesGuardMovesOutOfTheReductionLoops) {
@@ -305,6 +341,54 @@ TEST(UnswitchLoops, ManyConditionsMakeBoundedCode) {
   EXPECT_GT(ifs_outside, 10) << "some guards moved out";
 }
 
+TEST(UnswitchLoops, AllLoopsTogetherAtMostDoubleTheCode) {
+  // Forty sibling loops, each with ten guards it cannot change: each alone
+  // may grow to twice kMaxUnswitchStmts, and forty of them did (a
+  // candidate went from 8,658 to 13.6 million IR nodes). Together they add
+  // at most the function's own size.
+  Buffer A("A", f32, {c(88)});
+  Var n("n");
+  std::vector<Stmt> loops;
+  for (int l = 0; l < 40; ++l) {
+    Var k("k" + std::to_string(l));
+    std::vector<Stmt> guarded;
+    for (int g = 1; g <= 10; ++g)
+      guarded.push_back(if_then_else(lt(n, c(g)), buffer_store(A, fc(l), {k + c(8 * g)})));
+    loops.push_back(loop(k, 8, seq(guarded)));
+  }
+  PrimFunc f("f", {A}, seq(loops));
+  auto stmts = [](const Stmt& s) {
+    int64_t count = 0;
+    post_order_visit(s, [&](const Stmt&) { ++count; });
+    return count;
+  };
+  const int64_t before = stmts(f.body());
+  const int64_t after = stmts(unswitch_loops(f).body());
+  EXPECT_GT(after, before) << "some loops unswitched";
+  EXPECT_LE(after, before + std::max(2 * kMaxUnswitchStmts, before) + 40);
+}
+
+TEST(Lower, CodeAboveTheLimitIsRefusedNamingItsSize) {
+  // An unroll loop of 64 copies of 4 statements: 64 x 4 stores and their
+  // expressions, far above a limit of 100 nodes.
+  Buffer A("A", f32, {c(256)});
+  Var i("i");
+  std::vector<Stmt> body;
+  for (int k = 0; k < 4; ++k) body.push_back(buffer_store(A, fc(0), {i * c(4) + c(k)}));
+  PrimFunc f("f", {A}, loop(i, 64, seq(body), ForKind::kUnrolled));
+  LowerOptions o;
+  o.max_code_size = 100;
+  try {
+    lower(f, o);
+    FAIL() << "not refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("code too large: f is"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("above the limit of 100"), std::string::npos) << e.what();
+  }
+  o.max_code_size = 0;
+  EXPECT_NO_THROW(lower(f, o));
+}
+
 TEST(SerializeNestedParallel, InnerParallelBecomesSerial) {
   const PrimFunc before = parse_prim_func(R"(
 @T.prim_func
@@ -343,9 +427,9 @@ def f(A: T.Buffer((4,), "float32")):
 }
 
 TEST(Passes, ReturnSameFunctionWhenNothingToDo) {
-  Buffer A("A", f32, {c(4)});
+  Buffer A("A", f32, {c(64)});
   Var i("i");
-  PrimFunc f("f", {A}, loop(i, 4, buffer_store(A, fc(0), {i})));
+  PrimFunc f("f", {A}, loop(i, 64, buffer_store(A, fc(0), {i})));
   EXPECT_TRUE(vectorize_loops(f, 16).same_as(f));
   EXPECT_TRUE(unroll_loops(f).same_as(f));
   EXPECT_TRUE(serialize_nested_parallel(f).same_as(f));
