@@ -33,7 +33,10 @@
 // twice that together (a partial tile in two dimensions guards its
 // statements with several conditions); a body that is already an
 // IfThenElse on the condition (an inner loop unswitched on it) costs
-// nothing to move out.
+// nothing to move out. All loops together add at most the function's own
+// statements (or 2 x kMaxUnswitchStmts, if more): loop by loop, a
+// candidate with many small partial tiles went from 8,658 IR nodes to 13.6
+// million, which took LLVM seconds (docs/measurement.md, "Build time").
 #pragma once
 
 #include "tir/stmt.h"
