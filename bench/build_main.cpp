@@ -13,9 +13,10 @@
 // With --model, a task's weights are its constants, packed apart as the
 // tuner builds them. Records are the `slowest` by their stored build time
 // and `sample` more drawn at random; a table per record, then percentiles
-// per stage over the sample. The size columns are the lowered program's
-// statements and the LLVM instructions before and after opt: what a
-// refusal of exploding candidates can read before LLVM runs.
+// per stage over the sample. The size columns: the program in loops
+// before unrolling ("loops") and lowered ("size"), in IR nodes
+// (tir/analysis/code_size.h, what the builder's limit reads), and the LLVM
+// instructions before and after opt.
 #include <CLI/CLI.hpp>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -65,7 +66,7 @@ int64_t llvm_instructions(const llvm::Module& m) {
 
 struct Stages {
   double apply = 0, lower = 0, codegen = 0, opt = 0, emit = 0, link = 0;
-  int64_t estimate = 0, statements = 0, ir_before = 0, ir_after = 0;
+  int64_t loops = 0, statements = 0, ir_before = 0, ir_after = 0;
   double total() const { return apply + lower + codegen + opt + emit + link; }
 };
 
@@ -77,7 +78,7 @@ Stages rebuild(const PrimFunc& func, const std::string& trace_json, const std::v
   s.apply = ms_since(t0);
   t0 = Clock::now();
   SplitPrepack split = split_prepack(scheduled, constants);
-  s.estimate = code_size(lower_to_loops(split.main, lower_options_for(target)).body());
+  s.loops = code_size(lower_to_loops(split.main, lower_options_for(target)).body());
   std::string passes;
   auto last = Clock::now();
   std::vector<PrimFunc> lowered{lower(split.main, target, [&](const std::string& pass, const PrimFunc& f) {
@@ -185,7 +186,7 @@ int run(int argc, char** argv) {
   std::map<std::string, PrimFunc> funcs;
   std::vector<Stages> sampled;
   std::printf("%6s %-28s %9s | %7s %7s %7s %8s %8s %6s %8s | %8s %8s %8s %8s\n", "record", "op", "stored", "apply",
-              "lower", "codegen", "opt", "emit", "link", "total", "estimate", "size", "ir", "ir-opt");
+              "lower", "codegen", "opt", "emit", "link", "total", "loops", "size", "ir", "ir-opt");
   for (size_t i = 0; i < chosen.size(); ++i) {
     const tuning::TuningRecord& r = chosen[i];
     auto [it, fresh] = funcs.try_emplace(r.workload_key);
@@ -207,7 +208,7 @@ int run(int argc, char** argv) {
     if (i >= first_sampled) sampled.push_back(s);
     std::printf("%6lld %-28s %9.0f | %7.1f %7.1f %7.1f %8.1f %8.1f %6.1f %8.1f | %8lld %8lld %8lld %8lld\n",
                 static_cast<long long>(r.id), op.substr(0, 28).c_str(), r.build_ms, s.apply, s.lower, s.codegen,
-                s.opt, s.emit, s.link, s.total(), static_cast<long long>(s.estimate),
+                s.opt, s.emit, s.link, s.total(), static_cast<long long>(s.loops),
                 static_cast<long long>(s.statements),
                 static_cast<long long>(s.ir_before), static_cast<long long>(s.ir_after));
     std::fflush(stdout);
