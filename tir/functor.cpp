@@ -128,4 +128,14 @@ void for_each_block(const Stmt& s, FunctionRef<void(const BlockNode*)> fn) {
   }
 }
 
+Stmt StmtMutator::mutate_seq_flattened(const SeqStmtNode* op, const Stmt& s) {
+  std::vector<Stmt> out;
+  bool changed = false;
+  for (const Stmt& c : op->seq) {
+    out.push_back(mutate(c));
+    changed |= !out.back().same_as(c);
+  }
+  return changed ? seq(std::move(out)) : s;
+}
+
 }  // namespace kiln

@@ -36,6 +36,11 @@ class StmtMutator : public ExprMutator {
 
  protected:
   ObjectRef mutate_other(const ObjectRef& o) override;
+  // The sequence's statements mutated and, if one changed, the sequence
+  // rebuilt by seq(): a statement that became a sequence is spliced in, one
+  // that became a no-op dropped. What a mutator that turns statements into
+  // sequences returns from visit_SeqStmt, so that its output stays flat.
+  Stmt mutate_seq_flattened(const SeqStmtNode* op, const Stmt& s);
 };
 
 // Substitutes variables (by identity) in a statement.

@@ -15,15 +15,7 @@ class Replacer : public StmtMutator {
   }
   // A sequence put in a sequence's place is spliced in, and a no-op put
   // there disappears, so replacing keeps sequences flat.
-  Stmt visit_SeqStmt(const SeqStmtNode* op, const Stmt& s) override {
-    std::vector<Stmt> stmts;
-    bool changed = false;
-    for (const Stmt& c : op->seq) {
-      stmts.push_back(mutate(c));
-      changed |= !stmts.back().same_as(c);
-    }
-    return changed ? seq(std::move(stmts)) : s;
-  }
+  Stmt visit_SeqStmt(const SeqStmtNode* op, const Stmt& s) override { return mutate_seq_flattened(op, s); }
   // Expressions never hold statements: skip them.
   Expr mutate(const Expr& e) override { return e; }
 

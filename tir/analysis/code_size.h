@@ -12,7 +12,7 @@
 // or parallel loop's body once.
 //
 // LLVM's time per candidate grows with this count (bench/build_main.cpp
-// prints both; docs/measurement.md, "Code too large to build").
+// prints both; docs/measurement.md, "Build time").
 #pragma once
 
 #include <cstdint>

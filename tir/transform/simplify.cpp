@@ -191,15 +191,7 @@ class StmtSimplifier : public StmtMutator {
     return r;
   }
 
-  Stmt visit_SeqStmt(const SeqStmtNode* op, const Stmt& s) override {
-    std::vector<Stmt> out;
-    bool changed = false;
-    for (const Stmt& st : op->seq) {
-      out.push_back(mutate(st));
-      changed |= !out.back().same_as(st);
-    }
-    return changed ? seq(std::move(out)) : s;
-  }
+  Stmt visit_SeqStmt(const SeqStmtNode* op, const Stmt& s) override { return mutate_seq_flattened(op, s); }
 
  private:
   arith::Analyzer ana_;

@@ -47,14 +47,14 @@ class Unroller : public StmtMutator {
     const int64_t* ext = as_const_int(op->extent);
     if (!mn || !ext) return with_loop_body(s, body);
     bool unroll = !short_only_ && op->for_kind == ForKind::kUnrolled && *ext <= max_extent_;
-    // Inside an auto-unroll annotation (not on the annotated loop itself): a
-    // serial loop whose body has no loop left, if the code it becomes stays
-    // within the step.
     if (op->for_kind == ForKind::kSerial && op->annotations.empty()) {
-      int64_t size = straight_line_size(body);
-      unroll = !short_only_ && size > 0 && *ext * size <= outer_step;
+      const int64_t size = straight_line_size(body);  // -1: a loop is left inside
+      // Inside an auto-unroll annotation (not on the annotated loop itself):
+      // if the code it becomes stays within the step.
+      const bool within_step = !short_only_ && *ext * size <= outer_step;
       // A short loop whose copies stay few, annotated or not (see the header).
-      unroll = unroll || (size > 0 && *ext <= kShortLoopTrips && *ext * size <= kShortLoopStmts);
+      const bool short_loop = *ext <= kShortLoopTrips && *ext * size <= kShortLoopStmts;
+      unroll = size > 0 && (within_step || short_loop);
     }
     if (!unroll) return with_loop_body(s, body);
     std::vector<Stmt> copies;
@@ -64,15 +64,7 @@ class Unroller : public StmtMutator {
   }
 
   // A loop unrolled inside a sequence joins it: seq() flattens.
-  Stmt visit_SeqStmt(const SeqStmtNode* op, const Stmt& s) override {
-    std::vector<Stmt> out;
-    bool changed = false;
-    for (const Stmt& c : op->seq) {
-      out.push_back(mutate(c));
-      changed |= !out.back().same_as(c);
-    }
-    return changed ? seq(std::move(out)) : s;
-  }
+  Stmt visit_SeqStmt(const SeqStmtNode* op, const Stmt& s) override { return mutate_seq_flattened(op, s); }
 
  private:
   int64_t max_extent_;
