@@ -10,7 +10,9 @@
 // tuning database holds for the workload and target (`kiln tune-op`); then each
 // baseline that computes the same thing (matmul: OpenBLAS sgemm, oneDNN
 // matmul; conv2d_nchw: oneDNN direct convolution on plain NCHW and blocked;
-// conv2d_nchwc: oneDNN on the same blocked tensors). Each
+// conv2d_nchwc: oneDNN on the same blocked tensors; conv2d_winograd_nchwc:
+// oneDNN's direct blocked convolution on the weights kiln's argument is the
+// transform of). Each
 // baseline's output is compared with kiln's, so a ratio is never between two
 // different computations. kiln's programs and the baselines are timed in
 // turn, `--rounds` times (`--repeat` runs each per round), and each reports
@@ -40,6 +42,7 @@
 #include "bench/guarded_main.h"
 #include "core/error.h"
 #include "driver/op_program.h"
+#include "ops/winograd.h"
 
 namespace kiln::bench {
 namespace {
@@ -62,9 +65,20 @@ struct Baseline {
   std::function<std::vector<double>(float* out, int repeat, std::string* detail)> run;
 };
 
-std::vector<Baseline> baselines_for(const ops::Workload& w, const std::vector<NDArray>& args, int threads) {
+// The direct 3×3 weights of a Winograd workload (conv2d_winograd_nchwc),
+// blocked as conv2d_nchwc's [K/kb, C/cb, 3, 3, cb, kb], drawn at random;
+// kiln's argument is their transform, the baselines take them as they are.
+NDArray direct_weights(const ops::Workload& w) {
+  const int64_t cb = w.params.at("cb"), kb = w.params.at("kb");
+  NDArray g(DataType::Float32(), {w.params.at("K") / kb, w.params.at("C") / cb, 3, 3, cb, kb});
+  g.fill_random(8);
+  return g;
+}
+
+std::vector<Baseline> baselines_for(const ops::Workload& w, const std::vector<NDArray>& args,
+                                    const NDArray& direct, int threads) {
   const float* in0 = args[0].data_as<float>();
-  const float* in1 = args[1].data_as<float>();
+  const float* in1 = direct.numel() ? direct.data_as<float>() : args[1].data_as<float>();
   if (w.op == "matmul" && w.dtype == DataType::Float32()) {
     int64_t M = w.params.at("M"), N = w.params.at("N"), K = w.params.at("K");
     return {{"openblas_sgemm", [=](float* out, int r, std::string*) { return openblas_sgemm(in0, in1, out, M, N, K, threads, r); }},
@@ -85,6 +99,15 @@ std::vector<Baseline> baselines_for(const ops::Workload& w, const std::vector<ND
   if (w.op == "conv2d_nchwc" && w.dtype == DataType::Float32() && w.params.at("dilation") == 1 &&
       w.params.at("cb") == w.params.at("kb") && (w.params.at("cb") == 8 || w.params.at("cb") == 16)) {
     const ConvShape s = conv_shape();
+    const int64_t block = w.params.at("cb");
+    return {{"onednn_conv2d_nchwc", [=](float* out, int r, std::string* impl) {
+               return onednn_conv2d_nchwc(in0, in1, out, s, block, threads, r, impl);
+             }}};
+  }
+  if (w.op == "conv2d_winograd_nchwc" && w.dtype == DataType::Float32() && w.params.at("cb") == w.params.at("kb") &&
+      (w.params.at("cb") == 8 || w.params.at("cb") == 16)) {
+    const ConvShape s{w.params.at("N"), w.params.at("C"), w.params.at("H"), w.params.at("W"), w.params.at("K"),
+                      3, 3, 1, w.params.at("pad")};
     const int64_t block = w.params.at("cb");
     return {{"onednn_conv2d_nchwc", [=](float* out, int r, std::string* impl) {
                return onednn_conv2d_nchwc(in0, in1, out, s, block, threads, r, impl);
@@ -192,6 +215,14 @@ int run(int argc, char** argv) {
       // what the baselines are checked against, after it is checked against
       // the default program's.
       std::vector<NDArray> args = make_arguments(p.func, 7);
+      NDArray direct;
+      if (p.workload.op == "conv2d_winograd_nchwc") {
+        direct = direct_weights(p.workload);
+        const std::vector<float> u = ops::winograd_transform_weights(
+            direct.data_as<float>(), p.workload.params.at("K"), p.workload.params.at("C"),
+            p.workload.params.at("cb"), p.workload.params.at("kb"), p.workload.params.at("m"));
+        std::copy(u.begin(), u.end(), args[1].data_as<float>());
+      }
       NDArray reference;
       std::vector<std::vector<double>> kiln_ms(variants.size());
       std::vector<double> kiln_err(variants.size(), 0.0);
@@ -214,7 +245,7 @@ int run(int argc, char** argv) {
                               << " differs from the default program: max relative error " << kiln_err[i];
         }
         // Checked against the output of the last kiln program, just run.
-        std::vector<Measured> now = run_baselines(baselines_for(p.workload, args, threads), args.back(), repeat);
+        std::vector<Measured> now = run_baselines(baselines_for(p.workload, args, direct, threads), args.back(), repeat);
         if (baselines.empty()) baselines.resize(now.size());
         for (size_t b = 0; b < now.size(); ++b) {
           baselines[b].name = now[b].name;

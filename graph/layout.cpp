@@ -1,10 +1,14 @@
 #include "graph/layout.h"
 
+
 #include <algorithm>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "graph/shape_util.h"
+#include "ops/winograd.h"
 
 namespace kiln::graph {
 namespace {
@@ -206,8 +210,20 @@ class Converter {
     const int64_t cb = block_of(x), kb = channel_block(K, lanes_);
     Node conv = n;
     conv.attrs["kernel_shape"] = Shape{wv.shape[2], wv.shape[3]};
-    const int wb = add_constant(wv.name + "_nchwc", depthwise ? block_depthwise_weight(*wv.data, cb)
-                                                              : block_weight(*wv.data, cb, kb));
+    const int64_t tile = depthwise ? 0 : winograd_tile_of(n, wv.shape);
+    int wb;
+    if (tile > 0) {
+      const NDArray blocked_w = block_weight(*wv.data, cb, kb);
+      const int64_t a = tile + 2;
+      NDArray u(wv.dtype, {a, a, K / kb, C / cb, cb, kb});
+      const std::vector<float> t = ops::winograd_transform_weights(blocked_w.data_as<float>(), K, C, cb, kb, tile);
+      std::copy(t.begin(), t.end(), u.data_as<float>());
+      wb = add_constant(wv.name + "_winograd" + std::to_string(tile), std::move(u));
+      conv.attrs["winograd_tile"] = tile;
+    } else {
+      wb = add_constant(wv.name + "_nchwc", depthwise ? block_depthwise_weight(*wv.data, cb)
+                                                      : block_weight(*wv.data, cb, kb));
+    }
     std::vector<int> inputs{blocked(x), wb};
     if (bias != Node::kNone) {
       const Value bv = g_.value(bias);
@@ -215,8 +231,22 @@ class Converter {
       for (int64_t i = 0; i < K; ++i) b.set(i, bv.data->get(i));
       inputs.push_back(add_constant(bv.name + "_nchwc", std::move(b)));
     }
-    emit_blocked(conv, depthwise ? kDepthwiseConvNCHWc : kConvNCHWc, std::move(inputs));
+    emit_blocked(conv, tile > 0 ? kWinogradConvNCHWc : depthwise ? kDepthwiseConvNCHWc : kConvNCHWc,
+                 std::move(inputs));
     return true;
+  }
+
+  // winograd_tile for Conv `n` with weights of `w_shape`, or 0 where its
+  // window is not a 3×3 at stride 1 and dilation 1, padded alike on all
+  // sides (group 1 is checked by the caller).
+  int64_t winograd_tile_of(const Node& n, const Shape& w_shape) const {
+    const Shape strides = n.attr_ints("strides", {1, 1}), dilations = n.attr_ints("dilations", {1, 1});
+    const Shape& in = g_.value(n.inputs[0]).shape;
+    const Shape& out = g_.value(n.outputs[0]).shape;
+    if (w_shape[2] != 3 || w_shape[3] != 3 || strides != Shape{1, 1} || dilations != Shape{1, 1}) return 0;
+    const Shape pads = window_pads(n, {in[2], in[3]}, {3, 3}, strides, dilations);
+    if (pads[0] != pads[1] || pads[1] != pads[2] || pads[2] != pads[3]) return 0;
+    return winograd_tile(in[1], w_shape[0], out[2], out[3]);
   }
 
   // An elementwise node whose (non-parameter) input was computed blocked
@@ -251,6 +281,12 @@ class Converter {
 };
 
 }  // namespace
+
+int64_t winograd_tile(int64_t C, int64_t K, int64_t P, int64_t Q) {
+  (void)C;
+  (void)K;
+  return P >= 14 && Q >= 14 ? 2 : 0;
+}
 
 int64_t channel_block(int64_t channels, int64_t lanes) {
   int64_t b = 1;

@@ -20,7 +20,10 @@
 //
 // What is converted: float32 Conv with a constant weight (and bias), one
 // group or depthwise (one filter per channel), the same stride and
-// dilation on both axes. Other convolutions keep NCHW. A MaxPool of a
+// dilation on both axes. Other convolutions keep NCHW. A 3×3 stride-1
+// convolution of one group where Winograd's algorithm pays
+// (winograd_tile) becomes a WinogradConvNCHWc, its weights transformed
+// here (ops/winograd.h). A MaxPool of a
 // blocked value with a common window (ops/pool.h's: one stride, one pad
 // all round, no dilation or ceil_mode) stays blocked too: a ResNet's pool
 // between its first convolution and the next.
@@ -40,11 +43,20 @@ inline constexpr const char* kToNCHWc = "kiln.ToNCHWc";
 inline constexpr const char* kFromNCHWc = "kiln.FromNCHWc";
 inline constexpr const char* kConvNCHWc = "kiln.ConvNCHWc";
 inline constexpr const char* kDepthwiseConvNCHWc = "kiln.DepthwiseConvNCHWc";
+// A 3×3 stride-1 Conv by Winograd's F(m×m, 3×3): the Conv's attributes
+// plus winograd_tile (m); its weights U [m+2, m+2, K/kb, C/cb, cb, kb].
+inline constexpr const char* kWinogradConvNCHWc = "kiln.WinogradConvNCHWc";
 inline constexpr const char* kMaxPoolNCHWc = "kiln.MaxPoolNCHWc";
 
 // The block of a value with `channels` channels for a target of `lanes`
 // float32 lanes.
 int64_t channel_block(int64_t channels, int64_t lanes);
+
+// The output tile m of Winograd's F(m×m, 3×3) for a 3×3 convolution of one
+// group, stride 1 and dilation 1, from C to K channels onto a P×Q output;
+// 0 where the direct convolution is kept. See docs/winograd.md for the
+// measurements behind the choice.
+int64_t winograd_tile(int64_t C, int64_t K, int64_t P, int64_t Q);
 
 // `g` with its convolutions blocked for `lanes` lanes; `g` itself when
 // lanes < 2 (the pass is off).

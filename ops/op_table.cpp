@@ -12,6 +12,7 @@
 #include "ops/pool.h"
 #include "ops/reduce.h"
 #include "ops/softmax.h"
+#include "ops/winograd.h"
 #include "ops/window.h"
 #include "tir/te/create_prim_func.h"
 
@@ -211,6 +212,35 @@ std::vector<OpSpec> make_table() {
         check_blocks(w, "cb", "C");
         check_blocks(w, "kb", "K");
         window_out(w, param(w, "dilation"));
+      }});
+
+  t.push_back(OpSpec{
+      "conv2d_winograd_nchwc",
+      "3×3 stride-1 convolution by Winograd's F(m×m, 3×3) on blocked channels, the weights transformed "
+      "(ops/winograd.h); GFLOP/s count the direct convolution's work",
+      "data[N,C/cb,H,W,cb], kernel[m+2,m+2,K/kb,C/cb,cb,kb] -> out[N,K/kb,P,Q,kb]", "2·N·K·P·Q·C·9",
+      {req("N", "batch"), req("C", "input channels"), req("H", "input height"), req("W", "input width"),
+       req("K", "output channels"), req("pad", "zero padding on every side of height and width", 0),
+       req("cb", "input channels per block; divides C"), req("kb", "output channels per block; divides K"),
+       opt("m", "output tile: F(m×m, 3×3), 2 or 4", 2, 2, 4)},
+      DTypeRule::kFloat,
+      [](const Workload& w) {
+        const int64_t cb = param(w, "cb"), kb = param(w, "kb"), a = winograd_matrices(param(w, "m")).alpha;
+        Tensor data = input(w, "data", {param(w, "N"), param(w, "C") / cb, param(w, "H"), param(w, "W"), cb});
+        Tensor kernel = input(w, "kernel", {a, a, param(w, "K") / kb, param(w, "C") / cb, cb, kb});
+        return te::create_prim_func(
+            {data, kernel, conv2d_winograd_nchwc(data, kernel, param(w, "pad"), param(w, "m"))}, w.op);
+      },
+      [](const Workload& w) {
+        const int64_t P = param(w, "H") + 2 * param(w, "pad") - 2, Q = param(w, "W") + 2 * param(w, "pad") - 2;
+        return 2 * product({param(w, "N"), param(w, "K"), P, Q, param(w, "C"), 9});
+      },
+      [check_blocks](const Workload& w) {
+        check_blocks(w, "cb", "C");
+        check_blocks(w, "kb", "K");
+        winograd_matrices(param(w, "m"));
+        if (param(w, "H") + 2 * param(w, "pad") < 3 || param(w, "W") + 2 * param(w, "pad") < 3)
+          KILN_USER_ERROR() << w.op << ": the padded input is smaller than the 3×3 kernel";
       }});
 
   t.push_back(OpSpec{

@@ -10,6 +10,7 @@
 #include "ops/conv2d.h"
 #include "ops/pad.h"
 #include "ops/pool.h"
+#include "ops/winograd.h"
 
 namespace kiln::graph::operators {
 namespace {
@@ -30,7 +31,9 @@ te::Tensor conv_nchwc(const Graph& g, const Node& n, const Tensors& in) {
     cfg.pad = pads[0];
   else
     data = ops::pad(in[0], {0, 0, pads[0], pads[1], 0}, {0, 0, pads[2], pads[3], 0}, make_zero(x.dtype));
-  te::Tensor y = n.op == kConvNCHWc ? ops::conv2d_nchwc(data, in[1], cfg) : ops::depthwise_conv2d_nchwc(data, in[1], cfg);
+  te::Tensor y = n.op == kWinogradConvNCHWc ? ops::conv2d_winograd_nchwc(data, in[1], cfg.pad, n.attr_int("winograd_tile", 0))
+                 : n.op == kConvNCHWc       ? ops::conv2d_nchwc(data, in[1], cfg)
+                                            : ops::depthwise_conv2d_nchwc(data, in[1], cfg);
   if (!g.input(n, 2)) return y;
   const te::Tensor& bias = in[2];
   return te::compute(
@@ -58,6 +61,7 @@ std::vector<OpDef> blocked_ops() {
   return {
       {kConvNCHWc, "a Conv on blocked channels", OpPattern::kAnchor, {}, conv},
       {kDepthwiseConvNCHWc, "a depthwise Conv on blocked channels", OpPattern::kAnchor, {}, conv},
+      {kWinogradConvNCHWc, "a 3×3 Conv on blocked channels by Winograd's algorithm", OpPattern::kAnchor, {}, conv},
       {kMaxPoolNCHWc, "a MaxPool on blocked channels", OpPattern::kReduction, {}, one_output(max_pool_nchwc)},
       {kToNCHWc, "NCHW to NCHW[block]c", OpPattern::kInjective, {}, one_output(to_nchwc)},
       {kFromNCHWc, "NCHW[block]c to NCHW", OpPattern::kInjective, {}, one_output(from_nchwc)},

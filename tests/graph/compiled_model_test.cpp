@@ -21,6 +21,7 @@
 #include "same_outputs.h"
 #include "search/sample.h"
 #include "search/space.h"
+#include "targets/runtime/check.h"
 #include "tir/analysis/workload_key.h"
 #include "tir/transform/split_prepack.h"
 #include "core/json.h"
@@ -225,6 +226,50 @@ TEST_F(CompiledModelTest, APaddedProductWritesOnlyTheColumnsAsked) {
   const NDArray want = std::move(run_reference(imported, in)[0]);
   ASSERT_EQ(want.shape(), (std::vector<int64_t>{6, 300}));
   EXPECT_GT(expect_drawn_schedules_compute(g, in, want, 12), 4);
+}
+
+// A 3×3 convolution at 15×15 with a bias and a Relu, blocked: Winograd's
+// F(2×2, 3×3), its weights transformed at compile time; every schedule
+// drawn for it computes what the direct convolution of the original graph
+// does, the tiles past the 15th row and column written nowhere.
+TEST_F(CompiledModelTest, AWinogradConvolutionRunsLikeTheDirectOne) {
+  ModelBuilder m;
+  m.input("x", {1, 8, 15, 15}).weights("w", {8, 8, 3, 3}).weights("b", {8}).output("y");
+  set_ints(m.node("Conv", {"x", "w", "b"}, {"c"}), "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c"}, {"y"});
+  const Graph imported = import_onnx_bytes(m.bytes());
+  const Graph g = convert_layout(imported, 4);
+  const std::vector<FusedGroup> groups = fuse_operators(g);
+  ASSERT_NE(groups_str(g, groups).find("kiln.WinogradConvNCHWc+Relu"), std::string::npos) << groups_str(g, groups);
+  std::vector<NDArray> in = testing::random_inputs(imported, 5);
+  const NDArray want = std::move(run_reference(imported, in)[0]);
+  const std::vector<Task> tasks = extract_tasks(g, groups);
+  const Target target = Target::parse("llvm -num-cores=2");
+  int compiled = 0;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    std::vector<PrimFunc> funcs;
+    for (const Task& t : tasks) {
+      const PrimFunc f = canonical_workload(t.func);
+      const std::vector<Trace> space = search::design_space(f, search::SpaceParams::for_target(target));
+      std::optional<search::Candidate> c;
+      for (uint64_t s = seed; !c && s < seed + 20; ++s) c = search::sample_candidate(f, space[s % space.size()], s);
+      ASSERT_TRUE(c) << t.name;
+      funcs.push_back(c->func);
+    }
+    write_compiled_model(g, groups, tasks, funcs, target, dir_, 2);
+    CompiledModel model = CompiledModel::load(dir_);
+    ThreadPool pool(2);
+    std::vector<NDArray> run_in;
+    for (const NDArray& a : in) run_in.push_back(a.copy());
+    std::vector<NDArray> out = model.run(run_in, pool);
+    ASSERT_EQ(out.at(0).shape(), want.shape());
+    // Compared as the tuner's check compares (|got - want| / max(|want|, 1)):
+    // the transforms' sums of inputs round as the inputs' magnitude, so an
+    // output near zero has a relative error that says nothing.
+    EXPECT_LT(max_relative_error(out[0], want), 1e-5) << "draw " << seed;
+    ++compiled;
+  }
+  EXPECT_EQ(compiled, 4);
 }
 
 // An attention over 20 keys with a causal keep condition, its keys padded

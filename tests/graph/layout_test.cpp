@@ -142,6 +142,54 @@ TEST(ConvertLayout, AResNetStemStaysBlockedThroughItsPool) {
   expect_same_outputs(before, after);
 }
 
+TEST(ConvertLayout, ThreeByThreeStrideOneOnLargeOutputsTakesWinograd) {
+  // At 14×14 and above a 3×3 stride-1 convolution is Winograd's F(2×2, 3×3),
+  // its weights transformed here into [4, 4, K/kb, C/cb, cb, kb]; the 7×7
+  // one after the stride-2 convolution stays direct, as do the stride-2
+  // and the 1×1 ones.
+  ModelBuilder m;
+  m.input("x", {1, 8, 14, 14}).weights("w1", {16, 8, 3, 3}).weights("b1", {16}).weights("w2", {16, 16, 3, 3});
+  m.weights("w3", {16, 16, 3, 3}).weights("w4", {8, 16, 1, 1}).output("y");
+  set_ints(m.node("Conv", {"x", "w1", "b1"}, {"c1"}), "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c1"}, {"a"});
+  onnx::NodeProto& down = m.node("Conv", {"a", "w2"}, {"c2"});
+  set_ints(down, "pads", {1, 1, 1, 1});
+  set_ints(down, "strides", {2, 2});
+  set_ints(m.node("Conv", {"c2", "w3"}, {"c3"}), "pads", {1, 1, 1, 1});
+  m.node("Conv", {"c3", "w4"}, {"y"});
+  const Graph before = import_onnx_bytes(m.bytes());
+  const Graph after = convert_layout(before, 8);
+  EXPECT_EQ(nodes_of(after),
+            (std::vector<std::string>{
+                "kiln.ToNCHWc(float32[1, 8, 14, 14]) -> float32[1, 1, 14, 14, 8]",
+                "kiln.WinogradConvNCHWc(float32[1, 1, 14, 14, 8], float32[4, 4, 2, 1, 8, 8], float32[2, 8]) -> "
+                "float32[1, 2, 14, 14, 8]",
+                "Relu(float32[1, 2, 14, 14, 8]) -> float32[1, 2, 14, 14, 8]",
+                "kiln.ConvNCHWc(float32[1, 2, 14, 14, 8], float32[2, 2, 3, 3, 8, 8]) -> float32[1, 2, 7, 7, 8]",
+                "kiln.ConvNCHWc(float32[1, 2, 7, 7, 8], float32[2, 2, 3, 3, 8, 8]) -> float32[1, 2, 7, 7, 8]",
+                "kiln.ConvNCHWc(float32[1, 2, 7, 7, 8], float32[1, 2, 1, 1, 8, 8]) -> float32[1, 1, 7, 7, 8]",
+                "kiln.FromNCHWc(float32[1, 1, 7, 7, 8]) -> float32[1, 8, 7, 7]",
+            }));
+  expect_same_outputs(before, after);
+  EXPECT_EQ(winograd_tile(64, 64, 56, 56), 2);
+  EXPECT_EQ(winograd_tile(512, 512, 7, 7), 0);
+}
+
+TEST(ConvertLayout, ALoneWinogradConvIsItsWorkload) {
+  // As for the direct convolution below: the task's key is that of `kiln
+  // tune-op conv2d_winograd_nchwc:...`.
+  ModelBuilder m;
+  m.input("x", {1, 8, 15, 15}).weights("w", {16, 8, 3, 3}).output("y");
+  set_ints(m.node("Conv", {"x", "w"}, {"c"}), "pads", {1, 1, 1, 1});
+  m.node("Flatten", {"c"}, {"y"});
+  const Graph g = convert_layout(import_onnx_bytes(m.bytes()), 8);
+  const std::vector<Task> tasks = extract_tasks(g, fuse_operators(g));
+  const ops::Workload w = ops::parse_workload("conv2d_winograd_nchwc:N=1,C=8,H=15,W=15,K=16,pad=1,cb=8,kb=8,m=2");
+  bool found = false;
+  for (const Task& t : tasks) found = found || t.key == workload_key(ops::build_workload(w));
+  EXPECT_TRUE(found) << tasks_str(tasks);
+}
+
 TEST(ConvertLayout, OffWithoutLanes) {
   const Graph before = import_onnx_bytes(residual_block());
   EXPECT_EQ(convert_layout(before, 0).str(), before.str());

@@ -16,6 +16,8 @@
 namespace kiln {
 namespace {
 
+using ops::param;
+
 // One example per op, exercising optional keys.
 const std::vector<std::string> kExamples = {
     "matmul:M=4,N=5,K=6",
@@ -28,6 +30,8 @@ const std::vector<std::string> kExamples = {
     "depthwise_conv2d_nchw:N=1,C=8,H=9,W=9,R=3,S=3,stride=1,pad=1",
     "conv2d_nchwc:N=1,C=4,H=7,W=7,K=8,R=3,S=3,stride=2,pad=1,cb=2,kb=4",
     "depthwise_conv2d_nchwc:N=1,C=8,H=9,W=9,R=3,S=3,stride=1,pad=1,b=4",
+    "conv2d_winograd_nchwc:N=1,C=8,H=7,W=6,K=8,pad=1,cb=4,kb=4,m=2",
+    "conv2d_winograd_nchwc:N=1,C=8,H=7,W=6,K=8,pad=1,cb=4,kb=4,m=4",
     "max_pool2d:N=1,C=2,H=6,W=6,R=3,S=3,stride=2,pad=1",
     "avg_pool2d:N=1,C=2,H=6,W=6,R=3,S=3,stride=1,pad=1",
     "avg_pool2d:N=1,C=2,H=6,W=6,R=2,S=2,stride=2,pad=0",
@@ -71,11 +75,12 @@ class ArithCounter : public StmtVisitor {
   DataType t_;
 };
 
-double counted_flops(const PrimFunc& f, DataType t) {
+// The arithmetic of every block but the root, or of the block named `only`.
+double counted_flops(const PrimFunc& f, DataType t, const std::string& only = "") {
   double total = 0;
   post_order_visit(f.body(), [&](const Stmt& s) {
     const auto* b = s.as<BlockNode>();
-    if (!b || b->name == "root") return;
+    if (!b || b->name == "root" || (!only.empty() && b->name != only)) return;
     double points = 1;
     for (const IterVar& iv : b->iter_vars) points *= static_cast<double>(*as_const_int(iv.dom()->extent));
     ArithCounter c(t);
@@ -112,7 +117,21 @@ TEST(OpsBuild, EveryExampleIsAValidFunction) {
       if (const auto* st = s.as<BufferStoreNode>()) output_written |= st->buffer.same_as(f.params().back());
     });
     EXPECT_TRUE(output_written);
-    EXPECT_EQ(counted_flops(f, w.dtype), ops::workload_flops(w)) << to_string(f);
+    if (w.op != "conv2d_winograd_nchwc") {
+      EXPECT_EQ(counted_flops(f, w.dtype), ops::workload_flops(w)) << to_string(f);
+      continue;
+    }
+    // Winograd's convolution counts the direct convolution's FLOPs, so that
+    // its GFLOP/s compare with the direct kernel's; its own arithmetic is
+    // the product over channels at α² tile positions, 2·α²·N·K·TH·TW·C, and
+    // the transforms.
+    const int64_t m = param(w, "m"), a = m + 2;
+    const int64_t tiles_h = (param(w, "H") + 2 * param(w, "pad") - 2 + m - 1) / m;
+    const int64_t tiles_w = (param(w, "W") + 2 * param(w, "pad") - 2 + m - 1) / m;
+    EXPECT_EQ(counted_flops(f, w.dtype, "winograd_product"),
+              2.0 * a * a * param(w, "N") * param(w, "K") * tiles_h * tiles_w * param(w, "C"));
+    EXPECT_EQ(ops::workload_flops(w), 2.0 * param(w, "N") * param(w, "K") * (param(w, "H") + 2 * param(w, "pad") - 2) *
+                                          (param(w, "W") + 2 * param(w, "pad") - 2) * param(w, "C") * 9);
   }
   for (const std::string& op : ops::list_ops()) EXPECT_TRUE(ops_seen.count(op)) << "no example for " << op;
 }

@@ -210,6 +210,10 @@ TEST(Candidates, DepthwiseConv2d) { expect_candidates_correct("depthwise_conv2d_
 TEST(Candidates, Softmax) { expect_candidates_correct("softmax:M=4,N=32", 2); }
 TEST(Candidates, ReduceSum) { expect_candidates_correct("reduce_sum:M=3,N=96", 4); }
 TEST(Candidates, MatmulWithFewOutputs) { expect_candidates_correct("matmul:M=2,N=2,K=64", 1); }
+TEST(Candidates, WinogradConv2d) {
+  expect_candidates_correct("conv2d_winograd_nchwc:N=1,C=8,H=7,W=6,K=8,pad=1,cb=4,kb=4,m=2", 2);
+  expect_candidates_correct("conv2d_winograd_nchwc:N=1,C=4,H=6,W=5,K=4,pad=0,cb=4,kb=4,m=4", 1);
+}
 // Reductions that add-rfactor factors: pooling windows (r and s fused)
 // and layer norm's row sums.
 void expect_factored_candidates_correct(const std::string& w, int draws) {
