@@ -20,7 +20,9 @@
 // Rounding: F(2,3)'s coefficients are 0, ±1 and ±½, exact in float; F(4,3)
 // multiplies by up to 8 and divides by 24, and its outputs differ from the
 // direct convolution's by a few units in the 4th significant digit on
-// random data (docs/winograd.md measures both).
+// random data (docs/winograd.md measures both). So F(4,3)'s output stage
+// declares the error a correct program may show (kCheckToleranceAnn,
+// tir/stmt.h), which the checks of candidates and tests then allow.
 //
 // The stages, each a compute of its own so that a schedule places them:
 //   "pad"                   the input padded to whole tiles (absent when
@@ -42,6 +44,10 @@
 #include "tir/te/tensor.h"
 
 namespace kiln::ops {
+
+// What F(4,3)'s output stage declares as its check tolerance: 7× the
+// largest difference measured between two correct programs.
+inline constexpr double kF4CheckTolerance = 5e-3;
 
 // Bᵀ (α×α), G (α×3) and Aᵀ (m×α), row-major.
 struct WinogradMatrices {

@@ -67,6 +67,12 @@ class Stmt : public ObjectRef {
 // Annotations on loops and blocks: e.g. "pragma_auto_unroll_max_step" -> 16.
 using Annotations = std::map<std::string, Expr>;
 
+// Block annotation (a float): the largest relative error a correct program
+// of the block may show, for an algorithm that rounds more than a reordered
+// sum does (ops/winograd.h's F(4,3)); check_tolerance (targets/runtime/check.h)
+// takes the largest over a function's blocks.
+inline constexpr const char* kCheckToleranceAnn = "kiln.check_tolerance";
+
 // buffer[indices] = value. A Ramp index makes it a vector store.
 class BufferStoreNode : public StmtNode {
  public:

@@ -44,14 +44,18 @@ double check_tolerance(DataType t) {
 
 double check_tolerance(const PrimFunc& f) {
   int64_t longest = 1;
+  double declared = 0;
   for_each_block(f.body(), [&](const BlockNode* b) {
+    if (auto it = b->annotations.find(kCheckToleranceAnn); it != b->annotations.end())
+      if (const double* v = as_const_float(it->second)) declared = std::max(declared, *v);
     int64_t terms = 1;
     for (const IterVar& iv : b->iter_vars)
       if (const int64_t* e = as_const_int(iv.dom()->extent); e && iv.is_reduce()) terms *= *e;
     longest = std::max(longest, terms);
   });
   constexpr int64_t kTerms = 4096;
-  return check_tolerance(f.params().back().dtype()) * std::max<double>(1.0, static_cast<double>(longest) / kTerms);
+  return std::max(declared, check_tolerance(f.params().back().dtype()) *
+                                std::max<double>(1.0, static_cast<double>(longest) / kTerms));
 }
 
 std::vector<NDArray> reference_outputs(const PrimFunc& f, const std::vector<NDArray>& inputs) {

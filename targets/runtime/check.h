@@ -25,7 +25,8 @@ double check_tolerance(DataType t);
 // reduction factored into partial sums, say) grows with its length, and a
 // correct sum of 65536 float32 values can differ from the sequential one
 // by 1.6e-4. A wrong schedule (terms missed or counted twice) errs by far
-// more.
+// more. A block annotated with kCheckToleranceAnn (tir/stmt.h) raises it to
+// the value it declares.
 double check_tolerance(const PrimFunc& f);
 
 // Runs the reference interpreter on copies of `inputs` and returns them

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "ops/winograd.h"
 #include "ops/workload.h"
 #include "targets/build.h"
 #include "targets/lower.h"
@@ -63,6 +64,15 @@ TEST(Check, TheToleranceGrowsWithTheLongestReduction) {
   // conv2d's reduction is its channels times its window: 512 x 3 x 3.
   EXPECT_DOUBLE_EQ(check_tolerance(f("conv2d_nchw:N=1,C=512,H=7,W=7,K=8,R=3,S=3,stride=1,pad=1")), 1e-4 * 4608 / 4096);
   EXPECT_EQ(check_tolerance(f("matmul:M=8,N=8,K=65536,dtype=int32")), 0) << "integers are exact";
+}
+
+TEST(Check, ABlockThatRoundsMoreDeclaresItsTolerance) {
+  auto f = [](const char* w) { return ops::build_workload(ops::parse_workload(w)); };
+  // Winograd's F(4,3) declares its rounding on its output stage; F(2,3)
+  // rounds as a reordered sum does and declares nothing.
+  EXPECT_DOUBLE_EQ(check_tolerance(f("conv2d_winograd_nchwc:N=1,C=16,H=8,W=8,K=16,pad=1,cb=16,kb=16,m=4")),
+                   ops::kF4CheckTolerance);
+  EXPECT_DOUBLE_EQ(check_tolerance(f("conv2d_winograd_nchwc:N=1,C=16,H=8,W=8,K=16,pad=1,cb=16,kb=16,m=2")), 1e-4);
 }
 
 TEST(Build, AnArtifactLoadedElsewhereComputesWhatTheJitDoes) {

@@ -49,6 +49,7 @@ Stmt lower_stage(const Tensor& t, const std::string& block_name) {
   BlockFields f;
   f.name = block_name;
   f.iter_vars = block_vars;
+  f.annotations = t->annotations;
   if (reduce_node) {
     Expr source = substitute(reduce_node->source, to_block);
     Expr acc = buffer_load(t.buffer(), out_index);

@@ -114,6 +114,13 @@ Expr Tensor::operator()(std::vector<Expr> indices) const {
   return buffer_load(buffer(), std::move(indices));
 }
 
+Tensor annotate(const Tensor& t, std::string key, Expr value) {
+  if (t.is_placeholder()) KILN_USER_ERROR() << "annotate: " << t.name() << " is an input, not a compute";
+  auto n = std::make_shared<TensorNode>(*t.operator->());
+  n->annotations[std::move(key)] = std::move(value);
+  return Tensor(ObjectPtr(std::move(n)));
+}
+
 Tensor placeholder(std::vector<Expr> shape, DataType dtype, std::string name) {
   check_name(name);
   auto n = std::make_shared<TensorNode>();

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -47,7 +48,9 @@ class TensorNode : public Object {
   // Tensors (te.Tensor nodes) the body indexes, in order of first use. Held
   // as plain references because Tensor is only complete below.
   std::vector<ObjectRef> inputs;
-  KILN_NODE(TensorNode, "te.Tensor", buffer, axis, body, inputs)
+  // For a compute tensor: annotations its block carries (annotate()).
+  std::map<std::string, Expr> annotations;
+  KILN_NODE(TensorNode, "te.Tensor", buffer, axis, body, inputs, annotations)
 };
 
 class Tensor : public ObjectRef {
@@ -94,6 +97,12 @@ Tensor compute(std::vector<Expr> shape, std::function<Expr(Var, Var)> fn, std::s
 Tensor compute(std::vector<Expr> shape, std::function<Expr(Var, Var, Var)> fn, std::string name);
 Tensor compute(std::vector<Expr> shape, std::function<Expr(Var, Var, Var, Var)> fn, std::string name);
 Tensor compute(std::vector<Expr> shape, std::function<Expr(Var, Var, Var, Var, Var)> fn, std::string name);
+
+// Compute tensor `t` with `key` = `value` among the annotations of the
+// block create_prim_func makes of it (what the stage says about itself:
+// ops/winograd.h's rounding, tir/analysis/check_tolerance.h). Annotate a
+// tensor before anything reads it: readers hold the tensor they read.
+Tensor annotate(const Tensor& t, std::string key, Expr value);
 
 // A reduction axis over `dom` (an int32 variable).
 IterVar reduce_axis(Range dom, std::string name);

@@ -230,6 +230,20 @@ TEST(CreatePrimFunc, StagesWithOneNameGetUniqueBlockNames) {
   EXPECT_EQ(test::root_block(f)->alloc_buffers.size(), 2u);
 }
 
+TEST(CreatePrimFunc, AnAnnotatedStageCarriesItsAnnotationsOnItsBlock) {
+  te::Tensor A = te::placeholder({Expr(4)}, kF32, "A");
+  te::Tensor B = te::compute({Expr(4)}, [&](Var i) { return A(i) + Expr(1.0f); }, "B");
+  te::Tensor C = te::annotate(B, "kiln.note", Expr(7));
+  PrimFunc f = te::create_prim_func({A, C}, "f");
+  const BlockNode* b = find_block(f, "B");
+  ASSERT_NE(b, nullptr);
+  ASSERT_EQ(b->annotations.count("kiln.note"), 1u);
+  EXPECT_EQ(*as_const_int(b->annotations.at("kiln.note")), 7);
+  // The tensor annotated is a copy: B itself stays bare.
+  EXPECT_TRUE(find_block(te::create_prim_func({A, B}, "g"), "B")->annotations.empty());
+  EXPECT_THROW(te::annotate(A, "kiln.note", Expr(1)), Error);
+}
+
 TEST(CreatePrimFunc, MaxReductionInitialisesWithLowestValue) {
   te::Tensor A = te::placeholder({Expr(3), Expr(5)}, kF32, "A");
   IterVar k = te::reduce_axis(Range(Expr(0), Expr(5)), "k");
