@@ -285,7 +285,8 @@ class Converter {
 int64_t winograd_tile(int64_t C, int64_t K, int64_t P, int64_t Q) {
   (void)C;
   (void)K;
-  return P >= 14 && Q >= 14 ? 2 : 0;
+  const int64_t side = std::min(P, Q);
+  return side >= 28 ? 4 : side >= 14 ? 2 : 0;
 }
 
 int64_t channel_block(int64_t channels, int64_t lanes) {

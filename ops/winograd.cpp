@@ -74,6 +74,15 @@ Expr select_row(const std::vector<double>& mat, int64_t rows, int64_t cols, cons
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// `t` annotated so that postprocessing unrolls the positions of `axes`
+// within `period` (kUnrollAxesAnn): the rows its select chains pick.
+te::Tensor unroll_rows(const te::Tensor& t, std::initializer_list<int> axes, int64_t period) {
+  int64_t mask = 0;
+  for (int a : axes) mask |= int64_t{1} << a;
+  return te::annotate(te::annotate(t, kUnrollAxesAnn, make_const(DataType::Int(64), mask)), kUnrollPeriodAnn,
+                      make_const(DataType::Int(64), period));
+}
+
 }  // namespace
 
 const WinogradMatrices& winograd_matrices(int64_t m) {
@@ -149,6 +158,7 @@ te::Tensor conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& u, in
                           [&](int64_t s) { return d(i[0], i[1], i[2] * mm + i[4], i[3] * mm + i32(s), i[6]); });
       },
       "winograd_input_rows");
+  rows = unroll_rows(rows, {4, 5}, a);
   te::Tensor v = te::compute(
       i32s({a, a, N, CO, TH, TW, CB}),
       [&](const std::vector<Var>& i) {  // eps, nu, n, co, th, tw, ci
@@ -156,6 +166,7 @@ te::Tensor conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& u, in
                           [&](int64_t r) { return rows(i[2], i[3], i[4], i[5], i32(r), i[1], i[6]); });
       },
       "winograd_input");
+  v = unroll_rows(v, {0, 1}, a);
   IterVar rco = te::reduce_axis(Range(i32(0), i32(CO)), "rco");
   IterVar rci = te::reduce_axis(Range(i32(0), i32(CB)), "rci");
   te::Tensor prod = te::compute(
@@ -171,6 +182,7 @@ te::Tensor conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& u, in
                           [&](int64_t nu) { return prod(i[4], i32(nu), i[0], i[1], i[2], i[3], i[6]); });
       },
       "winograd_output_rows");
+  out_rows = unroll_rows(out_rows, {4, 5}, a);
   te::Tensor out = te::compute(
       i32s({N, KO, P, Q, KB}),
       [&](Var n, Var ko, Var p, Var q, Var ki) {
@@ -179,6 +191,7 @@ te::Tensor conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& u, in
         });
       },
       "winograd_output");
+  out = unroll_rows(out, {2, 3}, m);
   // F(4,3)'s rounding (docs/winograd.md, "Accuracy"): up to 7e-4 of
   // max(|y|, 1) between two correct programs on random inputs, against 1e-5
   // for F(2,3); a wrong program errs by the output's own magnitude.

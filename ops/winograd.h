@@ -35,7 +35,9 @@
 // where TH = ceil(P / m) and TW = ceil(Q / m): the last tiles may hang past
 // the output, and only the pixels inside it are written. Each transform is
 // written out as sums of the nonzero coefficients, selected by the tile
-// position, so that an unrolled tile position makes them constants.
+// position, so that an unrolled tile position makes them constants: the
+// transform stages carry kUnrollAxesAnn (tir/stmt.h) on those axes, and
+// postprocessing unrolls them innermost (search/postproc.h).
 #pragma once
 
 #include <cstdint>

@@ -135,6 +135,47 @@ bool evens_out(int64_t jobs, int64_t extent, int64_t cores) {
 // runs more than once, or above it where unit loops nest it perfectly:
 // under a unit loop whose body holds two nests (a producer computed there,
 // then its consumer), each nest is a chain of its own.
+// The loops of blocks annotated with kUnrollAxesAnn (tir/stmt.h): each loop
+// of the block's own (one block under it) that drives an annotated iter
+// var is split by the period where it is longer, and the pieces within a
+// period are unrolled, innermost but for the block's last loop (the vector
+// loop), so that every row a select chain picks is a constant.
+void unroll_constant_rows(Schedule& sch) {
+  for (const std::string& name : blocks_in_order(sch.func())) {
+    const BlockNode* b = block_info(sch.func(), name).block;
+    const int64_t mask = annotation(b, kUnrollAxesAnn), period = annotation(b, kUnrollPeriodAnn);
+    if (mask == 0 || period < 2) continue;
+    const std::vector<LoopRV> loops = sch.get_loops(sch.get_block(name));
+    // The block's own loops: the innermost ones with nothing else under them.
+    size_t own = loops.size();
+    while (own > 0 && child_block_realizes(sch.loop_stmt(loops[own - 1], "postprocess")).size() == 1) --own;
+    if (loops.size() - own < 2) continue;
+    const std::vector<int> bound = bound_iter_vars(sch.func(), name, vars_of(sch, loops));
+    std::vector<LoopRV> outer, rows;
+    for (size_t i = own; i + 1 < loops.size(); ++i) {
+      const int k = bound[i];
+      const int64_t e = extent_of(sch, loops[i]);
+      const bool rowed = k >= 0 && k < 63 && ((mask >> k) & 1) && e >= 2 &&
+                         sch.loop_stmt(loops[i], "postprocess").as<ForNode>()->for_kind == ForKind::kSerial;
+      if (!rowed) {
+        outer.push_back(loops[i]);
+      } else if (e <= period) {
+        rows.push_back(loops[i]);
+      } else {
+        const std::vector<LoopRV> parts = sch.split(loops[i], {kInfer, period});
+        outer.push_back(parts[0]);
+        rows.push_back(parts[1]);
+      }
+    }
+    if (rows.empty()) continue;
+    std::vector<LoopRV> order = outer;
+    order.insert(order.end(), rows.begin(), rows.end());
+    order.push_back(loops.back());
+    sch.reorder(order);
+    for (LoopRV l : rows) sch.unroll(l);
+  }
+}
+
 void parallelize(Schedule& sch, int64_t max_extent) {
   const int64_t cores = std::max<int64_t>(1, max_extent / kJobsPerCore);
   const std::vector<std::string> blocks = blocks_in_order(sch.func());
@@ -151,6 +192,8 @@ void parallelize(Schedule& sch, int64_t max_extent) {
     int64_t product = 1;
     while (n < loops.size() && independent.count(sch.loop_var(loops[n]).operator->())) {
       if (n > start && !directly_inside(sch, loops[n - 1], loops[n])) break;  // fuse takes a chain
+      // A loop already unrolled (unroll_constant_rows) stays as it is.
+      if (sch.loop_stmt(loops[n], "postprocess").as<ForNode>()->for_kind != ForKind::kSerial) break;
       int64_t e = extent_of(sch, loops[n]);
       if (e < 1) break;
       // Unit loops aside, the first loop may exceed the bound; a later one
@@ -289,6 +332,7 @@ void postprocess(Schedule& sch) {
   check_register_tiles(sch, max_vector);
   if (gpu_threads == 0) rewrite_layouts(sch);
   decompose_reductions(sch);
+  if (gpu_threads == 0) unroll_constant_rows(sch);
   if (gpu_threads > 0) cooperative_fetch(sch, gpu_shared);
   if (max_parallel > 0) parallelize(sch, max_parallel);
   if (max_vector > 0) vectorize(sch, max_vector);

@@ -11,6 +11,10 @@
 //     accumulators, which would never be fast;
 //   - reduction blocks get their init as a block of its own, before their
 //     outermost reduction loop (decompose_reduction);
+//   - a block whose body picks rows of a constant matrix by the position of
+//     some iter vars within a period (kUnrollAxesAnn, tir/stmt.h: Winograd's
+//     transforms) has those loops split by the period and the pieces
+//     unrolled, innermost above its vector loop;
 //   - each loop nest's leading loops that no block under them binds to a
 //     reduction are fused, up to the root's kiln.parallel extent, and made
 //     parallel (a loop some blocks under it do not use counts: without it,

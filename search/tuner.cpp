@@ -220,6 +220,8 @@ int64_t TuneJob::round(SearchStrategy& strategy, int n) {
   for (const Candidate& c : batch) inputs.push_back({ctx_.func, c.trace, o_.target, constants_});
   std::vector<rpc::BuildResult> built = s_.builder.build(inputs);
   p.build_s = seconds_since(t);
+  built_s_ += p.build_s;
+  built_n_ += static_cast<int64_t>(batch.size());
 
   t = Clock::now();
   rpc::TimingConfig timing = o_.timing;
@@ -274,6 +276,14 @@ int64_t TuneJob::final_measurement() {
   return p_.final_measured;
 }
 
+double TuneJob::final_measurement_estimate_s() const {
+  if (o_.final_top <= 0 || built_n_ == 0) return 0;
+  const double build_each = built_s_ / static_cast<double>(built_n_);
+  // Each pass warms each candidate for kWarmFor and times it for about as long.
+  const double timing_each = kFinalPasses * 2 * std::chrono::duration<double>(kWarmFor).count();
+  return static_cast<double>(o_.final_top) * (build_each + timing_each);
+}
+
 std::optional<tuning::TuningRecord> TuneJob::best() const {
   std::vector<tuning::TuningRecord> top = s_.db.top_k(entry_.key, target_, 1);
   if (top.empty()) return std::nullopt;
@@ -286,7 +296,7 @@ TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& 
   TuneJob job(task, o, services);
   TuneResult result;
   while (job.progress().trials_done < o.trials && !asked_to_stop(stop)) {
-    if (o.time_budget_s > 0 && seconds_since(t0) >= o.time_budget_s) break;
+    if (o.time_budget_s > 0 && seconds_since(t0) + job.final_measurement_estimate_s() >= o.time_budget_s) break;
     const int n = static_cast<int>(std::min<int64_t>(o.batch_size, o.trials - job.progress().trials_done));
     const int64_t measured = job.round(strategy, n);
     if (measured == 0) break;

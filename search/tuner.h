@@ -125,6 +125,11 @@ class TuneJob {
   // The final measurement (TuneOptions::final_top): the shortlist timed
   // again at length. Returns how many records were.
   int64_t final_measurement();
+  // Roughly what final_measurement() would take now: the shortlist built
+  // again at this run's mean build time and timed in its passes, each
+  // candidate warmed for kWarmFor first. What a time budget keeps back
+  // for it, so that the budget bounds the whole run. 0 before any round.
+  double final_measurement_estimate_s() const;
 
   // The record the database ranks first, if any.
   std::optional<tuning::TuningRecord> best() const;
@@ -152,6 +157,9 @@ class TuneJob {
   // The best first measurement while tuning: what each new candidate's
   // own measurement compares with (screening among them).
   double best_secs_ = 0;
+  // This run's builds: seconds and candidates, for the estimate above.
+  double built_s_ = 0;
+  int64_t built_n_ = 0;
   // Fingerprints of the designs carried over so far: progress's count.
   std::unordered_set<uint64_t> carried_;
 };

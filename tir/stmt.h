@@ -73,6 +73,15 @@ using Annotations = std::map<std::string, Expr>;
 // takes the largest over a function's blocks.
 inline constexpr const char* kCheckToleranceAnn = "kiln.check_tolerance";
 
+// Block annotations (integers): the block's body picks a row of a constant
+// matrix by the position of some of its iter vars within a period (the
+// iter vars whose bits kUnrollAxesAnn sets, position i % kUnrollPeriodAnn;
+// ops/winograd.h's transforms). Postprocessing (search/postproc.h) splits
+// those loops by the period and unrolls the pieces innermost, above the
+// vector loop, so that each row is a constant and its selects fold away.
+inline constexpr const char* kUnrollAxesAnn = "kiln.unroll_axes";
+inline constexpr const char* kUnrollPeriodAnn = "kiln.unroll_period";
+
 // buffer[indices] = value. A Ramp index makes it a vector store.
 class BufferStoreNode : public StmtNode {
  public:

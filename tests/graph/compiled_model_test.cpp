@@ -228,13 +228,13 @@ TEST_F(CompiledModelTest, APaddedProductWritesOnlyTheColumnsAsked) {
   EXPECT_GT(expect_drawn_schedules_compute(g, in, want, 12), 4);
 }
 
-// A 3×3 convolution at 15×15 with a bias and a Relu, blocked: Winograd's
-// F(2×2, 3×3), its weights transformed at compile time; every schedule
+// A 3×3 convolution at 30×30 with a bias and a Relu, blocked: Winograd's
+// F(4×4, 3×3), its weights transformed at compile time; every schedule
 // drawn for it computes what the direct convolution of the original graph
-// does, the tiles past the 15th row and column written nowhere.
+// does, the tiles past the 30th row and column written nowhere.
 TEST_F(CompiledModelTest, AWinogradConvolutionRunsLikeTheDirectOne) {
   ModelBuilder m;
-  m.input("x", {1, 8, 15, 15}).weights("w", {8, 8, 3, 3}).weights("b", {8}).output("y");
+  m.input("x", {1, 8, 30, 30}).weights("w", {8, 8, 3, 3}).weights("b", {8}).output("y");
   set_ints(m.node("Conv", {"x", "w", "b"}, {"c"}), "pads", {1, 1, 1, 1});
   m.node("Relu", {"c"}, {"y"});
   const Graph imported = import_onnx_bytes(m.bytes());
@@ -265,8 +265,9 @@ TEST_F(CompiledModelTest, AWinogradConvolutionRunsLikeTheDirectOne) {
     ASSERT_EQ(out.at(0).shape(), want.shape());
     // Compared as the tuner's check compares (|got - want| / max(|want|, 1)):
     // the transforms' sums of inputs round as the inputs' magnitude, so an
-    // output near zero has a relative error that says nothing.
-    EXPECT_LT(max_relative_error(out[0], want), 1e-5) << "draw " << seed;
+    // output near zero has a relative error that says nothing. F(4,3)
+    // rounds more than a direct sum (ops/winograd.h).
+    EXPECT_LT(max_relative_error(out[0], want), 1e-4) << "draw " << seed;
     ++compiled;
   }
   EXPECT_EQ(compiled, 4);

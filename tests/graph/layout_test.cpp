@@ -143,8 +143,9 @@ TEST(ConvertLayout, AResNetStemStaysBlockedThroughItsPool) {
 }
 
 TEST(ConvertLayout, ThreeByThreeStrideOneOnLargeOutputsTakesWinograd) {
-  // At 14×14 and above a 3×3 stride-1 convolution is Winograd's F(2×2, 3×3),
-  // its weights transformed here into [4, 4, K/kb, C/cb, cb, kb]; the 7×7
+  // At 14×14 a 3×3 stride-1 convolution is Winograd's F(2×2, 3×3) (F(4×4,
+  // 3×3) from 28×28), its weights transformed here into [4, 4, K/kb, C/cb,
+  // cb, kb]; the 7×7
   // one after the stride-2 convolution stays direct, as do the stride-2
   // and the 1×1 ones.
   ModelBuilder m;
@@ -171,7 +172,9 @@ TEST(ConvertLayout, ThreeByThreeStrideOneOnLargeOutputsTakesWinograd) {
                 "kiln.FromNCHWc(float32[1, 1, 7, 7, 8]) -> float32[1, 8, 7, 7]",
             }));
   expect_same_outputs(before, after);
-  EXPECT_EQ(winograd_tile(64, 64, 56, 56), 2);
+  EXPECT_EQ(winograd_tile(64, 64, 56, 56), 4);
+  EXPECT_EQ(winograd_tile(128, 128, 28, 28), 4);
+  EXPECT_EQ(winograd_tile(256, 256, 14, 14), 2);
   EXPECT_EQ(winograd_tile(512, 512, 7, 7), 0);
 }
 

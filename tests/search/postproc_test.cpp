@@ -11,6 +11,7 @@
 #include "search/rules/rules.h"
 #include "tir/functor.h"
 #include "tir/printer.h"
+#include "tir/schedule/locate.h"
 #include "support/kernel_check.h"
 
 namespace kiln::search {
@@ -35,6 +36,41 @@ std::vector<int64_t> parallel_extents(const PrimFunc& f) {
   });
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// Each loop above `block`, outermost first: its extent and whether it is
+// (u)nrolled, (v)ectorized, (p)arallel or (s)erial.
+std::vector<std::string> loops_of(const PrimFunc& f, const std::string& block) {
+  std::vector<std::string> out;
+  std::optional<Located> loc = locate_block(f.body(), block);
+  if (!loc) return {"no block " + block};
+  for (const Stmt& l : enclosing_loops(*loc)) {
+    const auto* loop = l.as<ForNode>();
+    const char kind = loop->for_kind == ForKind::kUnrolled     ? 'u'
+                      : loop->for_kind == ForKind::kVectorized ? 'v'
+                      : loop->for_kind == ForKind::kParallel   ? 'p'
+                                                               : 's';
+    out.push_back(std::to_string(*as_const_int(loop->extent)) + kind);
+  }
+  return out;
+}
+
+// Winograd's transforms pick matrix rows by tile positions
+// (kUnrollAxesAnn). Before: the input transform [6, 6, N, C/cb, TH, TW, cb]
+// ran its 6x6 tile positions outermost, every element choosing its row
+// through a select chain; the output [N, K/kb, P, Q, kb] chose by p % 4 and
+// q % 4. After: the positions are unrolled innermost, above the vector
+// loop, p and q split by 4 (6 = 2 tiles of 4, the last one guarded).
+TEST(Postprocess, RowPickingLoopsAreUnrolledInnermost) {
+  Schedule sch(workload("conv2d_winograd_nchwc:N=1,C=4,H=6,W=6,K=4,pad=1,cb=4,kb=4,m=4"));
+  BlockRV root = sch.get_block(root_block(sch.func()));
+  sch.annotate(root, kParallelAnn, AnnValue(int64_t{64}));
+  sch.annotate(root, kVectorizeAnn, AnnValue(int64_t{16}));
+  postprocess(sch);
+  EXPECT_EQ(loops_of(sch.func(), "winograd_input"),
+            (std::vector<std::string>{"4p", "6u", "6u", "4v"}));  // (n, co, th, tw) fused: 1*1*2*2
+  EXPECT_EQ(loops_of(sch.func(), "winograd_output"),
+            (std::vector<std::string>{"4p", "4u", "4u", "4v"}));  // (n, ko, p0, q0) fused: 1*1*2*2
 }
 
 // Padding computed inside the convolution's outer tiles: the channel tile

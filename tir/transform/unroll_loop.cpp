@@ -1,6 +1,7 @@
 #include "tir/transform/unroll_loop.h"
 
 #include "tir/functor.h"
+#include "tir/transform/simplify.h"
 
 namespace kiln {
 namespace {
@@ -31,6 +32,17 @@ int64_t straight_line_size(const Stmt& s) {
   }
 }
 
+// Whether a Select's condition in `body` uses `v`.
+bool selects_by(const Stmt& body, const Var& v) {
+  bool found = false;
+  visit_exprs(body, [&](const Expr& e) {
+    const auto* sel = e.as<SelectNode>();
+    if (found || !sel) return;
+    found = uses_var(sel->cond, v);
+  });
+  return found;
+}
+
 class Unroller : public StmtMutator {
  public:
   // `short_only`: unroll short loops (kShortLoopTrips) and nothing else.
@@ -57,9 +69,16 @@ class Unroller : public StmtMutator {
       unroll = size > 0 && (within_step || short_loop);
     }
     if (!unroll) return with_loop_body(s, body);
+    // A body that selects by the loop variable (the rows of a constant
+    // matrix: ops/winograd.h) is simplified copy by copy, so that each
+    // copy keeps the one row its constant picks: the nested select chains
+    // of Winograd's transforms are dozens of times the code they fold to.
+    const bool selects = selects_by(body, op->loop_var);
     std::vector<Stmt> copies;
-    for (int64_t i = 0; i < *ext; ++i)
-      copies.push_back(substitute(body, {{op->loop_var, int_imm(op->loop_var.dtype(), *mn + i)}}));
+    for (int64_t i = 0; i < *ext; ++i) {
+      Stmt copy = substitute(body, {{op->loop_var, int_imm(op->loop_var.dtype(), *mn + i)}});
+      copies.push_back(selects ? simplify_stmt(copy) : copy);
+    }
     return seq(std::move(copies));
   }
 

@@ -242,6 +242,26 @@ def f(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
 )");
 }
 
+TEST(UnrollLoops, ACopyKeepsTheRowItsConstantPicks) {
+  // A body that picks a matrix row by the loop variable (Winograd's
+  // transforms, ops/winograd.h): each copy is simplified, so the select
+  // chain folds to its one row (a body with no such select is copied as it
+  // is: the test above keeps its 0 * 2).
+  const PrimFunc before = parse_prim_func(R"(
+@T.prim_func
+def f(A: T.Buffer((3,), "float32"), B: T.Buffer((4,), "float32")):
+    for j in T.unroll(3):
+        A[j] = T.Select(j == 0, B[0] - B[2], T.Select(j == 1, B[1] + B[2], B[1] - B[3]))
+)");
+  EXPECT_IR(unroll_loops(before), R"(
+@T.prim_func
+def f(A: T.Buffer((3,), "float32"), B: T.Buffer((4,), "float32")):
+    A[0] = B[0] - B[2]
+    A[1] = B[1] + B[2]
+    A[2] = B[1] - B[3]
+)");
+}
+
 TEST(UnrollLoops, ALongerLoopOrALargerBodyStaysALoop) {
   Buffer A("A", f32, {c(64)});
   Var i("i");
