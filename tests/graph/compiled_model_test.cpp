@@ -70,6 +70,19 @@ class CompiledModelTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
+  // `g` compiled into dir_ with `funcs` for its tasks (for `threads`
+  // threads), run on 2 threads on copies of `in`.
+  std::vector<NDArray> compile_and_run(const Graph& g, const std::vector<FusedGroup>& groups,
+                                       const std::vector<Task>& tasks, const std::vector<PrimFunc>& funcs,
+                                       const std::vector<NDArray>& in, int threads) {
+    write_compiled_model(g, groups, tasks, funcs, Target::parse("llvm -num-cores=2"), dir_, threads);
+    CompiledModel model = CompiledModel::load(dir_);
+    ThreadPool pool(2);
+    std::vector<NDArray> run_in;
+    for (const NDArray& a : in) run_in.push_back(a.copy());
+    return model.run(run_in, pool);
+  }
+
   // `g` (one task) compiled with each of `draws` schedules drawn from its
   // design space and run on copies of `in`: its first output within 1e-4
   // of `want` every time. How many draws made a candidate.
@@ -85,12 +98,7 @@ class CompiledModelTest : public ::testing::Test {
       std::optional<search::Candidate> c = search::sample_candidate(f, space[seed % space.size()], seed);
       if (!c) continue;
       SCOPED_TRACE(c->trace.str());
-      write_compiled_model(g, groups, tasks, {c->func}, target, dir_, 1);
-      CompiledModel model = CompiledModel::load(dir_);
-      ThreadPool pool(2);
-      std::vector<NDArray> run_in;
-      for (const NDArray& a : in) run_in.push_back(a.copy());
-      std::vector<NDArray> out = model.run(run_in, pool);
+      std::vector<NDArray> out = compile_and_run(g, groups, tasks, {c->func}, in, 1);
       EXPECT_EQ(out.at(0).shape(), want.shape());
       if (out[0].shape() == want.shape()) {
         EXPECT_LT(max_rel_error(out[0], want), 1e-4);
@@ -256,12 +264,7 @@ TEST_F(CompiledModelTest, AWinogradConvolutionRunsLikeTheDirectOne) {
       ASSERT_TRUE(c) << t.name;
       funcs.push_back(c->func);
     }
-    write_compiled_model(g, groups, tasks, funcs, target, dir_, 2);
-    CompiledModel model = CompiledModel::load(dir_);
-    ThreadPool pool(2);
-    std::vector<NDArray> run_in;
-    for (const NDArray& a : in) run_in.push_back(a.copy());
-    std::vector<NDArray> out = model.run(run_in, pool);
+    std::vector<NDArray> out = compile_and_run(g, groups, tasks, funcs, in, 2);
     ASSERT_EQ(out.at(0).shape(), want.shape());
     // Compared as the tuner's check compares (|got - want| / max(|want|, 1)):
     // the transforms' sums of inputs round as the inputs' magnitude, so an

@@ -178,42 +178,33 @@ TEST(ConvertLayout, ThreeByThreeStrideOneOnLargeOutputsTakesWinograd) {
   EXPECT_EQ(winograd_tile(512, 512, 7, 7), 0);
 }
 
-TEST(ConvertLayout, ALoneWinogradConvIsItsWorkload) {
-  // As for the direct convolution below: the task's key is that of `kiln
-  // tune-op conv2d_winograd_nchwc:...`.
-  ModelBuilder m;
-  m.input("x", {1, 8, 15, 15}).weights("w", {16, 8, 3, 3}).output("y");
-  set_ints(m.node("Conv", {"x", "w"}, {"c"}), "pads", {1, 1, 1, 1});
-  m.node("Flatten", {"c"}, {"y"});
-  const Graph g = convert_layout(import_onnx_bytes(m.bytes()), 8);
-  const std::vector<Task> tasks = extract_tasks(g, fuse_operators(g));
-  const ops::Workload w = ops::parse_workload("conv2d_winograd_nchwc:N=1,C=8,H=15,W=15,K=16,pad=1,cb=8,kb=8,m=2");
-  bool found = false;
-  for (const Task& t : tasks) found = found || t.key == workload_key(ops::build_workload(w));
-  EXPECT_TRUE(found) << tasks_str(tasks);
-}
-
 TEST(ConvertLayout, OffWithoutLanes) {
   const Graph before = import_onnx_bytes(residual_block());
   EXPECT_EQ(convert_layout(before, 0).str(), before.str());
   EXPECT_EQ(convert_layout(before, 1).str(), before.str());
 }
 
-TEST(ConvertLayout, ALoneBlockedConvIsItsWorkload) {
-  // A blocked Conv alone in its group (its input's transform and the
-  // Flatten's are groups of their own) has the workload key of `kiln
-  // tune-op conv2d_nchwc:...`, so either serves the other's records.
+// A 3×3 Conv from 8 to 16 channels on a size×size input, alone in its
+// group (its input's transform and the Flatten's are groups of their
+// own), blocked: its task has the workload key of `kiln tune-op
+// <workload>`, so either serves the other's records.
+void expect_lone_conv_is_workload(int64_t size, const std::string& workload) {
   ModelBuilder m;
-  m.input("x", {1, 8, 6, 6}).weights("w", {16, 8, 3, 3}).output("y");
+  m.input("x", {1, 8, size, size}).weights("w", {16, 8, 3, 3}).output("y");
   set_ints(m.node("Conv", {"x", "w"}, {"c"}), "pads", {1, 1, 1, 1});
   m.node("Flatten", {"c"}, {"y"});
   const Graph g = convert_layout(import_onnx_bytes(m.bytes()), 8);
-  const std::vector<FusedGroup> groups = fuse_operators(g);
-  const std::vector<Task> tasks = extract_tasks(g, groups);
-  const ops::Workload w = ops::parse_workload("conv2d_nchwc:N=1,C=8,H=6,W=6,K=16,R=3,S=3,stride=1,pad=1,cb=8,kb=8");
+  const std::vector<Task> tasks = extract_tasks(g, fuse_operators(g));
+  const std::string key = workload_key(ops::build_workload(ops::parse_workload(workload)));
   bool found = false;
-  for (const Task& t : tasks) found = found || t.key == workload_key(ops::build_workload(w));
-  EXPECT_TRUE(found) << tasks_str(tasks);
+  for (const Task& t : tasks) found = found || t.key == key;
+  EXPECT_TRUE(found) << workload << "\n" << tasks_str(tasks);
+}
+
+TEST(ConvertLayout, ALoneBlockedConvIsItsWorkload) {
+  expect_lone_conv_is_workload(6, "conv2d_nchwc:N=1,C=8,H=6,W=6,K=16,R=3,S=3,stride=1,pad=1,cb=8,kb=8");
+  // At 15×15, Winograd's.
+  expect_lone_conv_is_workload(15, "conv2d_winograd_nchwc:N=1,C=8,H=15,W=15,K=16,pad=1,cb=8,kb=8,m=2");
 }
 
 }  // namespace
