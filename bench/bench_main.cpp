@@ -96,18 +96,14 @@ std::vector<Baseline> baselines_for(const ops::Workload& w, const std::vector<ND
             {"onednn_conv2d_blocked_direct",
              [=](float* out, int r, std::string*) { return onednn_conv2d_blocked(in0, in1, out, s, threads, r); }}};
   }
-  if (w.op == "conv2d_nchwc" && w.dtype == DataType::Float32() && w.params.at("dilation") == 1 &&
+  // A blocked convolution, direct or Winograd's (a 3×3 stride-1 one, whose
+  // baseline reads the direct weights): oneDNN's on the same blocked tensors.
+  const bool winograd = w.op == "conv2d_winograd_nchwc";
+  if (((w.op == "conv2d_nchwc" && w.params.at("dilation") == 1) || winograd) && w.dtype == DataType::Float32() &&
       w.params.at("cb") == w.params.at("kb") && (w.params.at("cb") == 8 || w.params.at("cb") == 16)) {
-    const ConvShape s = conv_shape();
-    const int64_t block = w.params.at("cb");
-    return {{"onednn_conv2d_nchwc", [=](float* out, int r, std::string* impl) {
-               return onednn_conv2d_nchwc(in0, in1, out, s, block, threads, r, impl);
-             }}};
-  }
-  if (w.op == "conv2d_winograd_nchwc" && w.dtype == DataType::Float32() && w.params.at("cb") == w.params.at("kb") &&
-      (w.params.at("cb") == 8 || w.params.at("cb") == 16)) {
-    const ConvShape s{w.params.at("N"), w.params.at("C"), w.params.at("H"), w.params.at("W"), w.params.at("K"),
-                      3, 3, 1, w.params.at("pad")};
+    const ConvShape s = winograd ? ConvShape{w.params.at("N"), w.params.at("C"), w.params.at("H"), w.params.at("W"),
+                                             w.params.at("K"), 3, 3, 1, w.params.at("pad")}
+                                 : conv_shape();
     const int64_t block = w.params.at("cb");
     return {{"onednn_conv2d_nchwc", [=](float* out, int r, std::string* impl) {
                return onednn_conv2d_nchwc(in0, in1, out, s, block, threads, r, impl);

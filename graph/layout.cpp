@@ -1,6 +1,5 @@
 #include "graph/layout.h"
 
-
 #include <algorithm>
 #include <memory>
 #include <set>
@@ -246,7 +245,7 @@ class Converter {
     if (w_shape[2] != 3 || w_shape[3] != 3 || strides != Shape{1, 1} || dilations != Shape{1, 1}) return 0;
     const Shape pads = window_pads(n, {in[2], in[3]}, {3, 3}, strides, dilations);
     if (pads[0] != pads[1] || pads[1] != pads[2] || pads[2] != pads[3]) return 0;
-    return winograd_tile(in[1], w_shape[0], out[2], out[3]);
+    return winograd_tile(out[2], out[3]);
   }
 
   // An elementwise node whose (non-parameter) input was computed blocked
@@ -282,9 +281,7 @@ class Converter {
 
 }  // namespace
 
-int64_t winograd_tile(int64_t C, int64_t K, int64_t P, int64_t Q) {
-  (void)C;
-  (void)K;
+int64_t winograd_tile(int64_t P, int64_t Q) {
   const int64_t side = std::min(P, Q);
   return side >= 28 ? 4 : side >= 14 ? 2 : 0;
 }

@@ -53,12 +53,12 @@ inline constexpr const char* kMaxPoolNCHWc = "kiln.MaxPoolNCHWc";
 int64_t channel_block(int64_t channels, int64_t lanes);
 
 // The output tile m of Winograd's F(m×m, 3×3) for a 3×3 convolution of one
-// group, stride 1 and dilation 1, from C to K channels onto a P×Q output;
+// group, stride 1 and dilation 1, onto a P×Q output;
 // 0 where the direct convolution is kept: F(4,3) from 28×28, F(2,3) from
 // 14×14 (where F(4,3)'s weights, 4× the direct ones, are read cold and
 // its last tiles hang half out), direct below. docs/winograd.md has the
 // measurements behind the choice.
-int64_t winograd_tile(int64_t C, int64_t K, int64_t P, int64_t Q);
+int64_t winograd_tile(int64_t P, int64_t Q);
 
 // `g` with its convolutions blocked for `lanes` lanes; `g` itself when
 // lanes < 2 (the pass is off).

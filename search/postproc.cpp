@@ -128,13 +128,6 @@ bool evens_out(int64_t jobs, int64_t extent, int64_t cores) {
   return idle_share(jobs, cores) > 0.1 && idle_share(jobs * extent, cores) < idle_share(jobs, cores);
 }
 
-// Each nest's chain of perfectly nested independent loops, fused up to
-// max_extent and made parallel; one loop past it where that evens out the
-// cores (evens_out): a convolution's 7 row tiles on 2 cores ran at 0.89
-// of its 7 x 7 row-and-column tiles. A chain starts at the first loop that
-// runs more than once, or above it where unit loops nest it perfectly:
-// under a unit loop whose body holds two nests (a producer computed there,
-// then its consumer), each nest is a chain of its own.
 // The loops of blocks annotated with kUnrollAxesAnn (tir/stmt.h): each loop
 // of the block's own (one block under it) that drives an annotated iter
 // var is split by the period where it is longer, and the pieces within a
@@ -176,6 +169,13 @@ void unroll_constant_rows(Schedule& sch) {
   }
 }
 
+// Each nest's chain of perfectly nested independent loops, fused up to
+// max_extent and made parallel; one loop past it where that evens out the
+// cores (evens_out): a convolution's 7 row tiles on 2 cores ran at 0.89
+// of its 7 x 7 row-and-column tiles. A chain starts at the first loop that
+// runs more than once, or above it where unit loops nest it perfectly:
+// under a unit loop whose body holds two nests (a producer computed there,
+// then its consumer), each nest is a chain of its own.
 void parallelize(Schedule& sch, int64_t max_extent) {
   const int64_t cores = std::max<int64_t>(1, max_extent / kJobsPerCore);
   const std::vector<std::string> blocks = blocks_in_order(sch.func());

@@ -100,12 +100,14 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
   size_t last = n - 1;
   while (!asked_to_stop()) {
     if (options.trials > 0 && p.trials_now >= options.trials) break;
-    // The budget bounds the whole run: what the final measurement of the
-    // tasks tuned so far will take is kept back for it.
-    double final_s = 0;
-    for (size_t k = 0; k < n; ++k)
-      if (st[k].rounds > 0) final_s += jobs[k]->final_measurement_estimate_s();
-    if (options.time_budget_s > 0 && seconds_since(t0) + final_s >= options.time_budget_s) break;
+    if (options.time_budget_s > 0) {
+      // The budget bounds the whole run: what the final measurement of the
+      // tasks tuned so far will take is kept back for it.
+      double final_s = 0;
+      for (size_t k = 0; k < n; ++k)
+        if (st[k].rounds > 0) final_s += jobs[k]->final_measurement_estimate_s();
+      if (seconds_since(t0) + final_s >= options.time_budget_s) break;
+    }
     const size_t i = pick_task(st, tasks, options.policy, options.alpha, last);
     if (i == n) break;
     last = i;

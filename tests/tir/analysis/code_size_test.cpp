@@ -7,51 +7,29 @@
 namespace kiln {
 namespace {
 
+// One loop, written `loop` (range, T.unroll, T.vectorized), of `n` trips
+// storing zeros into A[n].
+std::string zero_loop(const std::string& loop, int64_t n) {
+  return "@T.prim_func\ndef f(A: T.Buffer((" + std::to_string(n) + ",), \"float32\")):\n    for i in " + loop + "(" +
+         std::to_string(n) + "):\n        A[i] = T.float32(0)\n";
+}
+
 int64_t size_of(const std::string& text, int vector_bits = 512) {
   return code_size(parse_prim_func(text).body(), vector_bits);
 }
 
 TEST(CodeSize, ALoopCountsItsBodyOnce) {
   // The loop, the store, its value and its index: 4 nodes, then the loop
-  // variable and the extents.
-  const int64_t once = size_of(R"(
-@T.prim_func
-def f(A: T.Buffer((8,), "float32")):
-    for i in range(8):
-        A[i] = T.float32(0)
-)");
-  const int64_t longer = size_of(R"(
-@T.prim_func
-def f(A: T.Buffer((800,), "float32")):
-    for i in range(800):
-        A[i] = T.float32(0)
-)");
-  EXPECT_EQ(once, longer);
+  // variable and the extents, whatever the trip count.
+  EXPECT_EQ(size_of(zero_loop("range", 8)), size_of(zero_loop("range", 800)));
 }
 
 TEST(CodeSize, AnUnrollLoopCountsEveryCopy) {
-  const int64_t serial = size_of(R"(
-@T.prim_func
-def f(A: T.Buffer((8,), "float32")):
-    for i in range(8):
-        A[i] = T.float32(0)
-)");
-  const int64_t unrolled = size_of(R"(
-@T.prim_func
-def f(A: T.Buffer((8,), "float32")):
-    for i in T.unroll(8):
-        A[i] = T.float32(0)
-)");
-  EXPECT_GT(unrolled, 6 * serial);
+  EXPECT_GT(size_of(zero_loop("T.unroll", 8)), 6 * size_of(zero_loop("range", 8)));
 }
 
 TEST(CodeSize, AVectorizedLoopCountsOneCopyPerRegister) {
-  const std::string text = R"(
-@T.prim_func
-def f(A: T.Buffer((64,), "float32")):
-    for i in T.vectorized(64):
-        A[i] = T.float32(0)
-)";
+  const std::string text = zero_loop("T.vectorized", 64);
   // 64 floats: 4 registers of 512 bits, 8 of 256.
   EXPECT_GT(size_of(text, 256), size_of(text, 512));
   EXPECT_LT(size_of(text, 256), 3 * size_of(text, 512));
