@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -15,7 +16,37 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 // A task's time in the model estimate: its best, or untuned until it has one.
 double task_secs(const TaskState& s) { return s.best_secs > 0 ? s.best_secs : s.untuned_secs; }
 
+// Before anything was timed: what a trial and a final candidate take,
+// about (a 3x3 convolution's, at the median).
+constexpr double kAssumedSecsPerTrial = 0.5;
+constexpr double kAssumedFinalCandidateS = 2.0;
+
 }  // namespace
+
+int64_t first_round_trials(double left_s, size_t unvisited, double secs_per_trial, int64_t batch) {
+  if (unvisited == 0 || secs_per_trial <= 0) return batch;
+  const double share = 0.5 * std::max(left_s, 0.0) / static_cast<double>(unvisited);
+  const double trials = std::floor(share / secs_per_trial);
+  return std::clamp(static_cast<int64_t>(std::min(trials, 1e9)), std::min(kMinFirstRound, batch), batch);
+}
+
+std::vector<int> shortlist_sizes(const std::vector<double>& part, int top, int64_t slots) {
+  std::vector<int> n(part.size(), 0);
+  for (; slots > 0; --slots) {
+    size_t pick = part.size();
+    double best = 0;
+    for (size_t i = 0; i < part.size(); ++i) {
+      const double q = part[i] / (n[i] + 1);
+      if (n[i] < top && part[i] > 0 && q > best) {
+        best = q;
+        pick = i;
+      }
+    }
+    if (pick == part.size()) break;
+    ++n[pick];
+  }
+  return n;
+}
 
 size_t pick_task(const std::vector<TaskState>& tasks, const std::vector<SchedulerTask>& defs,
                  TaskSchedulerOptions::Policy policy, double alpha, size_t last) {
@@ -96,18 +127,37 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
   }
   estimate();
 
+  const double budget = options.time_budget_s;
+  const int top = std::max(options.tune.final_top, 0);
+  // Seconds a candidate of a final measurement takes: the mean of the
+  // tasks' estimates so far.
+  auto final_candidate_s = [&] {
+    double sum = 0;
+    int known = 0;
+    for (size_t k = 0; k < n; ++k)
+      if (st[k].rounds > 0 && jobs[k]->final_candidate_estimate_s() > 0) {
+        sum += jobs[k]->final_candidate_estimate_s();
+        ++known;
+      }
+    return known > 0 ? sum / known : kAssumedFinalCandidateS;
+  };
+  // What the budget keeps back for the final measurement: a shortlist for
+  // every task tuned or still to be, at most kFinalBudgetShare of it.
+  auto final_reserve_s = [&] {
+    size_t to_measure = 0;
+    for (size_t k = 0; k < n; ++k) to_measure += st[k].rounds > 0 || !st[k].done;
+    return std::min(kFinalBudgetShare * budget, static_cast<double>(top * to_measure) * final_candidate_s());
+  };
+
   const int batch = std::max(1, options.tune.batch_size);
+  double rounds_s = 0;  // this run's rounds, for the seconds per trial
   size_t last = n - 1;
   while (!asked_to_stop()) {
     if (options.trials > 0 && p.trials_now >= options.trials) break;
-    if (options.time_budget_s > 0) {
-      // The budget bounds the whole run: what the final measurement of the
-      // tasks tuned so far will take is kept back for it.
-      double final_s = 0;
-      for (size_t k = 0; k < n; ++k)
-        if (st[k].rounds > 0) final_s += jobs[k]->final_measurement_estimate_s();
-      if (seconds_since(t0) + final_s >= options.time_budget_s) break;
-    }
+    // The budget bounds the whole run: the final measurement's time is
+    // kept back for it.
+    const double reserve_s = budget > 0 ? final_reserve_s() : 0;
+    if (budget > 0 && seconds_since(t0) + reserve_s >= budget) break;
     const size_t i = pick_task(st, tasks, options.policy, options.alpha, last);
     if (i == n) break;
     last = i;
@@ -117,7 +167,16 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
     int64_t more = batch;
     if (options.trials > 0) more = std::min(more, options.trials - p.trials_now);
     if (options.trials_per_task > 0) more = std::min(more, options.trials_per_task - s.trials);
+    if (budget > 0 && s.rounds == 0) {
+      size_t unvisited = 0;
+      for (const TaskState& t : st) unvisited += !t.done && t.rounds == 0;
+      const double per_trial =
+          p.trials_now > 0 ? rounds_s / static_cast<double>(p.trials_now) : kAssumedSecsPerTrial;
+      more = std::min(more, first_round_trials(budget - seconds_since(t0) - reserve_s, unvisited, per_trial, batch));
+    }
+    const auto round_t0 = Clock::now();
     const int64_t measured = jobs[i]->round(*strategies[i], static_cast<int>(more));
+    rounds_s += seconds_since(round_t0);
 
     s.best_before = s.best_secs;
     s.trials_before = s.trials;
@@ -145,11 +204,21 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
   result.stopped = asked_to_stop();
 
   // The final measurement of each task tuned in this run: its shortlist
-  // timed again at length (TuneOptions::final_top).
-  if (!result.stopped && options.tune.final_top > 0) {
+  // timed again at length (TuneOptions::final_top); under a budget, the
+  // candidates the time left allows, shared by the tasks' parts of the
+  // model's latency.
+  if (!result.stopped && top > 0) {
+    std::vector<int> tops(n, top);
+    if (budget > 0) {
+      std::vector<double> part(n, 0);
+      for (size_t i = 0; i < n; ++i)
+        if (st[i].rounds > 0) part[i] = static_cast<double>(tasks[i].weight) * task_secs(st[i]);
+      const double left_s = std::max(0.0, budget - seconds_since(t0));
+      tops = shortlist_sizes(part, top, static_cast<int64_t>(left_s / final_candidate_s()));
+    }
     for (size_t i = 0; i < n && !asked_to_stop(); ++i) {
-      if (st[i].rounds == 0) continue;
-      jobs[i]->final_measurement();
+      if (st[i].rounds == 0 || tops[i] == 0) continue;
+      jobs[i]->final_measurement(tops[i]);
       const std::optional<tuning::TuningRecord> best = jobs[i]->best();
       if (best && best->ok()) st[i].best_secs = best->rank_secs();
     }

@@ -13,6 +13,16 @@
 //    the drop if doubling its trials halved its time; the most negative
 //    wins. A task with no valid measurement yet comes first.
 //  - round-robin: each in turn.
+// Under a time budget (TuneOptions has the final measurement's size):
+//  - a task's first round is sized so that every task gets one: half the
+//    time left, less what the final measurement keeps back, shared among
+//    the tasks that have had none, at this run's seconds per trial so far
+//    (first_round_trials), at least kMinFirstRound trials (the register
+//    designs come first in a round: search/register_designs.h);
+//  - the final measurement gets at most kFinalBudgetShare of the budget:
+//    the candidates it can time in that are shared among the tasks by
+//    their part of the model's latency (shortlist_sizes). Timed in full,
+//    5 candidates of each of resnet18's 20 tasks took over 2 minutes.
 // A task stops getting rounds at its trial cap or when its space holds
 // nothing new. Each task keeps its search strategy (and so its cost model)
 // across its rounds. The job ends when the trials or the time are spent, or
@@ -87,6 +97,20 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
                            const TuneServices& services, const StrategyFactory& make_strategy,
                            const std::function<void(const SchedulerProgress&)>& on_progress = {},
                            const std::atomic<bool>* stop = nullptr);
+
+inline constexpr int64_t kMinFirstRound = 8;
+inline constexpr double kFinalBudgetShare = 0.15;
+
+// The trials of a task's first round under a budget with `left_s` seconds
+// left (the final measurement's share already taken off) and `unvisited`
+// tasks without a round, this one included, at `secs_per_trial`.
+int64_t first_round_trials(double left_s, size_t unvisited, double secs_per_trial, int64_t batch);
+
+// How many records of each task the final measurement times again: `slots`
+// in all, at most `top` each, apportioned to `part` (each task's part of
+// the model's latency; 0: none) by D'Hondt's rule: each slot to the task
+// with the largest part / (slots it holds + 1).
+std::vector<int> shortlist_sizes(const std::vector<double>& part, int top, int64_t slots);
 
 // The task a policy picks next among those not done (tasks.size() when all
 // are): exposed for tests.

@@ -69,14 +69,15 @@ void note_internal(TuneProgress& p, ErrorKind kind, const std::string& message) 
 }
 
 int64_t measure_shortlist(const PrimFunc& f, const std::vector<int>& constants, const tuning::WorkloadEntry& entry,
-                          const TuneOptions& o, const TuneServices& s, const Reference& ref, TuneProgress& p) {
+                          const TuneOptions& o, int top, const TuneServices& s, const Reference& ref,
+                          TuneProgress& p) {
   std::vector<tuning::TuningRecord> valid;
   for (tuning::TuningRecord& r : s.db.records_of(entry.key, o.target.str()))
     if (r.ok()) valid.push_back(std::move(r));
   std::stable_sort(valid.begin(), valid.end(),
                    [](const auto& a, const auto& b) { return a.median_secs() < b.median_secs(); });
   std::vector<tuning::TuningRecord> todo;
-  for (size_t i = 0; i < valid.size() && i < static_cast<size_t>(o.final_top); ++i)
+  for (size_t i = 0; i < valid.size() && i < static_cast<size_t>(top); ++i)
     if (valid[i].final_secs.empty()) todo.push_back(std::move(valid[i]));
   if (todo.empty()) return 0;
   rpc::TimingConfig timing = o.timing;
@@ -267,9 +268,11 @@ int64_t TuneJob::round(SearchStrategy& strategy, int n) {
   return static_cast<int64_t>(batch.size());
 }
 
-int64_t TuneJob::final_measurement() {
-  if (o_.final_top <= 0) return 0;
-  p_.final_measured = measure_shortlist(ctx_.func, constants_, entry_, o_, s_, reference_, p_);
+int64_t TuneJob::final_measurement() { return final_measurement(o_.final_top); }
+
+int64_t TuneJob::final_measurement(int top) {
+  if (top <= 0) return 0;
+  p_.final_measured = measure_shortlist(ctx_.func, constants_, entry_, o_, top, s_, reference_, p_);
   std::optional<tuning::TuningRecord> b = best();
   if (p_.final_measured > 0 && b) p_.best_gflops = entry_.flops / b->rank_secs() / 1e9;  // the best as timed again
   p_.elapsed_s = seconds_since(start_);
@@ -277,11 +280,15 @@ int64_t TuneJob::final_measurement() {
 }
 
 double TuneJob::final_measurement_estimate_s() const {
-  if (o_.final_top <= 0 || built_n_ == 0) return 0;
+  return static_cast<double>(std::max(o_.final_top, 0)) * final_candidate_estimate_s();
+}
+
+double TuneJob::final_candidate_estimate_s() const {
+  if (built_n_ == 0) return 0;
   const double build_each = built_s_ / static_cast<double>(built_n_);
   // Each pass warms each candidate for kWarmFor and times it for about as long.
   const double timing_each = kFinalPasses * 2 * std::chrono::duration<double>(kWarmFor).count();
-  return static_cast<double>(o_.final_top) * (build_each + timing_each);
+  return build_each + timing_each;
 }
 
 std::optional<tuning::TuningRecord> TuneJob::best() const {

@@ -122,14 +122,19 @@ class TuneJob {
   // when it fails to run.
   double time_default_program();
 
-  // The final measurement (TuneOptions::final_top): the shortlist timed
-  // again at length. Returns how many records were.
+  // The final measurement: the shortlist, the `top` records fastest by
+  // their first measurement (TuneOptions::final_top unless a task
+  // scheduler under a budget says fewer), timed again at length. Returns
+  // how many records were.
   int64_t final_measurement();
+  int64_t final_measurement(int top);
   // Roughly what final_measurement() would take now: the shortlist built
   // again at this run's mean build time and timed in its passes, each
   // candidate warmed for kWarmFor first. What a time budget keeps back
   // for it, so that the budget bounds the whole run. 0 before any round.
   double final_measurement_estimate_s() const;
+  // The same for one candidate of the shortlist.
+  double final_candidate_estimate_s() const;
 
   // The record the database ranks first, if any.
   std::optional<tuning::TuningRecord> best() const;

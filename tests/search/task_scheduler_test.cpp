@@ -54,6 +54,27 @@ TEST(PickTask, EveryTaskOnceThenWhereTheWeightedLatencyDropsMost) {
   EXPECT_EQ(pick_task(s, defs, Policy::kRoundRobin, 0.2, 1), 0u);
 }
 
+TEST(FirstRoundTrials, UnderABudgetEveryTaskGetsAFirstRound) {
+  // 200 s left, 20 tasks without a round, 0.25 s a trial: half the time
+  // shared, 5 s each, 20 trials.
+  EXPECT_EQ(first_round_trials(200, 20, 0.25, 64), 20);
+  // Time enough: a full batch; none left: the least a first round takes.
+  EXPECT_EQ(first_round_trials(1e4, 2, 0.25, 64), 64);
+  EXPECT_EQ(first_round_trials(-5, 20, 0.25, 64), kMinFirstRound);
+  EXPECT_EQ(first_round_trials(0, 20, 0.25, 4), 4) << "never past the batch";
+}
+
+TEST(ShortlistSizes, TheFinalMeasurementGoesWhereTheLatencyIs) {
+  // Room for all: each task its top.
+  EXPECT_EQ(shortlist_sizes({3, 1, 0.5}, 5, 100), (std::vector<int>{5, 5, 5}));
+  // 6 slots among parts 6 : 3 : 1 (D'Hondt: 6, 3, 3, 2, 1.5, 1.2 -> the
+  // first task four, the second two, the third none).
+  EXPECT_EQ(shortlist_sizes({6, 3, 1}, 5, 6), (std::vector<int>{4, 2, 0}));
+  // The cap frees slots for the others; a task not tuned (part 0) gets none.
+  EXPECT_EQ(shortlist_sizes({100, 1, 0}, 2, 3), (std::vector<int>{2, 1, 0}));
+  EXPECT_EQ(shortlist_sizes({1, 1}, 5, 0), (std::vector<int>{0, 0}));
+}
+
 TEST(TuneTasks, SharesTheTrialsStopsAtTheCapsAndResumes) {
   const std::vector<SchedulerTask> tasks = {task_of("matmul:M=32,N=32,K=32", 2), task_of("dense:M=4,N=32,K=32", 1)};
   auto db = tuning::open_sqlite_database(testing::scratch_path("scheduler.db"));

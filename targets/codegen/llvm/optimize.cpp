@@ -1,5 +1,6 @@
 #include "targets/codegen/llvm/optimize.h"
 
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/IR/PassInstrumentation.h>
@@ -32,8 +33,12 @@ void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, Pipeline pipeline
   pto.LoopUnrolling = true;
   llvm::PassInstrumentationCallbacks callbacks;
   if (!o3) {
-    callbacks.registerShouldRunOptionalPassCallback([](llvm::StringRef pass, llvm::Any) {
-      return pass != "LoopIdiomRecognizePass" && pass != "LoopLoadEliminationPass";
+    callbacks.registerShouldRunOptionalPassCallback([](llvm::StringRef pass, llvm::Any ir) {
+      if (pass == "LoopIdiomRecognizePass" || pass == "LoopLoadEliminationPass") return false;
+      if (pass == "IndVarSimplifyPass")
+        if (const auto* loop = llvm::any_cast<const llvm::Loop*>(&ir))
+          return (*loop)->getHeader()->getParent()->getInstructionCount() <= kIndVarsMaxFunctionInsts;
+      return true;
     });
   }
   llvm::PassBuilder pb(&tm, pto, std::nullopt, &callbacks);

@@ -26,10 +26,16 @@ void verify_module(const llvm::Module& m, const std::string& function);
 // vectoriser ran 6x slower without it, resnet18's tuned kernels 7% slower
 // without IndVarSimplify and 2x slower without unrolling. What made
 // IndVarSimplify slow, hundreds of short loops in one nest, kiln unrolls
-// itself (tir/transform/unroll_loop.h). docs/measurement.md, "Build time",
-// has the measurements.
+// itself (tir/transform/unroll_loop.h); what is left is its time per loop
+// growing with the function around the loop, so in a function of more than
+// kIndVarsMaxFunctionInsts instructions (unrolled code, hundreds of loops:
+// one Winograd candidate spent 27 s of its 41 s there) it is skipped. The
+// chosen kernels of resnet18 are under 2,300 instructions when it runs.
+// docs/measurement.md, "Build time", has the measurements.
 // kO3: LLVM's own O3, kept to measure against (bench/build_main.cpp).
 enum class Pipeline { kKiln, kO3 };
+
+inline constexpr unsigned kIndVarsMaxFunctionInsts = 8192;
 
 void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, Pipeline pipeline = Pipeline::kKiln);
 
