@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "graph/onnx_import.h"
 #include "graph/passes.h"
+#include "search/untuned_design.h"
 #include "tir/analysis/workload_key.h"
 #include "tir/schedule/schedule.h"
 #include "tuning_logs/apply_record.h"
@@ -45,7 +46,9 @@ std::vector<PrimFunc> schedule_tasks(const ModelProgram& m, const std::string& d
     std::optional<tuning::TuningRecord> best;
     if (db) best = tuning::best_record(*db, task.func, target.str());
     if (!best) {
-      out.push_back(task.func);
+      std::optional<search::Candidate> c =
+          search::untuned_design(tuning::stored_form(task.func), target, graph::constant_params(m.graph, task));
+      out.push_back(c ? c->func : task.func);
       untuned.push_back("task " + std::to_string(t) + " (" + task.name + ")");
       continue;
     }
@@ -59,7 +62,7 @@ std::vector<PrimFunc> schedule_tasks(const ModelProgram& m, const std::string& d
   if (!untuned.empty()) {
     std::cerr << "kiln: warning: " << untuned.size() << " of " << m.tasks.size() << " tasks have no tuned record"
               << (db_path.empty() ? "" : " in " + tuning::database_name(db_path)) << " for '" << target.str()
-              << "' and run their default program:";
+              << "' and run an untuned design (search/untuned_design.h):";
     for (const std::string& u : untuned) std::cerr << " " << u << (&u == &untuned.back() ? "" : ",");
     std::cerr << "\n";
   }

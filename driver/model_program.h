@@ -7,7 +7,8 @@
 //     --graph::fuse_operators--> fused groups
 //     --graph::extract_tasks--> tasks (one per distinct group, with weights)
 //     --schedule_tasks--> each task's function, as the tuning database's
-//        best record schedules it, or the default program
+//        best record schedules it, or its untuned design
+//        (search/untuned_design.h)
 //     --graph::write_compiled_model--> OUT/ (kernels.so, model.json, weights.bin)
 #pragma once
 
@@ -44,8 +45,9 @@ ModelProgram prepare_model(const std::string& path, const std::string& input_sha
                            const graph::PassOptions& passes);
 
 // Task t's function as the best record of `db_path` (none: no database)
-// for its workload and `target` schedules it, or its default program. A
-// warning on stderr names the tasks left untuned.
+// for its workload and `target` schedules it, or its untuned design (its
+// default program where the space makes none). A warning on stderr names
+// the tasks left untuned.
 std::vector<PrimFunc> schedule_tasks(const ModelProgram& m, const std::string& db_path, const Target& target);
 
 }  // namespace kiln
