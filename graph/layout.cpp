@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/recognize.h"
 #include "graph/shape_util.h"
 #include "ops/winograd.h"
 
@@ -14,36 +15,39 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 
-// x[N, C, H, W] -> [N, C / b, H, W, b], the data of a constant.
-NDArray block_activation(const NDArray& x, int64_t b) {
+// The rearrangements of constants below pad channels up to the blocked
+// count (Cp, Kp) with zeros: NDArray starts zero-filled.
+
+// x[N, C, H, W] -> [N, Cp / b, H, W, b], the data of a constant.
+NDArray block_activation(const NDArray& x, int64_t b, int64_t Cp) {
   const Shape& s = x.shape();
   const int64_t N = s[0], C = s[1], HW = s[2] * s[3];
-  NDArray out(x.dtype(), {N, C / b, s[2], s[3], b});
+  NDArray out(x.dtype(), {N, Cp / b, s[2], s[3], b});
   for (int64_t n = 0; n < N; ++n)
     for (int64_t c = 0; c < C; ++c)
       for (int64_t i = 0; i < HW; ++i)
-        out.set(((n * (C / b) + c / b) * HW + i) * b + c % b, x.get((n * C + c) * HW + i));
+        out.set(((n * (Cp / b) + c / b) * HW + i) * b + c % b, x.get((n * C + c) * HW + i));
   return out;
 }
 
-// w[K, C, R, S] -> [K / kb, C / cb, R, S, cb, kb].
-NDArray block_weight(const NDArray& w, int64_t cb, int64_t kb) {
+// w[K, C, R, S] -> [Kp / kb, Cp / cb, R, S, cb, kb].
+NDArray block_weight(const NDArray& w, int64_t cb, int64_t kb, int64_t Cp, int64_t Kp) {
   const Shape& s = w.shape();
   const int64_t K = s[0], C = s[1], RS = s[2] * s[3];
-  NDArray out(w.dtype(), {K / kb, C / cb, s[2], s[3], cb, kb});
+  NDArray out(w.dtype(), {Kp / kb, Cp / cb, s[2], s[3], cb, kb});
   for (int64_t k = 0; k < K; ++k)
     for (int64_t c = 0; c < C; ++c)
       for (int64_t t = 0; t < RS; ++t)
-        out.set((((k / kb) * (C / cb) + c / cb) * RS + t) * cb * kb + (c % cb) * kb + k % kb,
+        out.set((((k / kb) * (Cp / cb) + c / cb) * RS + t) * cb * kb + (c % cb) * kb + k % kb,
                 w.get((k * C + c) * RS + t));
   return out;
 }
 
-// w[C, 1, R, S] -> [C / b, R, S, b].
-NDArray block_depthwise_weight(const NDArray& w, int64_t b) {
+// w[C, 1, R, S] -> [Cp / b, R, S, b].
+NDArray block_depthwise_weight(const NDArray& w, int64_t b, int64_t Cp) {
   const Shape& s = w.shape();
   const int64_t C = s[0], RS = s[2] * s[3];
-  NDArray out(w.dtype(), {C / b, s[2], s[3], b});
+  NDArray out(w.dtype(), {Cp / b, s[2], s[3], b});
   for (int64_t c = 0; c < C; ++c)
     for (int64_t t = 0; t < RS; ++t) out.set(((c / b) * RS + t) * b + c % b, w.get(c * RS + t));
   return out;
@@ -56,7 +60,7 @@ bool is_const_f32(const Graph& g, int id) {
 // The operators of one output element from the same element of each
 // input, which therefore run in any layout.
 bool is_layout_agnostic_unary(const Node& n) {
-  static const std::set<std::string> ops = {"Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Identity", "Clip"};
+  static const std::set<std::string> ops = {"Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Identity", "Clip", kSiLU};
   return ops.count(n.op) || (n.op == "Dropout" && n.outputs.size() == 1);
 }
 bool is_layout_agnostic_binary(const Node& n) {
@@ -77,14 +81,16 @@ class Converter {
 
   Graph run() {
     for (const Node& n : in_.nodes) {
-      if (!convert_conv(n) && !convert_pool(n) && !convert_elementwise(n)) keep(n);
+      if (!convert_conv(n) && !convert_pool(n) && !convert_global_pool(n) && !convert_elementwise(n)) keep(n);
     }
     for (int id : g_.outputs) plain(id);
     return std::move(g_);
   }
 
  private:
-  int64_t block_of(int id) const { return channel_block(g_.value(id).shape.at(1), lanes_); }
+  ChannelBlocking blocking_of(int id) const { return channel_blocking(g_.value(id).shape.at(1), lanes_); }
+  int64_t block_of(int id) const { return blocking_of(id).block; }
+  bool is_padded(int id) const { return blocking_of(id).padded != g_.value(id).shape.at(1); }
 
   bool is_4d(int id) const { return id != Node::kNone && g_.value(id).shape.size() == 4; }
   // Whether `id` was computed blocked (by a converted node), not transformed
@@ -106,11 +112,11 @@ class Converter {
   // A new value for the blocked form of plain value `id`.
   int blocked_value(int id) {
     const Value& v = g_.value(id);
-    const int64_t b = block_of(id);
+    const auto [b, padded] = blocking_of(id);
     Value out;
     out.name = v.name + "_nchw" + std::to_string(b) + "c";
     out.dtype = v.dtype;
-    out.shape = {v.shape[0], v.shape[1] / b, v.shape[2], v.shape[3], b};
+    out.shape = {v.shape[0], padded / b, v.shape[2], v.shape[3], b};
     return add_value(std::move(out));
   }
 
@@ -119,10 +125,10 @@ class Converter {
   int blocked(int id) {
     if (has_blocked(id)) return blocked_[static_cast<size_t>(id)];
     const std::string name = g_.value(id).name;
-    const int64_t b = block_of(id);
+    const auto [b, padded] = blocking_of(id);
     int out;
     if (g_.value(id).is_constant()) {
-      out = add_constant(name + "_nchw" + std::to_string(b) + "c", block_activation(*g_.value(id).data, b));
+      out = add_constant(name + "_nchw" + std::to_string(b) + "c", block_activation(*g_.value(id).data, b, padded));
     } else {
       out = blocked_value(id);
       Node n;
@@ -131,6 +137,7 @@ class Converter {
       n.inputs = {id};
       n.outputs = {out};
       n.attrs["block"] = b;
+      if (is_padded(id)) n.attrs["channels"] = padded;
       g_.nodes.push_back(std::move(n));
     }
     blocked_[static_cast<size_t>(id)] = out;
@@ -147,6 +154,7 @@ class Converter {
     n.op = kFromNCHWc;
     n.inputs = {blocked_[static_cast<size_t>(id)]};
     n.outputs = {id};
+    if (is_padded(id)) n.attrs["channels"] = g_.value(id).shape.at(1);
     g_.nodes.push_back(std::move(n));
     plain_[static_cast<size_t>(id)] = true;
     return id;
@@ -193,6 +201,21 @@ class Converter {
     return true;
   }
 
+  // A GlobalAveragePool of a value computed blocked: the mean over its
+  // rows and columns, ReduceMean {axes=[2, 3]} on the blocked value, which
+  // stays blocked ([N, C/b, 1, 1, b]) for what reads it (a squeeze and
+  // excitation's 1×1 convolutions, the broadcast Mul after them).
+  bool convert_global_pool(const Node& n) {
+    if (n.op != "GlobalAveragePool" || n.outputs.size() != 1 || !is_native(n.inputs.at(0)) || !is_4d(n.outputs[0]))
+      return false;
+    Node mean = n;
+    mean.attrs.clear();
+    mean.attrs["axes"] = Shape{2, 3};
+    mean.attrs["keepdims"] = int64_t{1};
+    emit_blocked(mean, "ReduceMean", {blocked(n.inputs[0])});
+    return true;
+  }
+
   bool convert_conv(const Node& n) {
     if (n.op != "Conv" || n.outputs.size() != 1 || n.inputs.size() < 2) return false;
     const int x = n.inputs[0], w = n.inputs[1], bias = n.inputs.size() > 2 ? n.inputs[2] : Node::kNone;
@@ -206,27 +229,28 @@ class Converter {
     const int64_t C = g_.value(x).shape[1], K = wv.shape[0], group = n.attr_int("group", 1);
     const bool depthwise = group > 1 && group == C && K == C && wv.shape[1] == 1;
     if (group != 1 && !depthwise) return false;
-    const int64_t cb = block_of(x), kb = channel_block(K, lanes_);
+    const auto [cb, Cp] = blocking_of(x);
+    const auto [kb, Kp] = channel_blocking(K, lanes_);
     Node conv = n;
     conv.attrs["kernel_shape"] = Shape{wv.shape[2], wv.shape[3]};
     const int64_t tile = depthwise ? 0 : winograd_tile_of(n, wv.shape);
     int wb;
     if (tile > 0) {
-      const NDArray blocked_w = block_weight(*wv.data, cb, kb);
+      const NDArray blocked_w = block_weight(*wv.data, cb, kb, Cp, Kp);
       const int64_t a = tile + 2;
-      NDArray u(wv.dtype, {a, a, K / kb, C / cb, cb, kb});
-      const std::vector<float> t = ops::winograd_transform_weights(blocked_w.data_as<float>(), K, C, cb, kb, tile);
+      NDArray u(wv.dtype, {a, a, Kp / kb, Cp / cb, cb, kb});
+      const std::vector<float> t = ops::winograd_transform_weights(blocked_w.data_as<float>(), Kp, Cp, cb, kb, tile);
       std::copy(t.begin(), t.end(), u.data_as<float>());
       wb = add_constant(wv.name + "_winograd" + std::to_string(tile), std::move(u));
       conv.attrs["winograd_tile"] = tile;
     } else {
-      wb = add_constant(wv.name + "_nchwc", depthwise ? block_depthwise_weight(*wv.data, cb)
-                                                      : block_weight(*wv.data, cb, kb));
+      wb = add_constant(wv.name + "_nchwc", depthwise ? block_depthwise_weight(*wv.data, cb, Cp)
+                                                      : block_weight(*wv.data, cb, kb, Cp, Kp));
     }
     std::vector<int> inputs{blocked(x), wb};
     if (bias != Node::kNone) {
       const Value bv = g_.value(bias);
-      NDArray b(bv.dtype, {K / kb, kb});  // [K] is [K / kb, kb] in the same order
+      NDArray b(bv.dtype, {Kp / kb, kb});  // [K] is [K / kb, kb] in the same order, zeros after
       for (int64_t i = 0; i < K; ++i) b.set(i, bv.data->get(i));
       inputs.push_back(add_constant(bv.name + "_nchwc", std::move(b)));
     }
@@ -263,9 +287,18 @@ class Converter {
       return true;
     }
     if (!is_layout_agnostic_binary(n) || n.inputs.size() != 2) return false;
+    if (n.op == "Div" && is_padded(n.outputs[0])) return false;  // 0 / 0 in the padded channels
     const Shape& shape = g_.value(n.outputs[0]).shape;
-    for (int id : n.inputs)
-      if (id == Node::kNone || g_.value(id).shape != shape) return false;
+    // Each operand of the output's shape, or one value per channel
+    // ([N, C, 1, 1]: a squeeze and excitation's scale), computed blocked:
+    // blocked, it broadcasts over the rows and columns as it did before.
+    auto fits = [&](int id, bool per_channel) {
+      if (id == Node::kNone) return false;
+      const Shape& s = g_.value(id).shape;
+      return s == shape || (per_channel && is_native(id) && s == Shape{shape[0], shape[1], 1, 1});
+    };
+    for (int k = 0; k < 2; ++k)
+      if (!fits(n.inputs[k], g_.value(n.inputs[1 - k]).shape == shape)) return false;
     if (!is_native(n.inputs[0]) && !is_native(n.inputs[1])) return false;
     emit_blocked(n, n.op, {blocked(n.inputs[0]), blocked(n.inputs[1])});
     return true;
@@ -290,6 +323,13 @@ int64_t channel_block(int64_t channels, int64_t lanes) {
   int64_t b = 1;
   while (b * 2 <= lanes && channels % (b * 2) == 0) b *= 2;
   return b;
+}
+
+ChannelBlocking channel_blocking(int64_t channels, int64_t lanes) {
+  const int64_t b = channel_block(channels, lanes);
+  const int64_t whole = (channels + lanes - 1) / lanes * lanes;
+  if (b < lanes && lanes > 1 && 4 * whole <= 5 * channels) return {lanes, whole};
+  return {b, channels};
 }
 
 Graph convert_layout(const Graph& g, int64_t lanes) {

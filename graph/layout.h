@@ -16,7 +16,17 @@
 // first needed. A value's block is the largest power of two up to the
 // target's vector lanes that divides its channels, so the producer and
 // every consumer of a value agree on it without asking each other (three
-// input channels: a block of 1, which is NCHW's own order).
+// input channels: a block of 1, which is NCHW's own order); where that is
+// narrower than a vector and padding the channels up to whole vectors adds
+// at most a quarter (440 channels: 448 in blocks of 16, not 55 blocks of
+// 8), the blocked value has the padded channels (channel_blocking). A
+// convolution's output block is its vector width, so a half-width block
+// ran regnet_y_400mf's 440-channel pointwise layers at half the speed of
+// its 208-channel ones. The padded channels hold zeros where they enter
+// (ToNCHWc, weights and biases padded with zeros) and finite values
+// after (an activation of 0); every convolution reads them against zero
+// weights, and FromNCHWc drops them. Div, whose 0/0 would be NaN, does not
+// stay blocked on a padded value.
 //
 // What is converted: float32 Conv with a constant weight (and bias), one
 // group or depthwise (one filter per channel), the same stride and
@@ -49,8 +59,17 @@ inline constexpr const char* kWinogradConvNCHWc = "kiln.WinogradConvNCHWc";
 inline constexpr const char* kMaxPoolNCHWc = "kiln.MaxPoolNCHWc";
 
 // The block of a value with `channels` channels for a target of `lanes`
-// float32 lanes.
+// float32 lanes: the widest power of two up to `lanes` that divides them.
 int64_t channel_block(int64_t channels, int64_t lanes);
+
+// How a value of `channels` channels is blocked: its block, and its
+// channels padded up to a multiple of it (`channels` itself where
+// channel_block is `lanes` wide, or padding would add more than a quarter).
+struct ChannelBlocking {
+  int64_t block = 1;
+  int64_t padded = 0;
+};
+ChannelBlocking channel_blocking(int64_t channels, int64_t lanes);
 
 // The output tile m of Winograd's F(m×m, 3×3) for a 3×3 convolution of one
 // group, stride 1 and dilation 1, onto a P×Q output;

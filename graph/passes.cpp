@@ -204,6 +204,7 @@ const std::vector<Pass>& passes() {
       {"split_into_slices", [](const Graph& g, const PassOptions&) { return split_into_slices(g); }},
       {"recognize_layer_norm", [](const Graph& g, const PassOptions&) { return recognize_layer_norm(g); }},
       {"recognize_gelu", [](const Graph& g, const PassOptions&) { return recognize_gelu(g); }},
+      {"recognize_silu", [](const Graph& g, const PassOptions&) { return recognize_silu(g); }},
       {"recognize_attention", [](const Graph& g, const PassOptions&) { return recognize_attention(g); }},
       {"eliminate_dead_code", [](const Graph& g, const PassOptions&) { return eliminate_dead_code(g); }},
       {"pad_dense_columns", [](const Graph& g, const PassOptions& o) { return pad_dense_columns(g, o.dense_lanes); }},

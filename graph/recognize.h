@@ -22,6 +22,13 @@
 //   %y = 0.5 * %x * (1 + Erf(%x / 1.4142))                       -> Gelu(%x)
 //   %y = 0.5 * %x * (1 + Tanh(0.79788 * (%x + 0.044715 * %x^3)))  -> Gelu(%x) {approximate="tanh"}
 //
+// recognize_silu, the activation of EfficientNet and YOLO (SiLU, or
+// swish), which the exporters write as two nodes whose diamond (the
+// input read by both) no fusion chain takes: after it, a Conv's epilogue.
+//
+//   %s = Sigmoid(%x)
+//   %y = Mul(%x, %s)      ->   %y = kiln.SiLU(%x)
+//
 // recognize_attention, scaled dot-product attention:
 //
 //   %s = MatMul(%q, %kt)                          %o = kiln.Attention(%q, %kt, %v, %mask, %keep)
@@ -45,7 +52,11 @@ constexpr const char* kAttention = "kiln.Attention";
 // Its attribute that pads the keys past T for vectors (graph/pad_attention.h).
 constexpr const char* kPaddedKeys = "padded_keys";
 
+// The operator recognize_silu makes: x * sigmoid(x), elementwise.
+constexpr const char* kSiLU = "kiln.SiLU";
+
 Graph recognize_layer_norm(const Graph& g);
+Graph recognize_silu(const Graph& g);
 Graph recognize_gelu(const Graph& g);
 Graph recognize_attention(const Graph& g);
 

@@ -6,25 +6,35 @@
 
 namespace kiln::ops {
 
-te::Tensor to_nchwc(const te::Tensor& x, int64_t block) {
+te::Tensor to_nchwc(const te::Tensor& x, int64_t block, int64_t padded) {
   const std::string op = "to_nchwc";
   require_rank(op, x, 4);
   const int64_t N = const_extent(op, x, 0), C = const_extent(op, x, 1);
   const int64_t H = const_extent(op, x, 2), W = const_extent(op, x, 3);
-  if (block < 1 || C % block != 0)
-    KILN_USER_ERROR() << op << ": block " << block << " must divide the " << C << " channels of " << x.name();
+  const int64_t Cp = padded > 0 ? padded : C;
+  if (block < 1 || Cp % block != 0 || Cp < C)
+    KILN_USER_ERROR() << op << ": block " << block << " must divide the " << Cp << " channels of " << x.name()
+                      << (Cp < C ? ", at least its " + std::to_string(C) : std::string());
   return te::compute(
-      {i32(N), i32(C / block), i32(H), i32(W), i32(block)},
-      [&](Var n, Var co, Var h, Var w, Var ci) { return x(n, co * i32(block) + ci, h, w); }, op);
+      {i32(N), i32(Cp / block), i32(H), i32(W), i32(block)},
+      [&](Var n, Var co, Var h, Var w, Var ci) {
+        const Expr c = co * i32(block) + ci;
+        if (Cp == C) return x(n, c, h, w);
+        return select(c < i32(C), x(n, min(c, i32(C - 1)), h, w), make_zero(x.dtype()));
+      },
+      op);
 }
 
-te::Tensor from_nchwc(const te::Tensor& x) {
+te::Tensor from_nchwc(const te::Tensor& x, int64_t channels) {
   const std::string op = "from_nchwc";
   require_rank(op, x, 5);
   const int64_t N = const_extent(op, x, 0), CO = const_extent(op, x, 1);
   const int64_t H = const_extent(op, x, 2), W = const_extent(op, x, 3), B = const_extent(op, x, 4);
+  const int64_t C = channels > 0 ? channels : CO * B;
+  if (C > CO * B)
+    KILN_USER_ERROR() << op << ": " << x.name() << " holds " << CO * B << " channels, not " << C;
   return te::compute(
-      {i32(N), i32(CO * B), i32(H), i32(W)},
+      {i32(N), i32(C), i32(H), i32(W)},
       [&](Var n, Var c, Var h, Var w) { return x(n, floordiv(c, i32(B)), h, w, floormod(c, i32(B))); }, op);
 }
 

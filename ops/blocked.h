@@ -27,11 +27,15 @@
 
 namespace kiln::ops {
 
-// x[N, C, H, W] -> [N, C / block, H, W, block]; stage "to_nchwc".
-te::Tensor to_nchwc(const te::Tensor& x, int64_t block);
+// x[N, C, H, W] -> [N, Cp / block, H, W, block]; stage "to_nchwc".
+// `padded` (Cp, a multiple of block, at least C; 0: C) pads the channels
+// with zeros, so that a value of 440 channels takes blocks of 16 (448)
+// instead of 8 (graph/layout.h, channel_blocking).
+te::Tensor to_nchwc(const te::Tensor& x, int64_t block, int64_t padded = 0);
 
-// x[N, C / b, H, W, b] -> [N, C, H, W]; stage "from_nchwc".
-te::Tensor from_nchwc(const te::Tensor& x);
+// x[N, Cp / b, H, W, b] -> [N, C, H, W], the first `channels` (0: all Cp);
+// stage "from_nchwc".
+te::Tensor from_nchwc(const te::Tensor& x, int64_t channels = 0);
 
 // out[n, ko, p, q, ki] = sum_{co, r, s, ci} pad[n, co, p*stride + r*dil, q*stride + s*dil, ci]
 //                                         * kernel[ko, co, r, s, ci, ki]

@@ -48,11 +48,16 @@ te::Tensor max_pool_nchwc(const Graph&, const Node& n, const Tensors& in) {
                                    n.attr_ints("pads", {0, 0, 0, 0}).at(0)});
 }
 
+// The transforms' attributes: ToNCHWc {block, channels: padded to, 0 or
+// absent where not}; FromNCHWc {channels: the plain value's, where the
+// blocked one is padded}.
 te::Tensor to_nchwc(const Graph&, const Node& n, const Tensors& in) {
-  return ops::to_nchwc(in.at(0), n.attr_int("block", 1));
+  return ops::to_nchwc(in.at(0), n.attr_int("block", 1), n.attr_int("channels", 0));
 }
 
-te::Tensor from_nchwc(const Graph&, const Node&, const Tensors& in) { return ops::from_nchwc(in.at(0)); }
+te::Tensor from_nchwc(const Graph&, const Node& n, const Tensors& in) {
+  return ops::from_nchwc(in.at(0), n.attr_int("channels", 0));
+}
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 
 #include "graph/operators/common.h"
 #include "graph/operators/families.h"
+#include "graph/recognize.h"
 #include "graph/onnx_import.h"
 #include "ops/broadcast.h"
 
@@ -110,6 +111,8 @@ const std::vector<Elementwise>& elementwise_table() {
          const Expr y = x[0] * constant_like(x[0], 1.0 / 6) + constant_like(x[0], 0.5);
          return x[0] * max(constant_like(x[0], 0), min(constant_like(x[0], 1), y));
        }},
+      {kSiLU, "x * sigmoid(x) (graph/recognize.h)", Takes::kFloat,
+       [](const Node&, X x) { return x[0] * call(Intrinsic::sigmoid, {x[0]}); }},
       {"Softplus", "log(exp(x) + 1)", Takes::kFloat,
        [](const Node&, X x) { return call(Intrinsic::log, {call(Intrinsic::exp, {x[0]}) + constant_like(x[0], 1)}); }},
       {"Gelu", "x * (1 + erf(x / sqrt(2))) / 2; approximate=\"tanh\": its tanh form (opset 20)",

@@ -41,8 +41,97 @@ TEST(ChannelBlock, TheWidestPowerOfTwoUpToTheLanesThatDivides) {
   EXPECT_EQ(channel_block(3, 16), 1);
 }
 
+TEST(ChannelBlock, PaddedToWholeVectorsWhereThatAddsAtMostAQuarter) {
+  // Before: 440 channels at 16 lanes were 55 blocks of 8 (half-width
+  // vectors); after: 448 in 28 blocks of 16. 24 would be 32 (a third
+  // more): it stays 3 blocks of 8.
+  EXPECT_EQ(channel_blocking(440, 16).block, 16);
+  EXPECT_EQ(channel_blocking(440, 16).padded, 448);
+  EXPECT_EQ(channel_blocking(104, 16).padded, 112);
+  EXPECT_EQ(channel_blocking(40, 16).padded, 48);
+  EXPECT_EQ(channel_blocking(24, 16).block, 8);
+  EXPECT_EQ(channel_blocking(24, 16).padded, 24);
+  EXPECT_EQ(channel_blocking(64, 16).padded, 64);
+  EXPECT_EQ(channel_blocking(3, 16).block, 1);
+  EXPECT_EQ(channel_blocking(3, 16).padded, 3);
+}
+
+TEST(ConvertLayout, ChannelsPaddedToWholeVectorsComputeTheSame) {
+  // 20 channels at 8 lanes: 24 in blocks of 8. The padded channels enter
+  // as zeros (the transform, the weights, the bias), leave a Sigmoid as
+  // 0.5, and every convolution reads them against zero weights; the
+  // depthwise convolution keeps them; the Div leaves the blocked layout
+  // (0 / 0 in them); FromNCHWc drops them.
+  ModelBuilder m;
+  m.input("x", {1, 20, 6, 6}).weights("w1", {20, 20, 3, 3}).weights("b1", {20}).weights("wdw", {20, 1, 3, 3});
+  m.weights("w2", {8, 20, 1, 1}).output("y").output("q");
+  set_ints(m.node("Conv", {"x", "w1", "b1"}, {"c1"}), "pads", {1, 1, 1, 1});
+  m.node("Sigmoid", {"c1"}, {"s"});
+  onnx::NodeProto& dw = m.node("Conv", {"s", "wdw"}, {"d"});
+  set_ints(dw, "pads", {1, 1, 1, 1});
+  set_int(dw, "group", 20);
+  m.node("Add", {"d", "c1"}, {"a"});
+  m.node("Conv", {"a", "w2"}, {"y"});
+  m.node("Div", {"a", "c1"}, {"q"});
+  const Graph before = import_onnx_bytes(m.bytes());
+  const Graph after = convert_layout(before, 8);
+  EXPECT_EQ(nodes_of(after),
+            (std::vector<std::string>{
+                "kiln.ToNCHWc(float32[1, 20, 6, 6]) -> float32[1, 3, 6, 6, 8]",
+                "kiln.ConvNCHWc(float32[1, 3, 6, 6, 8], float32[3, 3, 3, 3, 8, 8], float32[3, 8]) -> "
+                "float32[1, 3, 6, 6, 8]",
+                "Sigmoid(float32[1, 3, 6, 6, 8]) -> float32[1, 3, 6, 6, 8]",
+                "kiln.DepthwiseConvNCHWc(float32[1, 3, 6, 6, 8], float32[3, 3, 3, 8]) -> float32[1, 3, 6, 6, 8]",
+                "Add(float32[1, 3, 6, 6, 8], float32[1, 3, 6, 6, 8]) -> float32[1, 3, 6, 6, 8]",
+                "kiln.ConvNCHWc(float32[1, 3, 6, 6, 8], float32[1, 3, 1, 1, 8, 8]) -> float32[1, 1, 6, 6, 8]",
+                "kiln.FromNCHWc(float32[1, 3, 6, 6, 8]) -> float32[1, 20, 6, 6]",
+                "kiln.FromNCHWc(float32[1, 3, 6, 6, 8]) -> float32[1, 20, 6, 6]",
+                "Div(float32[1, 20, 6, 6], float32[1, 20, 6, 6]) -> float32[1, 20, 6, 6]",
+                "kiln.FromNCHWc(float32[1, 1, 6, 6, 8]) -> float32[1, 8, 6, 6]",
+            }));
+  expect_same_outputs(before, after);
+}
+
+TEST(ConvertLayout, ASqueezeAndExcitationStaysBlocked) {
+  // EfficientNet's and RegNet's squeeze and excitation: the global pool,
+  // two 1×1 convolutions on one value per channel, and the broadcast Mul
+  // by them. Before, the pool read NCHW (the whole activation transformed
+  // back) and the Mul too (transformed again after it); after, the pool is
+  // a ReduceMean over the blocked rows and columns and the Mul broadcasts
+  // [1, C/b, 1, 1, b] over the blocked activation.
+  ModelBuilder m;
+  m.input("x", {1, 32, 6, 6}).weights("w1", {32, 32, 3, 3}).weights("wr", {8, 32, 1, 1}).weights("we", {32, 8, 1, 1});
+  m.weights("w2", {16, 32, 1, 1}).output("y");
+  set_ints(m.node("Conv", {"x", "w1"}, {"c1"}), "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c1"}, {"a"});
+  m.node("GlobalAveragePool", {"a"}, {"p"});
+  m.node("Conv", {"p", "wr"}, {"r"});
+  m.node("Relu", {"r"}, {"rr"});
+  m.node("Conv", {"rr", "we"}, {"e"});
+  m.node("Sigmoid", {"e"}, {"s"});
+  m.node("Mul", {"a", "s"}, {"scaled"});
+  m.node("Conv", {"scaled", "w2"}, {"y"});
+  const Graph before = import_onnx_bytes(m.bytes());
+  const Graph after = convert_layout(before, 8);
+  EXPECT_EQ(nodes_of(after),
+            (std::vector<std::string>{
+                "kiln.ToNCHWc(float32[1, 32, 6, 6]) -> float32[1, 4, 6, 6, 8]",
+                "kiln.ConvNCHWc(float32[1, 4, 6, 6, 8], float32[4, 4, 3, 3, 8, 8]) -> float32[1, 4, 6, 6, 8]",
+                "Relu(float32[1, 4, 6, 6, 8]) -> float32[1, 4, 6, 6, 8]",
+                "ReduceMean(float32[1, 4, 6, 6, 8]) -> float32[1, 4, 1, 1, 8]",
+                "kiln.ConvNCHWc(float32[1, 4, 1, 1, 8], float32[1, 4, 1, 1, 8, 8]) -> float32[1, 1, 1, 1, 8]",
+                "Relu(float32[1, 1, 1, 1, 8]) -> float32[1, 1, 1, 1, 8]",
+                "kiln.ConvNCHWc(float32[1, 1, 1, 1, 8], float32[4, 1, 1, 1, 8, 8]) -> float32[1, 4, 1, 1, 8]",
+                "Sigmoid(float32[1, 4, 1, 1, 8]) -> float32[1, 4, 1, 1, 8]",
+                "Mul(float32[1, 4, 6, 6, 8], float32[1, 4, 1, 1, 8]) -> float32[1, 4, 6, 6, 8]",
+                "kiln.ConvNCHWc(float32[1, 4, 6, 6, 8], float32[2, 4, 1, 1, 8, 8]) -> float32[1, 2, 6, 6, 8]",
+                "kiln.FromNCHWc(float32[1, 2, 6, 6, 8]) -> float32[1, 16, 6, 6]",
+            }));
+  expect_same_outputs(before, after);
+}
+
 // A residual block: conv, relu, conv, the skip add, relu, then a global
-// pool that reads NCHW.
+// pool (blocked too: only its [1, 16, 1, 1] goes back to NCHW).
 std::string residual_block() {
   ModelBuilder m;
   m.input("x", {1, 8, 6, 6}).weights("w1", {16, 8, 3, 3}).weights("b1", {16}).weights("w2", {16, 16, 3, 3});
@@ -60,7 +149,7 @@ std::string residual_block() {
 TEST(ConvertLayout, AResidualBlockStaysBlockedBetweenItsConvolutions) {
   const Graph before = import_onnx_bytes(residual_block());
   const Graph after = convert_layout(before, 8);
-  // One transform in (x, read by two convolutions), one out (before the
+  // One transform in (x, read by two convolutions), one out (after the
   // pool); weights rearranged at compile time, the bias as [K/8, 8].
   EXPECT_EQ(nodes_of(after),
             (std::vector<std::string>{
@@ -72,8 +161,8 @@ TEST(ConvertLayout, AResidualBlockStaysBlockedBetweenItsConvolutions) {
                 "kiln.ConvNCHWc(float32[1, 1, 6, 6, 8], float32[2, 1, 1, 1, 8, 8]) -> float32[1, 2, 6, 6, 8]",
                 "Add(float32[1, 2, 6, 6, 8], float32[1, 2, 6, 6, 8]) -> float32[1, 2, 6, 6, 8]",
                 "Relu(float32[1, 2, 6, 6, 8]) -> float32[1, 2, 6, 6, 8]",
-                "kiln.FromNCHWc(float32[1, 2, 6, 6, 8]) -> float32[1, 16, 6, 6]",
-                "GlobalAveragePool(float32[1, 16, 6, 6]) -> float32[1, 16, 1, 1]",
+                "ReduceMean(float32[1, 2, 6, 6, 8]) -> float32[1, 2, 1, 1, 8]",
+                "kiln.FromNCHWc(float32[1, 2, 1, 1, 8]) -> float32[1, 16, 1, 1]",
             }));
   expect_same_outputs(before, after);
   // Fused as in NCHW: conv+bias+relu, conv, conv+add+relu, and the two

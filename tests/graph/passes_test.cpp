@@ -183,7 +183,7 @@ TEST(RunPasses, AnUnknownPassIsNamedWithTheList) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("no graph pass called 'fuse_everything'; the passes are fold_batch_norm, "
-                                         "split_into_slices, recognize_layer_norm, recognize_gelu, recognize_attention, "
+                                         "split_into_slices, recognize_layer_norm, recognize_gelu, recognize_silu, recognize_attention, "
                                          "eliminate_dead_code"),
               std::string::npos)
         << e.what();

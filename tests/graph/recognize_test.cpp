@@ -2,6 +2,7 @@
 // form before, the operator after, and the same outputs either way.
 #include <gtest/gtest.h>
 
+#include "graph/fuse.h"
 #include "graph/onnx_import.h"
 #include "graph/passes.h"
 #include "graph/recognize.h"
@@ -100,6 +101,29 @@ TEST(Recognize, GeluInItsTanhForm) {
   const Graph g = import_onnx_bytes(m.bytes());
   EXPECT_EQ(nodes_after(g), "%y = Gelu(%x)\n");
   EXPECT_EQ(recognize_gelu(g).nodes.back().attr_string("approximate", ""), "tanh");
+  expect_same_outputs(g);
+}
+
+TEST(Recognize, SiluIsOneOperatorAndAConvolutionsEpilogue) {
+  // EfficientNet's activation as PyTorch exports it: before, a Sigmoid and
+  // a Mul that both read the Conv, a diamond no fusion chain takes (the
+  // Conv, then Sigmoid+Mul on their own: the activation's tensor written
+  // and read again); after, one kiln.SiLU, fused into the Conv's group.
+  ModelBuilder m(14);
+  m.input("x", {1, 4, 6, 6}).weights("w", {8, 4, 3, 3}).output("y").output("z").output("u");
+  m.node("Conv", {"x", "w"}, {"c"});
+  m.node("Sigmoid", {"c"}, {"s"});
+  m.node("Mul", {"s", "c"}, {"y"});
+  // A Sigmoid read elsewhere too (a graph output here) keeps its Mul.
+  m.node("Sigmoid", {"x"}, {"z"});
+  m.node("Mul", {"x", "z"}, {"t"});
+  m.node("Relu", {"t"}, {"u"});
+  const Graph g = import_onnx_bytes(m.bytes());
+  EXPECT_EQ(nodes_after(g),
+            "%c = Conv(%x, %w)\n%y = kiln.SiLU(%c)\n%z = Sigmoid(%x)\n%t = Mul(%x, %z)\n%u = Relu(%t)\n");
+  const Graph r = run_passes(g, "eliminate_dead_code");
+  EXPECT_NE(groups_str(r, fuse_operators(r)).find("%y = Conv+kiln.SiLU(%x, %w)"), std::string::npos)
+      << groups_str(r, fuse_operators(r));
   expect_same_outputs(g);
 }
 
