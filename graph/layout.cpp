@@ -89,7 +89,6 @@ class Converter {
 
  private:
   ChannelBlocking blocking_of(int id) const { return channel_blocking(g_.value(id).shape.at(1), lanes_); }
-  int64_t block_of(int id) const { return blocking_of(id).block; }
   bool is_padded(int id) const { return blocking_of(id).padded != g_.value(id).shape.at(1); }
 
   bool is_4d(int id) const { return id != Node::kNone && g_.value(id).shape.size() == 4; }
