@@ -53,6 +53,20 @@ NDArray block_depthwise_weight(const NDArray& w, int64_t b, int64_t Cp) {
   return out;
 }
 
+// w[K, gw, R, S] (groups of gw channels in and out) -> [Kp / b, gw / cb,
+// R, S, cb, b], cb = min(gw, b): ops/blocked.h's grouped weights.
+NDArray block_grouped_weight(const NDArray& w, int64_t b, int64_t Kp) {
+  const Shape& s = w.shape();
+  const int64_t K = s[0], gw = s[1], RS = s[2] * s[3], cb = std::min(gw, b);
+  NDArray out(w.dtype(), {Kp / b, gw / cb, s[2], s[3], cb, b});
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t j = 0; j < gw; ++j)
+      for (int64_t t = 0; t < RS; ++t)
+        out.set((((k / b) * (gw / cb) + j / cb) * RS + t) * cb * b + (j % cb) * b + k % b,
+                w.get((k * gw + j) * RS + t));
+  return out;
+}
+
 bool is_const_f32(const Graph& g, int id) {
   return id != Node::kNone && g.value(id).is_constant() && g.value(id).dtype == DataType::Float32();
 }
@@ -227,14 +241,22 @@ class Converter {
     const Value wv = g_.value(w);  // a copy: adding values below moves them
     const int64_t C = g_.value(x).shape[1], K = wv.shape[0], group = n.attr_int("group", 1);
     const bool depthwise = group > 1 && group == C && K == C && wv.shape[1] == 1;
-    if (group != 1 && !depthwise) return false;
     const auto [cb, Cp] = blocking_of(x);
     const auto [kb, Kp] = channel_blocking(K, lanes_);
+    // Groups of gw channels in and out, whole groups in a block or whole
+    // blocks in a group, the padded channels whole groups of zeros.
+    const int64_t gw = wv.shape[1];
+    const bool grouped = group > 1 && !depthwise && K == C && C == group * gw && (cb % gw == 0 || gw % cb == 0) &&
+                         (Cp - C) % gw == 0;
+    if (group != 1 && !depthwise && !grouped) return false;
     Node conv = n;
     conv.attrs["kernel_shape"] = Shape{wv.shape[2], wv.shape[3]};
-    const int64_t tile = depthwise ? 0 : winograd_tile_of(n, wv.shape);
+    if (grouped) conv.attrs["group"] = Cp / gw;
+    const int64_t tile = group > 1 ? 0 : winograd_tile_of(n, wv.shape);
     int wb;
-    if (tile > 0) {
+    if (grouped) {
+      wb = add_constant(wv.name + "_nchwc", block_grouped_weight(*wv.data, cb, Cp));
+    } else if (tile > 0) {
       const NDArray blocked_w = block_weight(*wv.data, cb, kb, Cp, Kp);
       const int64_t a = tile + 2;
       NDArray u(wv.dtype, {a, a, Kp / kb, Cp / cb, cb, kb});
@@ -253,7 +275,11 @@ class Converter {
       for (int64_t i = 0; i < K; ++i) b.set(i, bv.data->get(i));
       inputs.push_back(add_constant(bv.name + "_nchwc", std::move(b)));
     }
-    emit_blocked(conv, tile > 0 ? kWinogradConvNCHWc : depthwise ? kDepthwiseConvNCHWc : kConvNCHWc,
+    emit_blocked(conv,
+                 tile > 0    ? kWinogradConvNCHWc
+                 : depthwise ? kDepthwiseConvNCHWc
+                 : grouped   ? kGroupedConvNCHWc
+                             : kConvNCHWc,
                  std::move(inputs));
     return true;
   }

@@ -29,7 +29,9 @@
 // stay blocked on a padded value.
 //
 // What is converted: float32 Conv with a constant weight (and bias), one
-// group or depthwise (one filter per channel), the same stride and
+// group, depthwise (one filter per channel), or grouped with groups of gw
+// channels in and out where gw divides the channel block or the block gw
+// (a RegNet's group width 8: GroupedConvNCHWc), the same stride and
 // dilation on both axes. Other convolutions keep NCHW. A 3×3 stride-1
 // convolution of one group where Winograd's algorithm pays
 // (winograd_tile) becomes a WinogradConvNCHWc, its weights transformed
@@ -53,6 +55,9 @@ inline constexpr const char* kToNCHWc = "kiln.ToNCHWc";
 inline constexpr const char* kFromNCHWc = "kiln.FromNCHWc";
 inline constexpr const char* kConvNCHWc = "kiln.ConvNCHWc";
 inline constexpr const char* kDepthwiseConvNCHWc = "kiln.DepthwiseConvNCHWc";
+// A grouped Conv (ops/blocked.h's grouped_conv2d_nchwc): attribute group
+// counts the padded channels' groups.
+inline constexpr const char* kGroupedConvNCHWc = "kiln.GroupedConvNCHWc";
 // A 3×3 stride-1 Conv by Winograd's F(m×m, 3×3): the Conv's attributes
 // plus winograd_tile (m); its weights U [m+2, m+2, K/kb, C/cb, cb, kb].
 inline constexpr const char* kWinogradConvNCHWc = "kiln.WinogradConvNCHWc";

@@ -94,7 +94,7 @@ std::vector<Task> extract_tasks(const Graph& g, const std::vector<FusedGroup>& g
 std::string task_kind(const std::string& ops) {
   static const std::vector<std::pair<std::string, std::vector<std::string>>> kinds = {
       {"attention", {kAttention}},
-      {"conv", {"Conv", "ConvTranspose", kConvNCHWc, kDepthwiseConvNCHWc, kWinogradConvNCHWc}},
+      {"conv", {"Conv", "ConvTranspose", kConvNCHWc, kDepthwiseConvNCHWc, kGroupedConvNCHWc, kWinogradConvNCHWc}},
       {"dense", {"MatMul", "Gemm", "Einsum"}},
       {"recurrent", {"RNN", "GRU", "LSTM"}},
       {"norm", {"LayerNormalization", "InstanceNormalization", "BatchNormalization", "Softmax", "LogSoftmax",

@@ -68,6 +68,48 @@ te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const 
       op);
 }
 
+te::Tensor grouped_conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg) {
+  const std::string op = "grouped_conv2d_nchwc";
+  require_rank(op, data, 5);
+  require_rank(op, kernel, 6);
+  require_same_dtype(op, data, kernel);
+  require_same_extent(op, data, 4, kernel, 5);
+  const int64_t N = const_extent(op, data, 0), CO = const_extent(op, data, 1);
+  const int64_t H = const_extent(op, data, 2), W = const_extent(op, data, 3), B = const_extent(op, data, 4);
+  const int64_t KO = const_extent(op, kernel, 0), M = const_extent(op, kernel, 1), CB = const_extent(op, kernel, 4);
+  const int64_t C = CO * B, gw = M * CB, groups = cfg.groups;
+  if (groups < 1 || C % groups != 0 || C / groups != gw || KO * B != C)
+    KILN_USER_ERROR() << op << ": " << groups << " groups of " << data.name() << "'s " << C
+                      << " channels do not match " << kernel.name() << "'s groups of " << gw << " into " << KO * B;
+  if (!(M == 1 && B % CB == 0) && !(CB == B))
+    KILN_USER_ERROR() << op << ": a group of " << gw << " channels must divide the block of " << B
+                      << " or be whole blocks of it";
+  const Window wh{const_extent(op, kernel, 2), cfg.stride, cfg.pad, cfg.dilation};
+  const Window ww{const_extent(op, kernel, 3), cfg.stride, cfg.pad, cfg.dilation};
+  const int64_t P = window_output_extent(op, "height", H, wh), Q = window_output_extent(op, "width", W, ww);
+  te::Tensor padded =
+      pad(data, {0, 0, cfg.pad, cfg.pad, 0}, {0, 0, cfg.pad, cfg.pad, 0}, make_zero(data.dtype()));
+  IterVar rjo = te::reduce_axis(Range(i32(0), i32(M)), "rjo");
+  IterVar rr = te::reduce_axis(Range(i32(0), i32(wh.kernel)), "r");
+  IterVar rs = te::reduce_axis(Range(i32(0), i32(ww.kernel)), "s");
+  IterVar rji = te::reduce_axis(Range(i32(0), i32(CB)), "rji");
+  return te::compute(
+      {i32(N), i32(KO), i32(P), i32(Q), i32(B)},
+      [&](Var n, Var ko, Var p, Var q, Var ki) {
+        Expr h = window_index(p, rr.var(), wh);
+        Expr w = window_index(q, rs.var(), ww);
+        if (M == 1) {  // a block holds whole groups
+          const Expr lane = CB == B ? Expr(rji.var()) : floordiv(ki, i32(CB)) * i32(CB) + rji.var();
+          return te::sum(padded(n, ko, h, w, lane) *
+                             kernel(ko, i32(0), rr, rs, rji, ki),
+                         {rr, rs, rji});
+        }
+        return te::sum(padded(n, floordiv(ko, i32(M)) * i32(M) + rjo.var(), h, w, rji) * kernel(ko, rjo, rr, rs, rji, ki),
+                       {rjo, rr, rs, rji});
+      },
+      op);
+}
+
 te::Tensor depthwise_conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg) {
   const std::string op = "depthwise_conv2d_nchwc";
   require_rank(op, data, 5);

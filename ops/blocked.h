@@ -16,7 +16,9 @@
 //
 // Weights of conv2d_nchwc: kernel[K / kb, C / cb, R, S, cb, kb], so that
 // the kb output channels of one (input channel, tap) are contiguous.
-// Depthwise weights: kernel[C / b, R, S, b].
+// Depthwise weights: kernel[C / b, R, S, b]. Grouped weights (groups of
+// gw input and gw output channels): kernel[K / b, gw / cb, R, S, cb, b],
+// cb = min(gw, b), the channels of one group that one block holds.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +44,19 @@ te::Tensor from_nchwc(const te::Tensor& x, int64_t channels = 0);
 // data [N, C/cb, H, W, cb], kernel [K/kb, C/cb, R, S, cb, kb] -> [N, K/kb, P, Q, kb];
 // stage "conv2d_nchwc". cfg.groups must be 1.
 te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg);
+
+// A grouped convolution whose groups are gw channels in and gw out, gw
+// dividing the block b or b dividing gw, so that a group's channels lie in
+// whole blocks or a block holds whole groups:
+//   gw < b:  out[n, ko, p, q, ki] = sum_{r, s, j < gw}
+//              pad[n, ko, h, w, (ki / gw) * gw + j] * kernel[ko, 0, r, s, j, ki]
+//   gw >= b: out[n, ko, p, q, ki] = sum_{jo < gw / b, r, s, ji < b}
+//              pad[n, (ko / (gw / b)) * (gw / b) + jo, h, w, ji] * kernel[ko, jo, r, s, ji, ki]
+// data [N, C/b, H, W, b], kernel [K/b, gw/cb, R, S, cb, b] (cb = min(gw, b))
+// -> [N, K/b, P, Q, b]; stage "grouped_conv2d_nchwc". cfg.groups is C / gw.
+// A RegNet's group width of 8 in blocks of 16 (AVX-512) is the first case;
+// on AVX2 (blocks of 8) either.
+te::Tensor grouped_conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg);
 
 // out[n, co, p, q, ci] = sum_{r, s} pad[n, co, p*stride + r*dil, q*stride + s*dil, ci] * kernel[co, r, s, ci]
 // data [N, C/b, H, W, b], kernel [C/b, R, S, b] -> [N, C/b, P, Q, b];

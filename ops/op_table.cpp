@@ -1,5 +1,6 @@
 #include "ops/op_table.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "ops/blocked.h"
@@ -241,6 +242,42 @@ std::vector<OpSpec> make_table() {
         winograd_matrices(param(w, "m"));
         if (param(w, "H") + 2 * param(w, "pad") < 3 || param(w, "W") + 2 * param(w, "pad") < 3)
           KILN_USER_ERROR() << w.op << ": the padded input is smaller than the 3×3 kernel";
+      }});
+
+  t.push_back(OpSpec{
+      "grouped_conv2d_nchwc",
+      "grouped 2-D convolution, groups of gw channels in and out, channels in blocks of b that hold whole groups "
+      "or a group whole blocks (ops/blocked.h)",
+      "data[N,C/b,H,W,b], kernel[C/b,gw/cb,R,S,cb,b] (gw=C/groups, cb=min(gw,b)) -> out[N,C/b,P,Q,b]",
+      "2·N·C·P·Q·(C/groups)·R·S",
+      [&] {
+        std::vector<ParamSpec> p = blocked_params(false);
+        p.push_back(req("groups", "channel groups; C/groups divides b or is a multiple of it"));
+        return p;
+      }(),
+      DTypeRule::kNumeric,
+      [](const Workload& w) {
+        const int64_t b = param(w, "b"), C = param(w, "C"), gw = C / param(w, "groups"), cb = std::min(gw, b);
+        Tensor data = input(w, "data", {param(w, "N"), C / b, param(w, "H"), param(w, "W"), b});
+        Tensor kernel = input(w, "kernel", {C / b, gw / cb, param(w, "R"), param(w, "S"), cb, b});
+        Conv2dConfig cfg{param(w, "stride"), param(w, "pad"), param(w, "dilation"), param(w, "groups")};
+        return te::create_prim_func({data, kernel, grouped_conv2d_nchwc(data, kernel, cfg)}, w.op);
+      },
+      [](const Workload& w) {
+        OutHW o = window_out(w, param(w, "dilation"));
+        return 2 * product({param(w, "N"), param(w, "C"), o.P, o.Q, param(w, "C") / param(w, "groups"),
+                            param(w, "R"), param(w, "S")});
+      },
+      [check_blocks](const Workload& w) {
+        check_blocks(w, "b", "C");
+        const int64_t C = param(w, "C"), g = param(w, "groups"), b = param(w, "b");
+        if (g < 1 || C % g != 0)
+          KILN_USER_ERROR() << w.op << ": groups=" << g << " must divide C=" << C;
+        const int64_t gw = C / g;
+        if (b % gw != 0 && gw % b != 0)
+          KILN_USER_ERROR() << w.op << ": a group of C/groups=" << gw << " channels must divide b=" << b
+                            << " or be a multiple of it";
+        window_out(w, param(w, "dilation"));
       }});
 
   t.push_back(OpSpec{

@@ -31,8 +31,10 @@ te::Tensor conv_nchwc(const Graph& g, const Node& n, const Tensors& in) {
     cfg.pad = pads[0];
   else
     data = ops::pad(in[0], {0, 0, pads[0], pads[1], 0}, {0, 0, pads[2], pads[3], 0}, make_zero(x.dtype));
+  cfg.groups = n.attr_int("group", 1);
   te::Tensor y = n.op == kWinogradConvNCHWc ? ops::conv2d_winograd_nchwc(data, in[1], cfg.pad, n.attr_int("winograd_tile", 0))
                  : n.op == kConvNCHWc       ? ops::conv2d_nchwc(data, in[1], cfg)
+                 : n.op == kGroupedConvNCHWc ? ops::grouped_conv2d_nchwc(data, in[1], cfg)
                                             : ops::depthwise_conv2d_nchwc(data, in[1], cfg);
   if (!g.input(n, 2)) return y;
   const te::Tensor& bias = in[2];
@@ -66,6 +68,7 @@ std::vector<OpDef> blocked_ops() {
   return {
       {kConvNCHWc, "a Conv on blocked channels", OpPattern::kAnchor, {}, conv},
       {kDepthwiseConvNCHWc, "a depthwise Conv on blocked channels", OpPattern::kAnchor, {}, conv},
+      {kGroupedConvNCHWc, "a grouped Conv on blocked channels", OpPattern::kAnchor, {}, conv},
       {kWinogradConvNCHWc, "a 3×3 Conv on blocked channels by Winograd's algorithm", OpPattern::kAnchor, {}, conv},
       {kMaxPoolNCHWc, "a MaxPool on blocked channels", OpPattern::kReduction, {}, one_output(max_pool_nchwc)},
       {kToNCHWc, "NCHW to NCHW[block]c", OpPattern::kInjective, {}, one_output(to_nchwc)},

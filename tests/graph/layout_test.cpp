@@ -92,6 +92,44 @@ TEST(ConvertLayout, ChannelsPaddedToWholeVectorsComputeTheSame) {
   expect_same_outputs(before, after);
 }
 
+TEST(ConvertLayout, GroupedConvolutionsWhoseGroupsFitTheBlocks) {
+  // Before, every grouped convolution but a depthwise one kept NCHW, a
+  // FromNCHWc before it and a ToNCHWc after. After: groups of 4 channels
+  // (two to a block of 8; 20 channels padded to 24, the last group all
+  // zeros, its bias too), groups of 16 (two blocks each, at stride 2)
+  // convert; groups of 6, which neither divide a block of 8 nor are whole
+  // blocks, keep NCHW.
+  ModelBuilder m;
+  m.input("x", {1, 20, 6, 6}).input("x2", {1, 32, 6, 6}).input("x3", {1, 24, 6, 6});
+  m.weights("w1", {20, 20, 3, 3}).weights("wg1", {20, 4, 3, 3}).weights("bg1", {20});
+  m.weights("wg2", {32, 16, 3, 3}).weights("wg3", {24, 6, 1, 1});
+  m.output("y1").output("y2").output("y3");
+  set_ints(m.node("Conv", {"x", "w1"}, {"c1"}), "pads", {1, 1, 1, 1});
+  onnx::NodeProto& g1 = m.node("Conv", {"c1", "wg1", "bg1"}, {"y1"});
+  set_ints(g1, "pads", {1, 1, 1, 1});
+  set_int(g1, "group", 5);
+  onnx::NodeProto& g2 = m.node("Conv", {"x2", "wg2"}, {"y2"});
+  set_ints(g2, "pads", {1, 1, 1, 1});
+  set_ints(g2, "strides", {2, 2});
+  set_int(g2, "group", 2);
+  set_int(m.node("Conv", {"x3", "wg3"}, {"y3"}), "group", 4);
+  const Graph before = import_onnx_bytes(m.bytes());
+  const Graph after = convert_layout(before, 8);
+  EXPECT_EQ(nodes_of(after),
+            (std::vector<std::string>{
+                "kiln.ToNCHWc(float32[1, 20, 6, 6]) -> float32[1, 3, 6, 6, 8]",
+                "kiln.ConvNCHWc(float32[1, 3, 6, 6, 8], float32[3, 3, 3, 3, 8, 8]) -> float32[1, 3, 6, 6, 8]",
+                "kiln.GroupedConvNCHWc(float32[1, 3, 6, 6, 8], float32[3, 1, 3, 3, 4, 8], float32[3, 8]) -> "
+                "float32[1, 3, 6, 6, 8]",
+                "kiln.ToNCHWc(float32[1, 32, 6, 6]) -> float32[1, 4, 6, 6, 8]",
+                "kiln.GroupedConvNCHWc(float32[1, 4, 6, 6, 8], float32[4, 2, 3, 3, 8, 8]) -> float32[1, 4, 3, 3, 8]",
+                "Conv(float32[1, 24, 6, 6], float32[24, 6, 1, 1]) -> float32[1, 24, 6, 6]",
+                "kiln.FromNCHWc(float32[1, 3, 6, 6, 8]) -> float32[1, 20, 6, 6]",
+                "kiln.FromNCHWc(float32[1, 4, 3, 3, 8]) -> float32[1, 32, 3, 3]",
+            }));
+  expect_same_outputs(before, after);
+}
+
 TEST(ConvertLayout, ASqueezeAndExcitationStaysBlocked) {
   // EfficientNet's and RegNet's squeeze and excitation: the global pool,
   // two 1×1 convolutions on one value per channel, and the broadcast Mul

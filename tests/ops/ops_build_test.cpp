@@ -30,6 +30,7 @@ const std::vector<std::string> kExamples = {
     "depthwise_conv2d_nchw:N=1,C=8,H=9,W=9,R=3,S=3,stride=1,pad=1",
     "conv2d_nchwc:N=1,C=4,H=7,W=7,K=8,R=3,S=3,stride=2,pad=1,cb=2,kb=4",
     "depthwise_conv2d_nchwc:N=1,C=8,H=9,W=9,R=3,S=3,stride=1,pad=1,b=4",
+    "grouped_conv2d_nchwc:N=1,C=16,H=9,W=9,R=3,S=3,stride=2,pad=1,b=8,groups=4",
     "conv2d_winograd_nchwc:N=1,C=8,H=7,W=6,K=8,pad=1,cb=4,kb=4,m=2",
     "conv2d_winograd_nchwc:N=1,C=8,H=7,W=6,K=8,pad=1,cb=4,kb=4,m=4",
     "max_pool2d:N=1,C=2,H=6,W=6,R=3,S=3,stride=2,pad=1",

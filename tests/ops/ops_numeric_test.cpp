@@ -158,6 +158,29 @@ std::vector<double> ref_conv_nchwc(const Workload& w, const In& in) {
   return out;
 }
 
+// Groups of gw = C / groups channels in and out: input channel g·gw + j of
+// group g, kernel[K/b, gw/cb, R, S, cb, b] with cb = min(gw, b).
+std::vector<double> ref_grouped_nchwc(const Workload& w, const In& in) {
+  ConvDims d = conv_dims(w, false);
+  const int64_t b = param(w, "b"), gw = d.C / d.groups, cb = std::min(gw, b);
+  std::vector<double> out(d.N * d.C * d.P * d.Q);
+  for (int64_t n = 0; n < d.N; ++n)
+    for (int64_t k = 0; k < d.C; ++k)
+      for (int64_t p = 0; p < d.P; ++p)
+        for (int64_t q = 0; q < d.Q; ++q) {
+          double acc = 0;
+          for (int64_t j = 0; j < gw; ++j) {
+            const int64_t c = k / gw * gw + j;
+            for_window(d, p, q, [&](int64_t r, int64_t s, int64_t h, int64_t x) {
+              acc += in[0][at({n, c / b, h, x, c % b}, {d.N, d.C / b, d.H, d.W, b})] *
+                     in[1][at({k / b, j / cb, r, s, j % cb, k % b}, {d.C / b, gw / cb, d.R, d.S, cb, b})];
+            });
+          }
+          out[at({n, k / b, p, q, k % b}, {d.N, d.C / b, d.P, d.Q, b})] = acc;
+        }
+  return out;
+}
+
 std::vector<double> ref_depthwise_nchwc(const Workload& w, const In& in) {
   ConvDims d = conv_dims(w, false);
   const int64_t b = param(w, "b");
@@ -295,6 +318,15 @@ TEST(OpsNumeric, DepthwiseConv2dNchwc) {
   for (const char* s : {"N=1,C=8,H=6,W=6,R=3,S=3,stride=1,pad=1,b=4", "N=2,C=6,H=7,W=3,R=3,S=1,stride=2,pad=0,b=2",
                         "N=1,C=4,H=5,W=5,R=3,S=3,stride=2,pad=2,dilation=2,b=4"})
     check(std::string("depthwise_conv2d_nchwc:") + s, ref_depthwise_nchwc);
+}
+
+TEST(OpsNumeric, GroupedConv2dNchwc) {
+  // Groups of 2 in blocks of 4 (two groups to a block), of 4 (one), of 4
+  // in blocks of 2 (two blocks to a group), the last dilated.
+  for (const char* s : {"N=1,C=8,H=6,W=6,R=3,S=3,stride=1,pad=1,b=4,groups=4",
+                        "N=2,C=8,H=5,W=7,R=3,S=2,stride=2,pad=1,b=4,groups=2",
+                        "N=1,C=8,H=6,W=5,R=3,S=3,stride=1,pad=2,dilation=2,b=2,groups=2"})
+    check(std::string("grouped_conv2d_nchwc:") + s, ref_grouped_nchwc);
 }
 
 const char* kPoolShapes[] = {"N=1,C=2,H=6,W=6,R=2,S=2,stride=2,pad=0", "N=2,C=3,H=7,W=5,R=3,S=3,stride=2,pad=1",

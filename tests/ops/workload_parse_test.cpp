@@ -55,6 +55,7 @@ TEST(WorkloadParse, EveryOpRoundTripsThroughItsCanonicalString) {
       "depthwise_conv2d_nchw:N=1,C=8,H=9,W=9,R=3,S=3,stride=1,pad=1",
       "conv2d_nchwc:N=1,C=4,H=7,W=7,K=8,R=3,S=3,stride=1,pad=1,cb=4,kb=8",
       "depthwise_conv2d_nchwc:N=1,C=8,H=9,W=9,R=3,S=3,stride=2,pad=1,b=8",
+      "grouped_conv2d_nchwc:N=1,C=16,H=9,W=9,R=3,S=3,stride=2,pad=1,b=8,groups=2",
       "conv2d_winograd_nchwc:N=1,C=16,H=14,W=14,K=32,pad=1,cb=16,kb=16,m=4",
       "max_pool2d:N=1,C=2,H=6,W=6,R=2,S=2,stride=2,pad=0,dtype=int32",
       "avg_pool2d:N=1,C=2,H=6,W=6,R=3,S=3,stride=1,pad=1,dtype=float64",
@@ -209,6 +210,8 @@ TEST(WorkloadErrors, BlocksMustDivideChannels) {
                      "conv2d_nchwc: kb=8 must divide K=12");
   EXPECT_PARSE_ERROR("depthwise_conv2d_nchwc:N=1,C=12,H=8,W=8,R=3,S=3,stride=1,pad=1,b=8",
                      "depthwise_conv2d_nchwc: b=8 must divide C=12");
+  EXPECT_PARSE_ERROR("grouped_conv2d_nchwc:N=1,C=24,H=8,W=8,R=3,S=3,stride=1,pad=1,b=8,groups=4",
+                     "grouped_conv2d_nchwc: a group of C/groups=6 channels must divide b=8 or be a multiple of it");
 }
 
 TEST(WorkloadErrors, HandBuiltWorkloadsAreCheckedToo) {
