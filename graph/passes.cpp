@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "core/error.h"
+#include "graph/fold_channel_scale.h"
 #include "graph/layout.h"
 #include "graph/pad_attention.h"
 #include "graph/pad_dense.h"
@@ -210,6 +211,7 @@ const std::vector<Pass>& passes() {
       {"pad_dense_columns", [](const Graph& g, const PassOptions& o) { return pad_dense_columns(g, o.dense_lanes); }},
       {"pad_attention_keys", [](const Graph& g, const PassOptions& o) { return pad_attention_keys(g, o.dense_lanes); }},
       {"convert_layout", [](const Graph& g, const PassOptions& o) { return convert_layout(g, o.lanes); }},
+      {"fold_channel_scale", [](const Graph& g, const PassOptions&) { return fold_channel_scale(g); }},
   };
   return table;
 }

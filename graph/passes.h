@@ -31,6 +31,10 @@
 //
 // convert_layout (graph/layout.h): convolutions in blocked channels, for a
 // target whose vectors hold `lanes` float32 values; off when lanes is 0.
+//
+// fold_channel_scale (graph/fold_channel_scale.h): a squeeze and
+// excitation's per-channel Mul in front of convolutions moves into their
+// weights where those are fewer than the scaled elements.
 #pragma once
 
 #include <cstdint>
