@@ -76,6 +76,11 @@ class CodeGen {
   llvm::Value* emit_clamped_load(llvm::Type* mt, llvm::Value* base, llvm::Align align, const Expr& offset,
                                  const Expr& ramp_base, const Expr& lo, const Expr& hi, bool min_inside,
                                  int64_t lanes);
+  // A vector index of at most a quarter as many distinct values as lanes,
+  // each a constant offset from one scalar, as that many scalar loads
+  // broadcast into their lanes; null where `index` is not one.
+  llvm::Value* emit_few_element_load(llvm::Type* mt, llvm::Value* base, llvm::Align align, const Expr& index,
+                                     const std::string& name);
   void emit_store(const BufferStoreNode* op);
   void emit_allocate(const AllocateNode* op);
   llvm::Value* buffer_ptr(const Buffer& b);

@@ -131,6 +131,43 @@ TEST(CodegenExpr, ClampedRampReadsLikeTheGather) {
     }
 }
 
+// An index of a few distinct values, each a constant offset from one
+// scalar (a grouped convolution's input channel for 16 output channels in
+// groups of 8): scalar loads broadcast into their lanes, reading what the
+// gather would. A floordiv of a ramp whose base is not constant stays a
+// gather, and agrees too.
+TEST(CodegenExpr, FewElementIndexReadsLikeTheGather) {
+  const int n = 64, lanes = 16, groups = 8;
+  Buffer A = flat("A", DataType::Float32(), n + lanes);
+  Buffer G = flat("G", DataType::Float32(), n * groups), M = flat("M", DataType::Float32(), n * groups);
+  Buffer V = flat("V", DataType::Float32(), n * groups);
+  Var io("io"), j("j");
+  auto bc = [&](Expr e) { return broadcast(std::move(e), lanes); };
+  const Expr lane = ramp(Expr(0), Expr(1), lanes);
+  const Expr out = vec((io * groups + j) * lanes, lanes);
+  Stmt body = seq({
+      // lanes 0-7: A[io*16 + j], lanes 8-15: A[io*16 + 8 + j]
+      st(G, ld(A, bc(io * lanes + j) + floordiv(lane, bc(Expr(8))) * bc(Expr(8))), out),
+      // A[io*16 + j + 2 * (lane % 4)]: four values
+      st(M, ld(A, bc(io * lanes + j) + floormod(lane, bc(Expr(4))) * bc(Expr(2))), out),
+      // floordiv(io*16 + lane, 8): base not constant, a gather
+      st(V, ld(A, floordiv(ramp(io * lanes, Expr(1), lanes), bc(Expr(8))) + bc(j)), out),
+  });
+  PrimFunc f("few", {A, G, M, V}, loop(io, n / lanes, loop(j, groups, body)));
+  NDArray a = random_array(DataType::Float32(), n + lanes, 12);
+  NDArray g(DataType::Float32(), {n * groups}), m(DataType::Float32(), {n * groups}), v(DataType::Float32(), {n * groups});
+  run(f, {&a, &g, &m, &v});
+  const float* av = a.data_as<float>();
+  for (int o = 0; o < n / lanes; ++o)
+    for (int jj = 0; jj < groups; ++jj)
+      for (int l = 0; l < lanes; ++l) {
+        const int k = (o * groups + jj) * lanes + l;
+        ASSERT_EQ(g.data_as<float>()[k], av[o * lanes + jj + l / 8 * 8]) << o << "," << jj << "," << l;
+        ASSERT_EQ(m.data_as<float>()[k], av[o * lanes + jj + l % 4 * 2]) << o << "," << jj << "," << l;
+        ASSERT_EQ(v.data_as<float>()[k], av[(o * lanes + l) / 8 + jj]) << o << "," << jj << "," << l;
+      }
+}
+
 TEST(CodegenExpr, VectorLoopWithScalarTail) {
   const int n = 37, lanes = 8, main = n / lanes * lanes;
   Buffer A = flat("A", DataType::Float32(), n), C = flat("C", DataType::Float32(), n + 3);

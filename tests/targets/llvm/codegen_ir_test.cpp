@@ -60,6 +60,21 @@ TEST(CodegenIr, GathersUseMaskedIntrinsics) {
   EXPECT_TRUE(contains(ir, "@llvm.masked.gather.v8f32")) << ir;
 }
 
+TEST(CodegenIr, AnIndexOfTwoValuesIsTwoLoadsNotAGather) {
+  // A[io*16 + floordiv(lane, 8)*8]: lanes 0-7 read one element, 8-15 the
+  // one 8 further on.
+  const int n = 64;
+  Buffer A = flat("A", DataType::Float32(), n), C = flat("C", DataType::Float32(), n);
+  Var io("io");
+  Expr idx = broadcast(io * 16, 16) + floordiv(ramp(Expr(0), Expr(1), 16), broadcast(Expr(8), 16)) * broadcast(Expr(8), 16);
+  PrimFunc f("grouped_lanes", {A, C}, loop(io, n / 16, st(C, ld(A, idx), vec(io * 16, 16))));
+  std::string ir = emit_llvm_ir(f, Target::parse("llvm -mcpu=skylake-avx512"), /*optimize=*/false);
+  EXPECT_FALSE(contains(ir, "@llvm.masked.gather")) << ir;
+  EXPECT_TRUE(contains(ir, "<16 x i1> <i1 false, i1 false, i1 false, i1 false, i1 false, i1 false, i1 false, "
+                           "i1 false, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true, i1 true>"))
+      << ir;
+}
+
 TEST(CodegenIr, ClampedRampIsAMaskedLoadNotAGather) {
   const int w = 30;
   Buffer A = flat("A", DataType::Float32(), 2 * w), C = flat("C", DataType::Float32(), 64);
