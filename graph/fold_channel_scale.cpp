@@ -33,12 +33,7 @@ bool takes_scale(const Graph& g, const Node& n, int y) {
 
 Graph fold_channel_scale(const Graph& in) {
   Graph g = in;
-  std::vector<std::vector<size_t>> readers(g.values.size());
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (int id : g.nodes[i].inputs)
-      if (id != Node::kNone) readers[static_cast<size_t>(id)].push_back(i);
-  std::vector<bool> is_output(g.values.size(), false);
-  for (int id : g.outputs) is_output[static_cast<size_t>(id)] = true;
+  const ValueReaders reads = value_readers(in);
 
   std::vector<Node> out;
   out.reserve(g.nodes.size());
@@ -57,9 +52,9 @@ Graph fold_channel_scale(const Graph& in) {
         x = mul.inputs[k];
         s = mul.inputs[1 - k];
       }
-    const std::vector<size_t>& users = readers[static_cast<size_t>(y)];
+    const std::vector<size_t>& users = reads.nodes[static_cast<size_t>(y)];
     int64_t weights = 0;
-    bool fits = x != Node::kNone && !scale_shape.empty() && !is_output[static_cast<size_t>(y)] && !users.empty() &&
+    bool fits = x != Node::kNone && !scale_shape.empty() && !reads.is_output[static_cast<size_t>(y)] && !users.empty() &&
                 g.value(y).dtype == DataType::Float32();
     for (size_t u : users) {
       fits = fits && takes_scale(g, g.nodes[u], y);

@@ -122,13 +122,9 @@ void absorb_index_maps(const Graph& g, const std::vector<std::vector<size_t>>& r
 OpPattern op_pattern(const Node& n) { return op_def(n).pattern; }
 
 std::vector<FusedGroup> fuse_operators(const Graph& g) {
-  // Readers of each value, and whether it is a graph output.
-  std::vector<std::vector<size_t>> readers(g.values.size());
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (int id : g.nodes[i].inputs)
-      if (id != Node::kNone) readers[static_cast<size_t>(id)].push_back(i);
-  std::vector<bool> is_output(g.values.size(), false);
-  for (int id : g.outputs) is_output[static_cast<size_t>(id)] = true;
+  const ValueReaders value_reads = value_readers(g);
+  const std::vector<std::vector<size_t>>& readers = value_reads.nodes;
+  const std::vector<bool>& is_output = value_reads.is_output;
 
   std::vector<bool> taken(g.nodes.size(), false);
   std::vector<FusedGroup> groups;

@@ -110,6 +110,17 @@ const Value* Graph::input(const Node& n, size_t i) const {
   return &value(n.inputs[i]);
 }
 
+ValueReaders value_readers(const Graph& g) {
+  ValueReaders r;
+  r.nodes.resize(g.values.size());
+  r.is_output.assign(g.values.size(), false);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int id : g.nodes[i].inputs)
+      if (id != Node::kNone) r.nodes[static_cast<size_t>(id)].push_back(i);
+  for (int id : g.outputs) r.is_output[static_cast<size_t>(id)] = true;
+  return r;
+}
+
 std::string type_str(const Value& v) { return v.dtype.str() + shape_str(v.shape); }
 
 std::string shape_str(const std::vector<int64_t>& shape) {

@@ -93,6 +93,14 @@ class Graph {
   std::string str() const;
 };
 
+// Who reads each value of `g`: the nodes with it among their inputs
+// (indices into g.nodes, in order), and whether it is a graph output.
+struct ValueReaders {
+  std::vector<std::vector<size_t>> nodes;  // per value
+  std::vector<bool> is_output;             // per value
+};
+ValueReaders value_readers(const Graph& g);
+
 // "float32[1, 3, 224, 224]".
 std::string type_str(const Value& v);
 
