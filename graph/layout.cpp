@@ -53,20 +53,6 @@ NDArray block_depthwise_weight(const NDArray& w, int64_t b, int64_t Cp) {
   return out;
 }
 
-// w[K, gw, R, S] (groups of gw channels in and out) -> [Kp / b, gw / cb,
-// R, S, cb, b], cb = min(gw, b): ops/blocked.h's grouped weights.
-NDArray block_grouped_weight(const NDArray& w, int64_t b, int64_t Kp) {
-  const Shape& s = w.shape();
-  const int64_t K = s[0], gw = s[1], RS = s[2] * s[3], cb = std::min(gw, b);
-  NDArray out(w.dtype(), {Kp / b, gw / cb, s[2], s[3], cb, b});
-  for (int64_t k = 0; k < K; ++k)
-    for (int64_t j = 0; j < gw; ++j)
-      for (int64_t t = 0; t < RS; ++t)
-        out.set((((k / b) * (gw / cb) + j / cb) * RS + t) * cb * b + (j % cb) * b + k % b,
-                w.get((k * gw + j) * RS + t));
-  return out;
-}
-
 bool is_const_f32(const Graph& g, int id) {
   return id != Node::kNone && g.value(id).is_constant() && g.value(id).dtype == DataType::Float32();
 }
@@ -255,7 +241,9 @@ class Converter {
     const int64_t tile = group > 1 ? 0 : winograd_tile_of(n, wv.shape);
     int wb;
     if (grouped) {
-      wb = add_constant(wv.name + "_nchwc", block_grouped_weight(*wv.data, cb, Cp));
+      // [K, gw, R, S] is a one-group weight of gw input channels: blocked
+      // as one, it is ops/blocked.h's grouped [Kp / b, gw / cb', R, S, cb', b].
+      wb = add_constant(wv.name + "_nchwc", block_weight(*wv.data, std::min(gw, cb), cb, gw, Cp));
     } else if (tile > 0) {
       const NDArray blocked_w = block_weight(*wv.data, cb, kb, Cp, Kp);
       const int64_t a = tile + 2;
