@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/expr_type.h"
+#include "core/int_div.h"
 
 namespace kiln {
 
@@ -316,12 +317,6 @@ void match_types(Expr& a, Expr& b) {
     KILN_ICHECK(false) << "cannot match types " << ta.str() << " and " << tb.str();
   }
 }
-
-int64_t floordiv_i(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-int64_t floormod_i(int64_t a, int64_t b) { return a - floordiv_i(a, b) * b; }
 
 // Folds kind(a, b) when both are scalar constants; returns null otherwise.
 Expr fold_binary(ExprKind kind, const Expr& a, const Expr& b) {

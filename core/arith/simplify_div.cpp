@@ -9,17 +9,13 @@
 //   floordiv(x*4 + y, 8)  ->  floordiv(x, 2)        when 0 <= y < 4
 //   floormod(x, 8)        ->  x                     when 0 <= x < 8
 #include "core/arith/rewriter.h"
+#include "core/int_div.h"
 
 namespace kiln::arith {
 
 using namespace pattern;
 
 namespace {
-
-int64_t floordiv_i(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
 
 // The part of a linear form that is a multiple of c (divided by c), and the
 // rest. False when nothing is a multiple (no progress to make).

@@ -23,6 +23,7 @@
 // Allocate: small constant-size buffers go on the stack (in the function's
 // entry block, so a loop does not grow the stack); the rest come from the
 // runtime's alloc_scratch and are freed when the Allocate's body ends.
+#include "core/int_div.h"
 #include "targets/codegen/llvm/codegen_impl.h"
 #include "targets/runtime/kernel_abi.h"
 
@@ -155,10 +156,7 @@ std::optional<LaneOffsets> match_lane_offsets(const Expr& e) {
       if (!k) return std::nullopt;
       base = *k;
     }
-    for (int64_t& v : m->offsets) {
-      const int64_t x = base + v, q = x >= 0 ? x / *c : -((-x + *c - 1) / *c);
-      v = div ? q : x - q * *c;
-    }
+    for (int64_t& v : m->offsets) v = div ? floordiv_i(base + v, *c) : floormod_i(base + v, *c);
     m->base = Expr();
     return m;
   }
