@@ -8,6 +8,7 @@
 
 #include "graph/recognize.h"
 #include "graph/shape_util.h"
+#include "ops/blocked.h"
 #include "ops/winograd.h"
 
 namespace kiln::graph {
@@ -232,7 +233,7 @@ class Converter {
     // Groups of gw channels in and out, whole groups in a block or whole
     // blocks in a group, the padded channels whole groups of zeros.
     const int64_t gw = wv.shape[1];
-    const bool grouped = group > 1 && !depthwise && K == C && C == group * gw && (cb % gw == 0 || gw % cb == 0) &&
+    const bool grouped = group > 1 && !depthwise && K == C && C == group * gw && ops::group_fits_block(gw, cb) &&
                          (Cp - C) % gw == 0;
     if (group != 1 && !depthwise && !grouped) return false;
     Node conv = n;

@@ -1,5 +1,7 @@
 #include "ops/blocked.h"
 
+#include <algorithm>
+
 #include "ops/common.h"
 #include "ops/pad.h"
 #include "ops/window.h"
@@ -81,7 +83,7 @@ te::Tensor grouped_conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel
   if (groups < 1 || C % groups != 0 || C / groups != gw || KO * B != C)
     KILN_USER_ERROR() << op << ": " << groups << " groups of " << data.name() << "'s " << C
                       << " channels do not match " << kernel.name() << "'s groups of " << gw << " into " << KO * B;
-  if (!(M == 1 && B % CB == 0) && !(CB == B))
+  if (!group_fits_block(gw, B) || CB != std::min(gw, B))
     KILN_USER_ERROR() << op << ": a group of " << gw << " channels must divide the block of " << B
                       << " or be whole blocks of it";
   const Window wh{const_extent(op, kernel, 2), cfg.stride, cfg.pad, cfg.dilation};

@@ -58,6 +58,10 @@ te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const 
 // on AVX2 (blocks of 8) either.
 te::Tensor grouped_conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg);
 
+// Whether groups of gw channels fit blocks of b as grouped_conv2d_nchwc
+// takes them: gw divides b or b divides gw.
+inline bool group_fits_block(int64_t gw, int64_t b) { return b % gw == 0 || gw % b == 0; }
+
 // out[n, co, p, q, ci] = sum_{r, s} pad[n, co, p*stride + r*dil, q*stride + s*dil, ci] * kernel[co, r, s, ci]
 // data [N, C/b, H, W, b], kernel [C/b, R, S, b] -> [N, C/b, P, Q, b];
 // stage "depthwise_conv2d_nchwc". cfg.groups is ignored (it is C).

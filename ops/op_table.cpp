@@ -274,7 +274,7 @@ std::vector<OpSpec> make_table() {
         if (g < 1 || C % g != 0)
           KILN_USER_ERROR() << w.op << ": groups=" << g << " must divide C=" << C;
         const int64_t gw = C / g;
-        if (b % gw != 0 && gw % b != 0)
+        if (!group_fits_block(gw, b))
           KILN_USER_ERROR() << w.op << ": a group of C/groups=" << gw << " channels must divide b=" << b
                             << " or be a multiple of it";
         window_out(w, param(w, "dilation"));
