@@ -44,10 +44,16 @@ std::unordered_set<const VarNode*> spatial_vars(const BlockNode* b) {
   return out;
 }
 
-bool leaves_out_a_spatial_var(const BufferRegion& r, const std::unordered_set<const VarNode*>& spatial) {
+// The variables a read or write region's indices use.
+std::unordered_set<const VarNode*> vars_of_region(const BufferRegion& r) {
   std::unordered_set<const VarNode*> used;
   for (const Range& rg : r->region)
     for (const VarNode* v : vars_in(rg->min)) used.insert(v);
+  return used;
+}
+
+bool leaves_out_a_spatial_var(const BufferRegion& r, const std::unordered_set<const VarNode*>& spatial) {
+  const std::unordered_set<const VarNode*> used = vars_of_region(r);
   for (const VarNode* v : spatial)
     if (!used.count(v)) return true;
   return false;
@@ -75,6 +81,15 @@ std::optional<PackableRead> packable_read(const PrimFunc& f, const std::string& 
     if (int d = dim_indexed_by(r, v); d >= 0) return PackableRead{static_cast<int>(i), d};
   }
   return std::nullopt;
+}
+
+std::vector<bool> read_uses(const PrimFunc& f, const std::string& block, size_t read) {
+  const BlockNode* b = find(f, block).block;
+  KILN_ICHECK(read < b->reads.size()) << "block " << block << " has no read " << read;
+  const std::unordered_set<const VarNode*> used = vars_of_region(b->reads[read]);
+  std::vector<bool> out;
+  for (const IterVar& iv : b->iter_vars) out.push_back(used.count(iv.var().operator->()) > 0);
+  return out;
 }
 
 int written_dim(const PrimFunc& f, const std::string& block, size_t iter_var) {
@@ -202,9 +217,7 @@ std::vector<double> bytes_read_along(const PrimFunc& f, const std::string& block
     const BufferRegion& r = b->reads[k];
     const double bytes = sizes[k];
     if (bytes * 16 < largest) continue;
-    std::unordered_set<const VarNode*> used;
-    for (const Range& rg : r->region)
-      for (const VarNode* v : vars_in(rg->min)) used.insert(v);
+    const std::unordered_set<const VarNode*> used = vars_of_region(r);
     for (size_t i = 0; i < b->iter_vars.size(); ++i)
       if (used.count(b->iter_vars[i].var().operator->())) out[i] += bytes;
   }

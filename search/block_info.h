@@ -53,6 +53,12 @@ struct PackableRead {
 };
 std::optional<PackableRead> packable_read(const PrimFunc& f, const std::string& block, size_t iter_var);
 
+// For each iter var of `block`: whether its read number `read` (an index
+// into the block's reads, as PackableRead::read) uses it in some index.
+// Conv2d's weights leave the output rows and columns out: every pixel
+// reads the same weights, which a design may then read once for many.
+std::vector<bool> read_uses(const PrimFunc& f, const std::string& block, size_t read);
+
 // The dimension of the block's first written buffer that `iter_var` alone
 // indexes, or -1.
 int written_dim(const PrimFunc& f, const std::string& block, size_t iter_var);

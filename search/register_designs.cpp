@@ -75,12 +75,21 @@ std::vector<int64_t> tile_extents(const PrimFunc& f, const Trace& design) {
   return out;
 }
 
-// For each reduction tile sample of `tile` (tile.reductions), the index in
-// tile.tiles of the spatial tile it slides along (sliding_along,
-// block_info.h), or -1; all -1 when the design's first instructions do not
+// What a register tile's loops are to its block: for each reduction tile
+// sample (tile.reductions), the index in tile.tiles of the spatial tile it
+// slides along (sliding_along, block_info.h), or -1; and for each spatial
+// tile, whether the vector operand (the read packing copies for the vector
+// axis, packable_read) leaves it out, so that every step along it reads
+// the same vectors (a 1x1 convolution's output pixels, reading the same
+// weights). All -1 and false when the design's first instructions do not
 // replay on `f`.
-std::vector<int> sliding_tiles(const PrimFunc& f, const Trace& design, const RegisterTile& tile) {
-  std::vector<int> out(tile.reductions.size(), -1);
+struct TileAxes {
+  std::vector<int> sliding;
+  std::vector<bool> free;
+};
+
+TileAxes tile_axes(const PrimFunc& f, const Trace& design, const RegisterTile& tile) {
+  TileAxes out{std::vector<int>(tile.reductions.size(), -1), std::vector<bool>(tile.tiles.size(), false)};
   size_t first = design.size();
   for (size_t i : tile.tiles) first = std::min(first, i);
   for (size_t i : tile.reductions) first = std::min(first, i);
@@ -108,8 +117,15 @@ std::vector<int> sliding_tiles(const PrimFunc& f, const Trace& design, const Reg
     const int iter_var = bound[tile.tiles.size() + r];
     if (iter_var < 0 || along[static_cast<size_t>(iter_var)] < 0) continue;
     for (size_t k = 0; k < tile.tiles.size(); ++k)
-      if (bound[k] == along[static_cast<size_t>(iter_var)]) out[r] = static_cast<int>(k);
+      if (bound[k] == along[static_cast<size_t>(iter_var)]) out.sliding[r] = static_cast<int>(k);
   }
+  const int vector_var = bound[tile.vector_tile];
+  const std::optional<PackableRead> operand =
+      vector_var < 0 ? std::nullopt : packable_read(sch.func(), tile.block, static_cast<size_t>(vector_var));
+  if (!operand) return out;
+  const std::vector<bool> uses = read_uses(sch.func(), tile.block, static_cast<size_t>(operand->read));
+  for (size_t k = 0; k < tile.tiles.size(); ++k)
+    out.free[k] = bound[k] >= 0 && !uses[static_cast<size_t>(bound[k])];
   return out;
 }
 
@@ -145,6 +161,13 @@ int64_t vector_width(int64_t extent, int64_t lanes, int64_t vectors) {
 bool writes_back(const Trace& design) {
   for (const Instruction& inst : design.instructions())
     if (inst.kind == &inst::reverse_compute_at) return true;
+  return false;
+}
+
+// Whether the design packs an operand (a cache_read).
+bool packs(const Trace& design) {
+  for (const Instruction& inst : design.instructions())
+    if (inst.kind == &inst::cache_read) return true;
   return false;
 }
 
@@ -186,10 +209,11 @@ bool copies_a_constant(const PrimFunc& f, const BlockInfo& info, const std::vect
 
 // The S3 rows of a register tile, by index into its tiles, and whether
 // the tiles of each axis loop in S1 (inside each parallel job) rather
-// than S0.
+// than S0 (or, for a reduction-blocked shape, how many loop in S2).
 struct Rows {
   std::vector<int64_t> s3;
   std::vector<bool> in_s1;
+  std::vector<int64_t> s2 = {};  // a reduction-blocked shape's S2 tiles (0: none), else empty
 };
 
 // The accumulators a register tile of `vectors` vectors per row may keep:
@@ -267,10 +291,55 @@ struct Sizing {
 constexpr int64_t kStreamingSecondRows = 3;
 constexpr int64_t kStreamingRows[] = {2, 4};
 
+// The reduction-blocked shapes (the other half of sized's streaming
+// designs): the reduction elements the inner reduction loops take per step
+// of the outer ones, the least reduction that makes such a design (four
+// steps), and the accumulators (vectors) the S2 tiles may hold in memory
+// between steps: 16 KB on AVX-512, in the L1 beside a step's weights.
+constexpr int64_t kBlockedChunk = 64;
+constexpr int64_t kBlockedAccumulators = 256;
+
+// A reduction-blocked shape's rows, for a block that no reduction slides
+// along (a 1x1 convolution): up to `first_rows` rows on the largest axis
+// that the vector operand reads (the output-channel blocks, TileAxes::free
+// false), as many as the registers left allow on the largest axis it
+// leaves out (the output pixels; the later one on a tie, whose rows are
+// contiguous), and in S2 the tiles of that axis and then of the other
+// free axes, outward, up to kBlockedAccumulators accumulators. nullopt
+// without both kinds of axis.
+std::optional<Rows> blocked_rows(const RegisterTile& tile, const std::vector<int64_t>& extents,
+                                 const std::vector<bool>& free, int64_t first_rows) {
+  std::optional<size_t> bound, row;
+  for (size_t k = 0; k < extents.size(); ++k) {
+    if (k == tile.vector_tile || extents[k] < 2) continue;
+    if (free[k]) {
+      if (!row || extents[k] >= extents[*row]) row = k;
+    } else if (!bound || extents[k] > extents[*bound]) {
+      bound = k;
+    }
+  }
+  if (!bound || !row) return std::nullopt;
+  const size_t n = extents.size();
+  Rows out{std::vector<int64_t>(n, 1), std::vector<bool>(n, false), std::vector<int64_t>(n, 0)};
+  const int64_t rows = std::min(first_rows, extents[*bound]);
+  out.s3[*bound] = rows;
+  out.in_s1[*bound] = true;
+  out.s3[*row] = even_rows(extents[*row], std::max<int64_t>(1, (tile.budget - rows) / rows));
+  int64_t room = std::max<int64_t>(1, kBlockedAccumulators / (out.s3[*row] * rows));
+  std::vector<size_t> outward{*row};
+  for (size_t k = n; k-- > 0;)
+    if (k != *row && k != tile.vector_tile && free[k] && extents[k] > 1) outward.push_back(k);
+  for (size_t k : outward) {
+    out.s2[k] = std::min(covering_outer(extents[k], {out.s3[k]}), room);
+    room = std::max<int64_t>(1, room / out.s2[k]);
+  }
+  return out;
+}
+
 // `design` with each tiled block's S3 tiles sized by `sizing` (shape_rows
 // or window_rows), the vector tile up to `vectors` vectors wide (the widest
 // divisor of the vector axis), every other S3 tile 1; `extent_of` is
-// tile_extents(f, design) and `sliding_of` sliding_tiles of each of its
+// tile_extents(f, design) and `axes_of` tile_axes of each of its
 // register tiles. Around it, the loops of a BLIS macro-kernel
 // (and of examples/schedules/matmul_1024_avx2.json): the
 // panels of the vector axis and every other axis in S0 (postprocessing
@@ -299,10 +368,22 @@ constexpr int64_t kStreamingRows[] = {2, 4};
 // tile ran the whole reduction and read all the weights again. On layer4
 // of resnet18 (512→512 7², 9.4 MB of weights; AMD EPYC Zen 4, weights
 // warm), 128-trial searches with seeds 4-7 ended at 1.03-1.05 ms with
-// these designs and at 1.05-1.32 ms without them. nullopt where no row
-// axis is slid along (a matmul).
+// these designs and at 1.05-1.32 ms without them.
+//
+// Where no reduction slides along a row axis (a 1x1 convolution), the
+// streaming design is reduction-blocked instead (blocked_rows): the
+// reduction loops step kBlockedChunk elements at a time outside the S2
+// tiles of the axes the weights leave out (the output pixels), so that a
+// chunk of weights, read once, serves them all, their accumulators kept
+// in memory between chunks, as BLIS's kc loop keeps C. On resnet50's
+// 2048→512 at 7² (4 MB of weights; AMD EPYC Zen 5, 2 threads), 7 output
+// pixels x 2 channel blocks so ran at 497 GFLOP/s, where the best of 400
+// trials, its whole reduction over each register tile of 7 pixels
+// (weights read seven times), ran at 426 with a copy of the weights per
+// job and at 233 without. nullopt where neither form applies (a matmul:
+// every row axis reads the weights or none does).
 std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::vector<int64_t>& extent_of,
-                           const std::vector<std::vector<int>>& sliding_of, const Sizing& sizing,
+                           const std::vector<TileAxes>& axes_of, const Sizing& sizing,
                            const std::vector<int>& constants) {
   Trace out = design;
   const TraceDefs defs(design);
@@ -323,11 +404,10 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
     const RegisterTile& tile = tiles[t];
     std::vector<int64_t> extents;
     for (size_t i : tile.tiles) extents.push_back(extent_of[i]);
-    const std::vector<int>& sliding = sliding_of[t];
-    const std::optional<Rows> rows = sizing.window > 0
-                                         ? window_rows(tile, extents, sliding, sizing.window)
-                                         : shape_rows(tile, extents, sizing.vectors, sizing.second_rows,
-                                                      sizing.streaming_rows);
+    const std::vector<int>& sliding = axes_of[t].sliding;
+    std::optional<Rows> rows = sizing.window > 0 ? window_rows(tile, extents, sliding, sizing.window)
+                                                 : shape_rows(tile, extents, sizing.vectors, sizing.second_rows,
+                                                              sizing.streaming_rows);
     if (!rows) return std::nullopt;
     auto slid_along = [&](size_t k) {
       return std::find(sliding.begin(), sliding.end(), static_cast<int>(k)) != sliding.end();
@@ -335,13 +415,27 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
     const bool streaming = sizing.streaming_rows > 0;
     std::optional<size_t> split_channels;  // streaming: the reduction 2 of whose steps go inside
     if (streaming) {
-      bool any_in_s2 = false;
+      // A window of one step (a 1x1 filter's rows) slides over nothing.
+      bool any_in_s2 = false, any_window = false;
+      for (size_t r = 0; r < tile.reductions.size(); ++r)
+        any_window = any_window || (sliding[r] >= 0 && covered_by(design, tile.reductions[r]) > 1);
       for (size_t k = 0; k < tile.tiles.size(); ++k)
         any_in_s2 = any_in_s2 || (k != tile.vector_tile && rows->in_s1[k] && slid_along(k));
       for (size_t r = tile.reductions.size(); r-- > 0;)
         if (sliding[r] < 0) split_channels = r;
-      if (!any_in_s2 || !split_channels) return std::nullopt;
+      if (!any_in_s2 || !any_window) {
+        int64_t reduction = 1;
+        for (size_t i : tile.reductions) reduction *= covered_by(design, i);
+        rows = reduction >= 4 * kBlockedChunk
+                   ? blocked_rows(tile, extents, axes_of[t].free, sizing.streaming_rows)
+                   : std::nullopt;
+        if (!rows) return std::nullopt;
+        split_channels.reset();
+      } else if (!split_channels) {
+        return std::nullopt;
+      }
     }
+    const bool blocked = !rows->s2.empty();
     for (size_t k = 0; k < tile.tiles.size(); ++k) {
       TileDecision decision;
       const int64_t n = rows->s3[k];
@@ -349,6 +443,8 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
         // The vector tile divides its extent (sample_perfect_tile).
         const int64_t width = vector_width(extents[k], tile.lanes, sizing.vectors);
         decision.factors = {extents[k] / width, 1, 1, width};
+      } else if (blocked && rows->s2[k] > 0) {
+        decision.factors = {TileDecision::kInferred, 1, rows->s2[k], n};
       } else if (rows->in_s1[k] && streaming && slid_along(k)) {
         decision.factors = {TileDecision::kInferred, 1, covering_outer(extents[k], {n}), n};
       } else if (rows->in_s1[k] && streaming) {
@@ -360,7 +456,16 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
       }
       out = out.with_decision(tile.tiles[k], std::move(decision));
     }
-    for (size_t r = 0; r < tile.reductions.size(); ++r) {
+    // A reduction-blocked shape's chunk: the innermost reductions' steps
+    // inside, outward, up to kBlockedChunk elements.
+    int64_t chunk = 1;
+    for (size_t r = tile.reductions.size(); blocked && r-- > 0;) {
+      const int64_t extent = covered_by(design, tile.reductions[r]);
+      const int64_t in = divisor_up_to(extent, std::max<int64_t>(1, kBlockedChunk / chunk));
+      chunk *= in;
+      out = out.with_decision(tile.reductions[r], TileDecision{{extent / in, in}});
+    }
+    for (size_t r = 0; !blocked && r < tile.reductions.size(); ++r) {
       const int64_t extent = covered_by(design, tile.reductions[r]);
       const int along = sliding[r];
       const bool inside = along >= 0 && static_cast<size_t>(along) != tile.vector_tile && rows->s3[along] > 1;
@@ -424,16 +529,16 @@ std::vector<Trace> register_designs(const PrimFunc& f, const std::vector<Trace>&
   // What each draw's loops are, read once per draw (each costs replays of
   // the draw), not once per shape sized from it.
   std::vector<std::vector<int64_t>> extents;
-  std::vector<std::vector<std::vector<int>>> sliding;  // per draw, per register tile
+  std::vector<std::vector<TileAxes>> roles;  // per draw, per register tile
   for (const Trace& draw : draws) {
     extents.push_back(tile_extents(f, draw));
-    sliding.emplace_back();
-    for (const RegisterTile& tile : register_tiles(draw)) sliding.back().push_back(sliding_tiles(f, draw, tile));
+    roles.emplace_back();
+    for (const RegisterTile& tile : register_tiles(draw)) roles.back().push_back(tile_axes(f, draw, tile));
   }
   std::vector<Trace> out;
   std::unordered_set<uint64_t> seen;
   auto add = [&](size_t d, const Sizing& sizing) {
-    std::optional<Trace> design = sized(f, draws[d], extents[d], sliding[d], sizing, constants);
+    std::optional<Trace> design = sized(f, draws[d], extents[d], roles[d], sizing, constants);
     if (!design) return;
     std::optional<Candidate> c = replay_candidate(f, *design);
     if (!c) return;  // spills (a tile of more rows than the axis has leaves none), or illegal
@@ -450,10 +555,20 @@ std::vector<Trace> register_designs(const PrimFunc& f, const std::vector<Trace>&
   for (int64_t rows : kWindowRows)
     for (const auto& [axis, d] : written_back)
       if (out.size() < limit) add(d, Sizing{1, 1, rows});
-  // The weight-streaming shapes next, on the sketches that write back.
+  // The weight-streaming shapes next, on the sketches that write back, and
+  // again on the last of them that packs nothing: its weights are read
+  // where they lie, where the packed sketch copies each job's share first,
+  // a copy that a compiled model makes once (prepacked) but a layer timed
+  // alone makes on every call (resnet50's 2048→512 at 7², Zen 5: 426
+  // GFLOP/s packed, 497 not, the weights' layout already blocked).
+  std::map<size_t, size_t> unpacked;  // vector axis -> draw
+  for (size_t d = 0; d < draws.size(); ++d)
+    if (writes_back(draws[d]) && !packs(draws[d])) unpacked[register_tiles(draws[d])[0].vector_tile] = d;
   for (int64_t rows : kStreamingRows)
-    for (const auto& [axis, d] : written_back)
-      if (out.size() < limit) add(d, Sizing{1, kStreamingSecondRows, 0, rows});
+    for (const std::map<size_t, size_t>* sketches : {&written_back, &unpacked})
+      for (const auto& [axis, d] : *sketches)
+        if (out.size() < limit && (sketches == &written_back || written_back.at(axis) != d))
+          add(d, Sizing{1, kStreamingSecondRows, 0, rows});
   // Then every shape on every vector axis before the sketches that differ
   // only in how they write back: conv2d's five sketches vectorize two axes,
   // and 16 designs taken shape by shape left the output-channel vector

@@ -289,6 +289,56 @@ TEST(RegisterDesigns, AConvolutionAlsoGetsDesignsWhoseRowTilesShareEachChunkOfWe
   }
 }
 
+TEST(RegisterDesigns, AOneByOneConvolutionsDeepReductionRunsInChunksAroundItsPixels) {
+  // Blocked 1x1 conv2d, loops n, k-blocks, h, w, k-lanes; rc-blocks, ry,
+  // rx, rc. Its weights leave the output pixels out, and a 1x1 window
+  // slides over nothing. Before: the streaming designs put 3 output rows
+  // of 3 in S2 with 2 steps of the rc-blocks inside, the weights read once
+  // per row tile. After: the reduction runs in chunks of 64 channels (4
+  // blocks x 16) outside all 49 pixels' tiles (7 rows in S2, the columns
+  // in the register tile) of 2 or 4 k-blocks, each once on the sketch that
+  // packs the weights and once on one that reads them where they lie; the
+  // same results.
+  PrimFunc f = workload("conv2d_nchwc:N=1,C=512,H=7,W=7,K=64,R=1,S=1,stride=1,pad=0,cb=16,kb=16");
+  SpaceParams zen4 = SpaceParams::for_target(Target::parse("llvm -mcpu=znver4 -num-cores=2"));
+  auto factors = [](const Trace& t, size_t i) {
+    const std::vector<int64_t>* f = tile_factors(t.instructions()[i]);
+    return f ? *f : std::vector<int64_t>{};
+  };
+  int packed = 0, unpacked = 0;
+  for (const Trace& d : register_designs(f, design_space(f, zen4), 1, 16)) {
+    const RegisterTile tile = register_tiles(d).at(0);
+    ASSERT_EQ(tile.tiles.size(), 5u);
+    ASSERT_EQ(tile.reductions.size(), 4u);
+    if (factors(d, tile.reductions[0]) != std::vector<int64_t>{8, 4}) continue;
+    EXPECT_EQ(factors(d, tile.reductions[3]), (std::vector<int64_t>{1, 16})) << "rc: whole, inside";
+    EXPECT_EQ(factors(d, tile.tiles[2]), (std::vector<int64_t>{1, 1, 7, 1})) << "h: 7 rows in S2";
+    // 2 k-blocks x 7 columns, or 4 x 4 (7 columns as 4 + 3).
+    const std::vector<int64_t> k = factors(d, tile.tiles[1]), w = factors(d, tile.tiles[3]);
+    if (k.at(3) == 2) {
+      EXPECT_EQ(k, (std::vector<int64_t>{1, 2, 1, 2})) << "k-blocks: 2 rows, their 2 tiles in S1";
+      EXPECT_EQ(w, (std::vector<int64_t>{1, 1, 1, 7})) << "w: 7 in the register tile";
+    } else {
+      EXPECT_EQ(k, (std::vector<int64_t>{1, 1, 1, 4})) << "k-blocks: 4 rows";
+      EXPECT_EQ(w, (std::vector<int64_t>{1, 1, 2, 4})) << "w: 2 tiles of 4 in S2";
+    }
+    SampleFailure why;
+    std::optional<Candidate> c = replay_candidate(f, d, &why);
+    ASSERT_TRUE(c) << why.name() << ": " << why.message;
+    testing::expect_same_results(f, c->func);
+    (locate_block(c->func.body(), "kernel_global") ? packed : unpacked)++;
+  }
+  EXPECT_EQ(packed, 2);
+  EXPECT_EQ(unpacked, 2);
+
+  // 64 channels are one chunk: no design splits them, none puts rows in S2.
+  PrimFunc shallow = workload("conv2d_nchwc:N=1,C=64,H=7,W=7,K=64,R=1,S=1,stride=1,pad=0,cb=16,kb=16");
+  for (const Trace& d : register_designs(shallow, design_space(shallow, zen4), 1, 16)) {
+    const RegisterTile tile = register_tiles(d).at(0);
+    EXPECT_LE(factors(d, tile.tiles[2]).at(2), 1) << d.str();
+  }
+}
+
 TEST(RegisterDesigns, EveryDesignComputesTheSame) {
   for (const char* w : {"matmul:M=22,N=32,K=8", "conv2d_nchw:N=1,C=4,H=6,W=6,K=16,R=3,S=3,stride=1,pad=1",
                         "dense:M=14,N=16,K=8,bias=1,act=relu"}) {
