@@ -115,6 +115,9 @@ BlockInfo block_info(const PrimFunc& f, const std::string& name) {
   // of their own, each row's sum scalar).
   for (const BufferRegion& r : x.block->reads)
     if (leaves_out_a_spatial_var(r, spatial)) info.has_data_reuse = true;
+  if (auto it = x.block->annotations.find(kThreadAxisAnn); it != x.block->annotations.end())
+    if (const int64_t* v = as_const_int(it->second); v && *v >= 0 && static_cast<size_t>(*v) < x.block->iter_vars.size())
+      info.thread_axis = static_cast<int>(*v);
   // Injective: spatial only, one store whose indices are the iter vars.
   if (!info.has_reduce && !info.is_root && x.block->body.defined() && !x.block->init.defined()) {
     if (const auto* st = x.block->body.as<BufferStoreNode>()) {

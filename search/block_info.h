@@ -36,6 +36,9 @@ struct BlockInfo {
   // Injective or a permuted copy, and what it stores is a load: a copy of
   // another buffer (a packed operand), not a computation (padding).
   bool is_copy = false;
+  // The iter var its compute definition asks the threads to split first
+  // (kThreadAxisAnn, tir/stmt.h), or -1.
+  int thread_axis = -1;
 };
 
 // Throws kiln::Error when no block is called `name`.

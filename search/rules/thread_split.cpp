@@ -1,3 +1,5 @@
+#include <limits>
+
 #include "search/block_info.h"
 #include "search/rules/rules.h"
 #include "tir/schedule/attempt.h"
@@ -25,7 +27,9 @@ void order_thread_split(Schedule& sch) {
     for (size_t i = 0; i + 1 < loops.size(); ++i) {
       const int64_t* e = as_const_int(loops[i].as<ForNode>()->extent);
       if (bound[i] < 0 || !e || *e < 2) continue;
-      const double bytes = along[static_cast<size_t>(bound[i])];
+      // The axis the compute definition names (kThreadAxisAnn) comes first.
+      const double bytes = bound[i] == info.thread_axis ? std::numeric_limits<double>::infinity()
+                                                        : along[static_cast<size_t>(bound[i])];
       if (split_first(bytes, *e, best_bytes, best_extent)) {
         best = i;
         best_bytes = bytes;
