@@ -227,6 +227,17 @@ std::vector<double> bytes_read_along(const PrimFunc& f, const std::string& block
   return out;
 }
 
+int paying_thread_axis(const PrimFunc& f, const std::string& block, const std::vector<double>& along) {
+  const BlockInfo info = block_info(f, block);
+  const int axis = info.thread_axis;
+  if (axis < 0 || static_cast<size_t>(axis) >= along.size()) return -1;
+  if (!info.has_reduce) return axis;  // a transform reads no weights
+  const double own = along[static_cast<size_t>(axis)];
+  for (double other : along)
+    if (other - own > own) return -1;
+  return axis;
+}
+
 std::vector<int> bound_iter_vars(const PrimFunc& f, const std::string& block, const std::vector<Var>& loops) {
   Found x = find(f, block);
   std::vector<int> out;

@@ -30,7 +30,7 @@ std::optional<Tiled> tile(const Schedule& in, const std::string& block, const Sp
   std::vector<LoopRole> roles = loop_roles(sch.func(), block, vars);
   const std::vector<int> bound = bound_iter_vars(sch.func(), block, vars);
   const std::vector<double> along = bytes_read_along(sch.func(), block);
-  const int thread_axis = block_info(sch.func(), block).thread_axis;
+  const int thread_axis = paying_thread_axis(sch.func(), block, along);
   std::vector<double> s0_split_bytes;  // per S0 tile: what splitting it splits of the reads
   std::vector<int64_t> s0_extent;      // per S0 tile: its loop's whole extent
   std::vector<int> s_levels, r_levels;

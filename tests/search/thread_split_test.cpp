@@ -89,11 +89,27 @@ TEST(ThreadSplit, EveryWinogradStageSplitsTheTileRows) {
     ASSERT_GE(above.size(), 1u);
     EXPECT_EQ(above[0], "i4_0") << "the tile rows' per-thread piece";
   }
+  // At 14² with 256 channels (F(2,3)) the weights (4.2 MB) outweigh the
+  // transformed input (0.8 MB): split by tile rows, each thread would read
+  // them all; the positions split them instead.
+  for (const std::vector<std::string>& above :
+       tiled_loops("conv2d_winograd_nchwc:N=1,C=256,H=14,W=14,K=256,pad=1,m=2,cb=16,kb=16", "winograd_product")) {
+    ASSERT_GE(above.size(), 1u);
+    EXPECT_EQ(above[0], "i0_0") << "the positions' rows";
+  }
   const PrimFunc f = workload(w);
   Schedule s(f);
   order_thread_split(s);
   EXPECT_EQ(loops_above(s.func(), "winograd_input").at(0), "i4") << "tile rows of the input transform";
   EXPECT_EQ(loops_above(s.func(), "winograd_output").at(0), "i2") << "output rows";
+  // So too with the padding and the row transform inlined into the input
+  // transform, as the search inlines them: its read of the input then goes
+  // through the padding's clamps, whose region no longer shows the rows.
+  Schedule inlined(f);
+  inlined.compute_inline(inlined.get_block("pad"));
+  inlined.compute_inline(inlined.get_block("winograd_input_rows"));
+  order_thread_split(inlined);
+  EXPECT_EQ(loops_above(inlined.func(), "winograd_input").at(0), "i4") << "tile rows of the input transform";
 }
 
 TEST(ThreadSplit, ThePaddingStageSplitsItsRowsToo) {
