@@ -74,12 +74,6 @@ Expr select_row(const std::vector<double>& mat, int64_t rows, int64_t cols, cons
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// `t` annotated so that the threads split its axis `axis` first
-// (kThreadAxisAnn): the tile rows, or the output rows, of every stage.
-te::Tensor split_rows(const te::Tensor& t, int axis) {
-  return te::annotate(t, kThreadAxisAnn, make_const(DataType::Int(64), axis));
-}
-
 // `t` annotated so that postprocessing unrolls the positions of `axes`
 // within `period` (kUnrollAxesAnn): the rows its select chains pick.
 te::Tensor unroll_rows(const te::Tensor& t, std::initializer_list<int> axes, int64_t period) {
@@ -164,7 +158,7 @@ te::Tensor conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& u, in
                           [&](int64_t s) { return d(i[0], i[1], i[2] * mm + i[4], i[3] * mm + i32(s), i[6]); });
       },
       "winograd_input_rows");
-  rows = split_rows(unroll_rows(rows, {4, 5}, a), 2);
+  rows = unroll_rows(rows, {4, 5}, a);
   te::Tensor v = te::compute(
       i32s({a, a, N, CO, TH, TW, CB}),
       [&](const std::vector<Var>& i) {  // eps, nu, n, co, th, tw, ci
@@ -172,7 +166,7 @@ te::Tensor conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& u, in
                           [&](int64_t r) { return rows(i[2], i[3], i[4], i[5], i32(r), i[1], i[6]); });
       },
       "winograd_input");
-  v = split_rows(unroll_rows(v, {0, 1}, a), 4);
+  v = unroll_rows(v, {0, 1}, a);
   IterVar rco = te::reduce_axis(Range(i32(0), i32(CO)), "rco");
   IterVar rci = te::reduce_axis(Range(i32(0), i32(CB)), "rci");
   te::Tensor prod = te::compute(
@@ -181,7 +175,6 @@ te::Tensor conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& u, in
         return te::sum(v(i[0], i[1], i[2], rco, i[4], i[5], rci) * u(i[0], i[1], i[3], rco, rci, i[6]), {rco, rci});
       },
       "winograd_product");
-  prod = split_rows(prod, 4);
   te::Tensor out_rows = te::compute(
       i32s({N, KO, TH, TW, a, m, KB}),
       [&](const std::vector<Var>& i) {  // n, ko, th, tw, eps, j, ki
@@ -189,7 +182,7 @@ te::Tensor conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& u, in
                           [&](int64_t nu) { return prod(i[4], i32(nu), i[0], i[1], i[2], i[3], i[6]); });
       },
       "winograd_output_rows");
-  out_rows = split_rows(unroll_rows(out_rows, {4, 5}, a), 2);
+  out_rows = unroll_rows(out_rows, {4, 5}, a);
   te::Tensor out = te::compute(
       i32s({N, KO, P, Q, KB}),
       [&](Var n, Var ko, Var p, Var q, Var ki) {
@@ -198,7 +191,7 @@ te::Tensor conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& u, in
         });
       },
       "winograd_output");
-  out = split_rows(unroll_rows(out, {2, 3}, m), 2);
+  out = unroll_rows(out, {2, 3}, m);
   // F(4,3)'s rounding (docs/winograd.md, "Accuracy"): up to 7e-4 of
   // max(|y|, 1) between two correct programs on random inputs, against 1e-5
   // for F(2,3); a wrong program errs by the output's own magnitude.

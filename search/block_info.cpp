@@ -115,9 +115,6 @@ BlockInfo block_info(const PrimFunc& f, const std::string& name) {
   // of their own, each row's sum scalar).
   for (const BufferRegion& r : x.block->reads)
     if (leaves_out_a_spatial_var(r, spatial)) info.has_data_reuse = true;
-  if (auto it = x.block->annotations.find(kThreadAxisAnn); it != x.block->annotations.end())
-    if (const int64_t* v = as_const_int(it->second); v && *v >= 0 && static_cast<size_t>(*v) < x.block->iter_vars.size())
-      info.thread_axis = static_cast<int>(*v);
   // Injective: spatial only, one store whose indices are the iter vars.
   if (!info.has_reduce && !info.is_root && x.block->body.defined() && !x.block->init.defined()) {
     if (const auto* st = x.block->body.as<BufferStoreNode>()) {
@@ -225,17 +222,6 @@ std::vector<double> bytes_read_along(const PrimFunc& f, const std::string& block
       if (used.count(b->iter_vars[i].var().operator->())) out[i] += bytes;
   }
   return out;
-}
-
-int paying_thread_axis(const PrimFunc& f, const std::string& block, const std::vector<double>& along) {
-  const BlockInfo info = block_info(f, block);
-  const int axis = info.thread_axis;
-  if (axis < 0 || static_cast<size_t>(axis) >= along.size()) return -1;
-  if (!info.has_reduce) return axis;  // a transform reads no weights
-  const double own = along[static_cast<size_t>(axis)];
-  for (double other : along)
-    if (other - own > own) return -1;
-  return axis;
 }
 
 std::vector<int> bound_iter_vars(const PrimFunc& f, const std::string& block, const std::vector<Var>& loops) {

@@ -36,9 +36,6 @@ struct BlockInfo {
   // Injective or a permuted copy, and what it stores is a load: a copy of
   // another buffer (a packed operand), not a computation (padding).
   bool is_copy = false;
-  // The iter var its compute definition asks the threads to split first
-  // (kThreadAxisAnn, tir/stmt.h), or -1.
-  int thread_axis = -1;
 };
 
 // Throws kiln::Error when no block is called `name`.
@@ -91,20 +88,6 @@ std::vector<double> bytes_read_along(const PrimFunc& f, const std::string& block
 inline bool split_first(double bytes_a, int64_t extent_a, double bytes_b, int64_t extent_b) {
   return bytes_a != bytes_b ? bytes_a > bytes_b : extent_a > extent_b;
 }
-// The block's thread axis (BlockInfo::thread_axis) where its split pays,
-// else -1: where no other iter var splits more of the block's reads
-// (bytes_read_along) beyond what it splits than it splits itself. Winograd's
-// products at 56² (64 channels) split the tile rows, 1.8 MB of transformed
-// input, where the positions would split 590 KB of weights more; at 14²
-// (256 channels, 4.2 MB of weights against 0.8 MB) each thread would read
-// all the weights, and the positions split instead: in a resnet18 tune
-// that split the tile rows everywhere, the 14² stages' tuned latencies
-// went from 0.30-0.37 ms to 0.44 ms. A block without a reduction (a
-// transform) reads no weights and takes its thread axis as it is: its
-// read regions, through an inlined padding's clamps, may not show the
-// axis at all.
-int paying_thread_axis(const PrimFunc& f, const std::string& block, const std::vector<double>& along);
-
 // The roles of `loops` (loop variables above the block, outermost first).
 std::vector<LoopRole> loop_roles(const PrimFunc& f, const std::string& block, const std::vector<Var>& loops);
 

@@ -73,15 +73,6 @@ using Annotations = std::map<std::string, Expr>;
 // takes the largest over a function's blocks.
 inline constexpr const char* kCheckToleranceAnn = "kiln.check_tolerance";
 
-// Block annotation (an integer): the iter var the threads split first, by
-// a compute definition whose stages pass each other its data along one
-// axis: Winograd's transforms and products (ops/winograd.h) all split the
-// tile rows, so that each thread reads the rows it transformed and writes
-// the output rows its next kernel reads, where split by their own bytes
-// the products split the tile positions and every stage exchanged its
-// buffer between the threads (search/rules/multi_level_tiling.cpp).
-inline constexpr const char* kThreadAxisAnn = "kiln.thread_axis";
-
 // Block annotations (integers): the block's body picks a row of a constant
 // matrix by the position of some of its iter vars within a period (the
 // iter vars whose bits kUnrollAxesAnn sets, position i % kUnrollPeriodAnn;

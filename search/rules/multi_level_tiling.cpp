@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <limits>
 #include <sstream>
 
 #include "search/block_info.h"
@@ -30,7 +29,6 @@ std::optional<Tiled> tile(const Schedule& in, const std::string& block, const Sp
   std::vector<LoopRole> roles = loop_roles(sch.func(), block, vars);
   const std::vector<int> bound = bound_iter_vars(sch.func(), block, vars);
   const std::vector<double> along = bytes_read_along(sch.func(), block);
-  const int thread_axis = paying_thread_axis(sch.func(), block, along);
   std::vector<double> s0_split_bytes;  // per S0 tile: what splitting it splits of the reads
   std::vector<int64_t> s0_extent;      // per S0 tile: its loop's whole extent
   std::vector<int> s_levels, r_levels;
@@ -46,28 +44,12 @@ std::optional<Tiled> tile(const Schedule& in, const std::string& block, const Sp
     // (sample_tile): register tiles of 6 rows exist for 1024 rows. The
     // vector loop's tiles divide it, so no vector is ever partial; nor do
     // the reduction's, so no sum is split unevenly.
-    LoopRV loop = loops[i];
-    if (is_spatial && i != vector_loop && thread_axis >= 0 && bound[i] == thread_axis && p.cores > 1) {
-      // The axis the compute definition asks the threads to split
-      // (kThreadAxisAnn): one piece per thread, first among the S0 tiles,
-      // the rest tiled as any other loop. Left to the draws, its S0 tile
-      // is often 1, and the threads split the next loop instead.
-      const int64_t* e = as_const_int(sch.loop_stmt(loop, "multi_level_tiling").as<ForNode>()->extent);
-      if (e && *e >= 2 * p.cores) {
-        const int64_t cores = p.cores;
-        std::vector<LoopRV> per_thread = sch.split(loop, {Factor(cores), Factor((*e + cores - 1) / cores)});
-        t.tiles[0].push_back(per_thread[0]);
-        s0_split_bytes.push_back(std::numeric_limits<double>::infinity());
-        s0_extent.push_back(cores);
-        loop = per_thread[1];
-      }
-    }
     std::vector<ExprRV> factors = is_spatial && i != vector_loop
-                                      ? sch.sample_tile(loop, n, p.max_innermost_factor)
-                                      : sch.sample_perfect_tile(loop, n, p.max_innermost_factor);
-    const int64_t* e = as_const_int(sch.loop_stmt(loop, "multi_level_tiling").as<ForNode>()->extent);
+                                      ? sch.sample_tile(loops[i], n, p.max_innermost_factor)
+                                      : sch.sample_perfect_tile(loops[i], n, p.max_innermost_factor);
+    const int64_t* e = as_const_int(sch.loop_stmt(loops[i], "multi_level_tiling").as<ForNode>()->extent);
     const int64_t whole_extent = e ? *e : 1;
-    std::vector<LoopRV> pieces = sch.split(loop, std::vector<Factor>(factors.begin(), factors.end()));
+    std::vector<LoopRV> pieces = sch.split(loops[i], std::vector<Factor>(factors.begin(), factors.end()));
     for (int k = 0; k < n; ++k) {
       if (i == vector_loop && k == n - 1) continue;  // goes last, below
       t.tiles[levels[k]].push_back(pieces[k]);

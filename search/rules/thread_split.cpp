@@ -1,5 +1,3 @@
-#include <limits>
-
 #include "search/block_info.h"
 #include "search/rules/rules.h"
 #include "tir/schedule/attempt.h"
@@ -21,16 +19,13 @@ void order_thread_split(Schedule& sch) {
     for (const Stmt& l : loops) vars.push_back(l.as<ForNode>()->loop_var);
     const std::vector<int> bound = bound_iter_vars(sch.func(), name, vars);
     const std::vector<double> along = bytes_read_along(sch.func(), name);
-    const int thread_axis = paying_thread_axis(sch.func(), name, along);
     size_t best = 0;
     double best_bytes = -1;
     int64_t best_extent = 0;
     for (size_t i = 0; i + 1 < loops.size(); ++i) {
       const int64_t* e = as_const_int(loops[i].as<ForNode>()->extent);
       if (bound[i] < 0 || !e || *e < 2) continue;
-      // The axis the compute definition names (kThreadAxisAnn) comes first.
-      const double bytes = bound[i] == thread_axis ? std::numeric_limits<double>::infinity()
-                                                        : along[static_cast<size_t>(bound[i])];
+      const double bytes = along[static_cast<size_t>(bound[i])];
       if (split_first(bytes, *e, best_bytes, best_extent)) {
         best = i;
         best_bytes = bytes;

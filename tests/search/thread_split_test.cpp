@@ -76,42 +76,6 @@ TEST(ThreadSplit, ADepthwiseConvolutionSplitsRowsAsThePointwiseOnesAroundItDo) {
   }
 }
 
-TEST(ThreadSplit, EveryWinogradStageSplitsTheTileRows) {
-  // conv2d 64→64 at 56² by F(4,3): 14 x 14 tiles of 6 x 6 positions. The
-  // products [eps, nu, n, ko, th, tw, ki] read the transformed input (1.8
-  // MB) and weights (590 KB). Before: split by their bytes, the positions
-  // (which index both) went first, and each thread read the transformed
-  // tiles of both threads; the input transform split its channel blocks.
-  // After (kThreadAxisAnn on every stage): the tile rows split in one
-  // piece per thread, first of all, in the products and the input transform.
-  const std::string w = "conv2d_winograd_nchwc:N=1,C=64,H=56,W=56,K=64,pad=1,m=4,cb=16,kb=16";
-  for (const std::vector<std::string>& above : tiled_loops(w, "winograd_product")) {
-    ASSERT_GE(above.size(), 1u);
-    EXPECT_EQ(above[0], "i4_0") << "the tile rows' per-thread piece";
-  }
-  // At 14² with 256 channels (F(2,3)) the weights (4.2 MB) outweigh the
-  // transformed input (0.8 MB): split by tile rows, each thread would read
-  // them all; the positions split them instead.
-  for (const std::vector<std::string>& above :
-       tiled_loops("conv2d_winograd_nchwc:N=1,C=256,H=14,W=14,K=256,pad=1,m=2,cb=16,kb=16", "winograd_product")) {
-    ASSERT_GE(above.size(), 1u);
-    EXPECT_EQ(above[0], "i0_0") << "the positions' rows";
-  }
-  const PrimFunc f = workload(w);
-  Schedule s(f);
-  order_thread_split(s);
-  EXPECT_EQ(loops_above(s.func(), "winograd_input").at(0), "i4") << "tile rows of the input transform";
-  EXPECT_EQ(loops_above(s.func(), "winograd_output").at(0), "i2") << "output rows";
-  // So too with the padding and the row transform inlined into the input
-  // transform, as the search inlines them: its read of the input then goes
-  // through the padding's clamps, whose region no longer shows the rows.
-  Schedule inlined(f);
-  inlined.compute_inline(inlined.get_block("pad"));
-  inlined.compute_inline(inlined.get_block("winograd_input_rows"));
-  order_thread_split(inlined);
-  EXPECT_EQ(loops_above(inlined.func(), "winograd_input").at(0), "i4") << "tile rows of the input transform";
-}
-
 TEST(ThreadSplit, ThePaddingStageSplitsItsRowsToo) {
   // Before: pad[n, c, h, w, c16] in that order, the threads splitting the
   // channel blocks. After: the rows outermost (the longest of the loops
