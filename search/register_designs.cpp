@@ -154,22 +154,21 @@ int64_t vector_width(int64_t extent, int64_t lanes, int64_t vectors) {
   return divisor_up_to(extent, most);
 }
 
+// Whether the design has an instruction of `kind`.
+bool has_instruction(const Trace& design, const InstructionKind* kind) {
+  for (const Instruction& inst : design.instructions())
+    if (inst.kind == kind) return true;
+  return false;
+}
+
 // Whether the design writes its register tiles back under a tile (a
 // cache_write, or an epilogue, computed at one): a tile accumulated in
 // place, in the output, around reduction loops outside it, is loaded and
 // stored on every step (conv2d 56²'s window shapes ran at 59 GFLOP/s so).
-bool writes_back(const Trace& design) {
-  for (const Instruction& inst : design.instructions())
-    if (inst.kind == &inst::reverse_compute_at) return true;
-  return false;
-}
+bool writes_back(const Trace& design) { return has_instruction(design, &inst::reverse_compute_at); }
 
 // Whether the design packs an operand (a cache_read).
-bool packs(const Trace& design) {
-  for (const Instruction& inst : design.instructions())
-    if (inst.kind == &inst::cache_read) return true;
-  return false;
-}
+bool packs(const Trace& design) { return has_instruction(design, &inst::cache_read); }
 
 // Where a packed copy read by the tiled block `consumer` goes in a design,
 // as a compute location (a loop index above `consumer`, or kRoot): under
@@ -421,8 +420,6 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
         any_window = any_window || (sliding[r] >= 0 && covered_by(design, tile.reductions[r]) > 1);
       for (size_t k = 0; k < tile.tiles.size(); ++k)
         any_in_s2 = any_in_s2 || (k != tile.vector_tile && rows->in_s1[k] && slid_along(k));
-      for (size_t r = tile.reductions.size(); r-- > 0;)
-        if (sliding[r] < 0) split_channels = r;
       if (!any_in_s2 || !any_window) {
         int64_t reduction = 1;
         for (size_t i : tile.reductions) reduction *= covered_by(design, i);
@@ -430,9 +427,10 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
                    ? blocked_rows(tile, extents, axes_of[t].free, sizing.streaming_rows)
                    : std::nullopt;
         if (!rows) return std::nullopt;
-        split_channels.reset();
-      } else if (!split_channels) {
-        return std::nullopt;
+      } else {
+        for (size_t r = tile.reductions.size(); r-- > 0;)
+          if (sliding[r] < 0) split_channels = r;
+        if (!split_channels) return std::nullopt;
       }
     }
     const bool blocked = !rows->s2.empty();
