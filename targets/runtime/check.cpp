@@ -53,7 +53,7 @@ double check_tolerance(const PrimFunc& f) {
       if (const int64_t* e = as_const_int(iv.dom()->extent); e && iv.is_reduce()) terms *= *e;
     longest = std::max(longest, terms);
   });
-  constexpr int64_t kTerms = 4096;
+  constexpr int64_t kTerms = 1024;
   return std::max(declared, check_tolerance(f.params().back().dtype()) *
                                 std::max<double>(1.0, static_cast<double>(longest) / kTerms));
 }
