@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/arith/linear.h"
 #include "core/error.h"
 #include "core/functor.h"
 #include "tir/schedule/locate.h"
@@ -68,6 +69,20 @@ int dim_indexed_by(const BufferRegion& r, const VarNode* v) {
   return -1;
 }
 
+// The coefficient of `v` in e, 0 where e does not use it; nullopt where e
+// uses it other than linearly (inside a division, a product of variables).
+std::optional<int64_t> coefficient_of(const Expr& e, const VarNode* v) {
+  if (!vars_in(e).count(v)) return 0;
+  std::optional<arith::LinearForm> form = arith::linear_form(e);
+  if (!form) return std::nullopt;
+  int64_t c = 0;
+  for (const auto& [term, coef] : form->terms) {
+    if (term.get() == v) c += coef;
+    else if (vars_in(term).count(v)) return std::nullopt;
+  }
+  return c;
+}
+
 }  // namespace
 
 std::optional<PackableRead> packable_read(const PrimFunc& f, const std::string& block, size_t iter_var) {
@@ -96,6 +111,33 @@ int written_dim(const PrimFunc& f, const std::string& block, size_t iter_var) {
   const BlockNode* b = find(f, block).block;
   if (b->writes.empty() || iter_var >= b->iter_vars.size()) return -1;
   return dim_indexed_by(b->writes[0], b->iter_vars[iter_var].var().operator->());
+}
+
+std::optional<int64_t> write_stride(const PrimFunc& f, const std::string& block, const Var& loop) {
+  Found x = find(f, block);
+  if (x.block->writes.empty() || !x.realize) return std::nullopt;
+  // The loop's step in each iter var, then in each index of the write.
+  std::unordered_map<const VarNode*, int64_t> step;
+  for (size_t i = 0; i < x.realize->iter_values.size(); ++i) {
+    std::optional<int64_t> c = coefficient_of(x.realize->iter_values[i], loop.operator->());
+    if (!c) return std::nullopt;
+    if (*c != 0) step[x.block->iter_vars[i].var().operator->()] = *c;
+  }
+  const BufferRegion& w = x.block->writes[0];
+  int64_t stride = 0, dense = 1;
+  for (size_t d = w->region.size(); d-- > 0;) {
+    int64_t moved = 0;
+    for (const auto& [iv, c] : step) {
+      std::optional<int64_t> k = coefficient_of(w->region[d]->min, iv);
+      if (!k) return std::nullopt;
+      moved += *k * c;
+    }
+    stride += moved * dense;
+    const int64_t* extent = as_const_int(w.buffer().shape()[d]);
+    if (!extent) return std::nullopt;
+    dense *= *extent;
+  }
+  return stride;
 }
 
 BlockInfo block_info(const PrimFunc& f, const std::string& name) {

@@ -63,6 +63,13 @@ std::vector<bool> read_uses(const PrimFunc& f, const std::string& block, size_t 
 // indexes, or -1.
 int written_dim(const PrimFunc& f, const std::string& block, size_t iter_var);
 
+// How far apart, in elements of the buffer `block` writes first (dense,
+// row-major), the elements it writes on consecutive iterations of `loop`
+// (a loop above it) are: 1 where the loop walks the innermost dimension,
+// 0 where it moves none, nullopt where an index is not linear in it or a
+// shape is not constant. A vector loop along which the block's stores
+// are not contiguous becomes a scatter.
+std::optional<int64_t> write_stride(const PrimFunc& f, const std::string& block, const Var& loop);
 // For each iter var of `block`: for a reduce iter var, the spatial iter
 // var it slides along in some read, one index holding both (conv2d's ry
 // along the output row h: the input row h + ry); else -1. With rows of a

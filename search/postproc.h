@@ -22,7 +22,8 @@
 //     running in parallel; under a unit loop that holds two nests, each is
 //     a chain of its own);
 //   - each block's innermost spatial loop, up to kiln.vectorize long, is
-//     vectorized;
+//     vectorized where the block's stores are contiguous along it (a
+//     scatter never pays);
 //   - each nest's outermost loop gets pragma_auto_unroll_max_step from the
 //     root's sampled kiln.unroll;
 //   - on a GPU (the root's kiln.gpu_threads), each shared-memory copy

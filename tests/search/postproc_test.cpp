@@ -156,5 +156,26 @@ TEST(Postprocess, OneLoopPastTheBoundWhenItEvensOutTheCores) {
   kiln::testing::expect_same_results(f, sch.func());
 }
 
+// Vectorized only where the stores are contiguous. Before: matmul's loops
+// ordered (j, k, i) had their innermost i vectorized, a scatter down a
+// column of C (stride 8), which LLVM scalarizes. After: it stays serial;
+// in the order (i, k, j) the row j is vectorized as before.
+TEST(Postprocess, OnlyALoopAlongWhichTheStoresAreContiguousIsVectorized) {
+  for (bool down_a_column : {true, false}) {
+    PrimFunc f = workload("matmul:M=8,N=8,K=8");
+    Schedule sch(f);
+    std::vector<LoopRV> l = sch.get_loops(sch.get_block("C"));  // i j k
+    sch.reorder(down_a_column ? std::vector<LoopRV>{l[1], l[2], l[0]} : std::vector<LoopRV>{l[0], l[2], l[1]});
+    EXPECT_EQ(write_stride(sch.func(), "C", sch.loop_var(sch.get_loops(sch.get_block("C")).back())),
+              down_a_column ? 8 : 1);
+    sch.annotate(sch.get_block(root_block(sch.func())), kVectorizeAnn, AnnValue(int64_t{16}));
+    postprocess(sch);
+    EXPECT_EQ(loops_of(sch.func(), "C"),
+              down_a_column ? (std::vector<std::string>{"8s", "8s", "8s"}) : (std::vector<std::string>{"8s", "8s", "8v"}))
+        << to_string(sch.func());
+    kiln::testing::expect_same_results(f, sch.func());
+  }
+}
+
 }  // namespace
 }  // namespace kiln::search
