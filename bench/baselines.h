@@ -39,6 +39,16 @@ std::vector<double> onednn_conv2d_blocked(const float* in, const float* weight, 
 std::vector<double> onednn_conv2d_nchwc(const float* in, const float* weight, float* out, const ConvShape& s,
                                         int64_t block, int threads, int repeat, std::string* impl);
 
+// A grouped convolution on kiln's blocked tensors (grouped_conv2d_nchwc, and
+// depthwise_conv2d_nchwc, whose [C/b, R, S, b] weights are the grouped
+// layout with groups of one channel): data and output as they are
+// (nChw16c or nChw8c), the weights given to oneDNN as plain goihw and
+// reordered, untimed, into the layout it picks (Goihw16g for a depthwise
+// one), as a graph compiler folds them. s.K must equal s.C.
+std::vector<double> onednn_grouped_conv2d_nchwc(const float* in, const float* weight, float* out, const ConvShape& s,
+                                                int64_t groups, int64_t block, int threads, int repeat,
+                                                std::string* impl);
+
 // Which OpenBLAS kernel runs (OPENBLAS_CORETYPE decides; see bench/run).
 const char* openblas_core_name();
 

@@ -109,6 +109,17 @@ std::vector<Baseline> baselines_for(const ops::Workload& w, const std::vector<ND
                return onednn_conv2d_nchwc(in0, in1, out, s, block, threads, r, impl);
              }}};
   }
+  // Depthwise and grouped ones, on the same blocked data and output.
+  const bool depthwise = w.op == "depthwise_conv2d_nchwc";
+  if ((depthwise || w.op == "grouped_conv2d_nchwc") && w.dtype == DataType::Float32() &&
+      w.params.at("dilation") == 1 && (w.params.at("b") == 8 || w.params.at("b") == 16)) {
+    ConvShape s{w.params.at("N"), w.params.at("C"), w.params.at("H"),      w.params.at("W"), w.params.at("C"),
+                w.params.at("R"), w.params.at("S"), w.params.at("stride"), w.params.at("pad")};
+    const int64_t groups = depthwise ? s.C : w.params.at("groups"), block = w.params.at("b");
+    return {{"onednn_grouped_conv2d_nchwc", [=](float* out, int r, std::string* impl) {
+               return onednn_grouped_conv2d_nchwc(in0, in1, out, s, groups, block, threads, r, impl);
+             }}};
+  }
   return {};
 }
 

@@ -1,5 +1,6 @@
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <dnnl.hpp>
@@ -114,6 +115,39 @@ std::vector<double> onednn_conv2d_nchwc(const float* in, const float* weight, fl
   dnnl::convolution_forward prim(pd);
   dnnl::memory src(d.src, eng, const_cast<float*>(in)), w(d.weights, eng, const_cast<float*>(weight)),
       dst(d.dst, eng, out);
+  return time_primitive(eng, prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}}, repeat);
+}
+
+std::vector<double> onednn_grouped_conv2d_nchwc(const float* in, const float* weight, float* out, const ConvShape& s,
+                                                int64_t groups, int64_t block, int threads, int repeat,
+                                                std::string* impl) {
+  omp_set_num_threads(threads);
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::stream st(eng);
+  // kiln's weights [K/b, gw/cb, R, S, cb, b] (ops/blocked.h: gw = C/groups,
+  // cb = min(gw, b)) to goihw, whose [G, K/G, gw, R, S] is, flat, each
+  // output channel's gw input channels of its own group.
+  const int64_t gw = s.C / groups, cb = std::min(gw, block), m = gw / cb, taps = s.R * s.S;
+  std::vector<float> goihw(static_cast<size_t>(s.K * gw * taps));
+  for (int64_t k = 0; k < s.K; ++k)
+    for (int64_t ci = 0; ci < gw; ++ci)
+      for (int64_t t = 0; t < taps; ++t)
+        goihw[(k * gw + ci) * taps + t] =
+            weight[(((k / block) * m + ci / cb) * taps + t) * cb * block + (ci % cb) * block + k % block];
+  const tag act = block == 16 ? tag::nChw16c : tag::nChw8c;
+  const dnnl::memory::desc src_md({s.N, s.C, s.H, s.W}, dt::f32, act), dst_md({s.N, s.K, s.P(), s.Q()}, dt::f32, act);
+  const dnnl::memory::dims wdims{groups, s.K / groups, gw, s.R, s.S};
+  const dnnl::memory::desc w_user_md(wdims, dt::f32, tag::goihw), w_any(wdims, dt::f32, tag::any);
+  dnnl::convolution_forward::primitive_desc pd(
+      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md,
+                                      w_any, dst_md, {s.stride, s.stride}, {s.pad, s.pad}, {s.pad, s.pad}),
+      eng);
+  if (impl) *impl = pd.impl_info_str();
+  dnnl::memory w_user(w_user_md, eng, goihw.data()), w(pd.weights_desc(), eng);
+  dnnl::reorder(w_user, w).execute(st, w_user, w);
+  st.wait();
+  dnnl::convolution_forward prim(pd);
+  dnnl::memory src(src_md, eng, const_cast<float*>(in)), dst(dst_md, eng, out);
   return time_primitive(eng, prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}}, repeat);
 }
 
