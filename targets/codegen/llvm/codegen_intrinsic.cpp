@@ -1,7 +1,8 @@
 // Intrinsic calls. Most map to an LLVM intrinsic (which the back end turns
 // into an instruction or a libm call; round ties to even, as the reference
-// interpreter does); rsqrt and sigmoid are expanded here; exp, erf and
-// tanh of float32 are inline polynomials that vectorize (vector_math.h);
+// interpreter does); rsqrt, and sigmoid of float64, are expanded here;
+// exp, sigmoid, erf and tanh of float32 are inline polynomials that
+// vectorize (vector_math.h);
 // the trigonometric functions other than sin and cos, and erf and tanh of
 // float64, call libm lane by lane (atanf, erf, ...), which resolves from
 // libm in the JIT and in shared libraries alike.
@@ -62,8 +63,11 @@ llvm::Value* CodeGen::emit_call(const CallNode* op) {
     case Intrinsic::rsqrt: r = b_.CreateFDiv(one(), b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x)); break;
     case Intrinsic::tanh: r = f32 ? emit_tanh_f32(b_, x) : emit_libm_call("tanhf", "tanh", x); break;
     case Intrinsic::sigmoid: {
-      llvm::Value* e = exp(b_.CreateFNeg(x));
-      r = b_.CreateFDiv(one(), b_.CreateFAdd(one(), e));
+      if (f32) {
+        r = emit_sigmoid_f32(b_, x);
+        break;
+      }
+      r = b_.CreateFDiv(one(), b_.CreateFAdd(one(), exp(b_.CreateFNeg(x))));
       break;
     }
     case Intrinsic::erf: r = f32 ? emit_erf_f32(b_, x) : emit_libm_call("erff", "erf", x); break;

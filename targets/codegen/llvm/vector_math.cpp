@@ -48,6 +48,30 @@ llvm::Value* odd_rational(llvm::IRBuilder<>& b, llvm::Value* x, double one, cons
   return copysign(b, y, x);
 }
 
+// exp(x) for x in range (not NaN, n below within the float exponent):
+// n = round(x / ln 2), r = x - n ln 2 with ln 2 in a part exact in float
+// and the rest (so that n * hi loses nothing), e^r by Taylor to degree 7,
+// times 2^n built in the exponent bits. With `split_scale`, 2^n as 2^h *
+// 2^(n-h), h = floor(n / 2), for n up to 128 (one past what the exponent
+// bits hold), each half normal; else n must be within [-126, 127].
+llvm::Value* exp_in_range(llvm::IRBuilder<>& b, llvm::Value* xc, bool split_scale) {
+  llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor,
+                                          b.CreateFAdd(b.CreateFMul(xc, c(xc, 1.4426950408889634)), c(xc, 0.5)));
+  constexpr double kLn2Hi = 0.693359375, kLn2Lo = 0.6931471805599453 - kLn2Hi;
+  llvm::Value* r = b.CreateFSub(b.CreateFSub(xc, b.CreateFMul(n, c(xc, kLn2Hi))), b.CreateFMul(n, c(xc, kLn2Lo)));
+  llvm::Value* er = horner(b, r, {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040});
+  llvm::Type* int_type = b.getInt32Ty();
+  if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(xc->getType()))
+    int_type = llvm::FixedVectorType::get(int_type, vt->getNumElements());
+  llvm::Value* ni = b.CreateFPToSI(n, int_type);
+  auto pow2 = [&](llvm::Value* e) {
+    return b.CreateBitCast(b.CreateShl(b.CreateAdd(e, llvm::ConstantInt::get(int_type, 127)), 23), xc->getType());
+  };
+  if (!split_scale) return b.CreateFMul(er, pow2(ni));
+  llvm::Value* h = b.CreateAShr(ni, 1);
+  return b.CreateFMul(b.CreateFMul(er, pow2(h)), pow2(b.CreateSub(ni, h)));
+}
+
 }  // namespace
 
 llvm::Value* emit_exp_f32(llvm::IRBuilder<>& b, llvm::Value* x) {
@@ -64,28 +88,27 @@ llvm::Value* emit_exp_f32(llvm::IRBuilder<>& b, llvm::Value* x) {
   llvm::Value* xc = at_most(b, x, kHi);
   xc = b.CreateSelect(b.CreateFCmpOLT(xc, c(x, kLo)), c(x, 0), xc);
   xc = b.CreateSelect(is_nan, c(x, 0), xc);
-  // n = round(x / ln 2); r = x - n ln 2, ln 2 in a part exact in float
-  // and the rest, so that n * hi loses nothing.
-  llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor,
-                                          b.CreateFAdd(b.CreateFMul(xc, c(x, 1.4426950408889634)), c(x, 0.5)));
-  constexpr double kLn2Hi = 0.693359375, kLn2Lo = 0.6931471805599453 - kLn2Hi;
-  llvm::Value* r = b.CreateFSub(b.CreateFSub(xc, b.CreateFMul(n, c(x, kLn2Hi))), b.CreateFMul(n, c(x, kLn2Lo)));
-  llvm::Value* er = horner(b, r, {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040});
-  // 2^n as 2^h * 2^(n-h), h = floor(n / 2): n runs from -126 to 128, one
-  // past what a float's exponent bits hold at the top, and each half stays
-  // normal.
-  llvm::Type* int_type = b.getInt32Ty();
-  if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(x->getType()))
-    int_type = llvm::FixedVectorType::get(int_type, vt->getNumElements());
-  llvm::Value* ni = b.CreateFPToSI(n, int_type);
-  llvm::Value* h = b.CreateAShr(ni, 1);
-  auto pow2 = [&](llvm::Value* e) {
-    return b.CreateBitCast(b.CreateShl(b.CreateAdd(e, llvm::ConstantInt::get(int_type, 127)), 23), x->getType());
-  };
-  llvm::Value* y = b.CreateFMul(b.CreateFMul(er, pow2(h)), pow2(b.CreateSub(ni, h)));
+  llvm::Value* y = exp_in_range(b, xc, /*split_scale=*/true);
   y = b.CreateSelect(b.CreateFCmpOGT(x, c(x, kHi)), c(x, std::numeric_limits<double>::infinity()), y);
   y = b.CreateSelect(b.CreateFCmpOLT(x, c(x, kLo)), c(x, 0.0), y);
   return b.CreateSelect(is_nan, x, y);
+}
+
+llvm::Value* emit_sigmoid_f32(llvm::IRBuilder<>& b, llvm::Value* x) {
+  // 1 / (1 + exp(-x)) with -x held within [-87, 87]: beyond, 1 + exp(-x) is
+  // 1 in float on one side, and on the other the quotient is at most
+  // 1.7e-38, which this keeps normal (the smallest normal float is
+  // 1.18e-38; a subnormal costs a microcode assist, emit_exp_f32). So
+  // the exponential needs none of exp's edges: one clamp each way, 2^n
+  // in one step (n within [-126, 126]), NaN put back at the end. A ULT
+  // comparison is true for NaN, whose lanes take the bound meanwhile.
+  constexpr double kBound = 87.0;
+  llvm::Value* z = b.CreateFNeg(x);
+  z = b.CreateSelect(b.CreateFCmpULT(z, c(x, -kBound)), c(x, -kBound), z);
+  z = at_most(b, z, kBound);
+  llvm::Value* one = c(x, 1.0);
+  llvm::Value* y = b.CreateFDiv(one, b.CreateFAdd(one, exp_in_range(b, z, /*split_scale=*/false)));
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, y);
 }
 
 llvm::Value* emit_erf_f32(llvm::IRBuilder<>& b, llvm::Value* x) {

@@ -1,4 +1,4 @@
-// exp, erf and tanh of float32 as vector_math.h emits them, over their
+// exp, sigmoid, erf and tanh of float32 as vector_math.h emits them, over their
 // whole range and at their edges, in 16-lane vectors and as scalars,
 // against libm in double: the accuracy vector_math.h claims.
 #include <cmath>
@@ -62,6 +62,14 @@ TEST(VectorMath, ExpWithinTwoAndAHalfUlpOverItsRange) {
   EXPECT_LT(worst_error(Intrinsic::exp, sweep(-87.3, 88.7, 20000), [](double x) { return std::exp(x); }, kFloor), 1.5e-7);
 }
 
+double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
+
+TEST(VectorMath, SigmoidWithinItsBoundOverItsRange) {
+  std::vector<float> xs = sweep(-87, 87, 20000);
+  for (float tiny : {1e-30f, -1e-8f, 17.0f, -17.0f}) xs.push_back(tiny);
+  EXPECT_LT(worst_error(Intrinsic::sigmoid, xs, sigmoid, kFloor), 2.5e-7);
+}
+
 TEST(VectorMath, ErfWithinItsBoundNearZeroAndInTheTails) {
   std::vector<float> xs = sweep(-6, 6, 20000);
   for (float tiny : {1e-30f, 1e-8f, -3e-5f, 0.4999f, 0.5f}) xs.push_back(tiny);
@@ -84,7 +92,7 @@ TEST(VectorMath, NoLaneFormsASubnormalOnTheWay) {
     Intrinsic op;
     std::vector<float> xs;
   } cases[] = {{Intrinsic::exp, sweep(-300, -80, 4000)}, {Intrinsic::erf, sweep(-40, 40, 4000)},
-               {Intrinsic::tanh, sweep(-100, 100, 4000)}};
+               {Intrinsic::tanh, sweep(-100, 100, 4000)}, {Intrinsic::sigmoid, sweep(-300, 300, 4000)}};
   constexpr unsigned kUnderflow = 0x10;
   for (const auto& c : cases) {
     std::vector<float> xs = c.xs;
@@ -103,10 +111,13 @@ TEST(VectorMath, NoLaneFormsASubnormalOnTheWay) {
 TEST(VectorMath, TheEdgesAreLibmsEdges) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> xs = {inf, -inf, nan, 0.0f, -0.0f, 100.0f, -100.0f};
-  for (Intrinsic op : {Intrinsic::exp, Intrinsic::erf, Intrinsic::tanh}) {
+  for (Intrinsic op : {Intrinsic::exp, Intrinsic::sigmoid, Intrinsic::erf, Intrinsic::tanh}) {
     const auto [s, v] = run_op(op, xs);
     for (size_t k = 0; k < xs.size(); ++k) {
-      const double want = op == Intrinsic::exp ? std::exp(xs[k]) : op == Intrinsic::erf ? std::erf(xs[k]) : std::tanh(xs[k]);
+      const double want = op == Intrinsic::exp       ? std::exp(xs[k])
+                          : op == Intrinsic::sigmoid ? sigmoid(xs[k])
+                          : op == Intrinsic::erf     ? std::erf(xs[k])
+                                                     : std::tanh(xs[k]);
       for (const NDArray* got : {&s, &v}) {
         const double g = got->get(static_cast<int64_t>(k));
         if (std::isnan(want)) EXPECT_TRUE(std::isnan(g)) << intrinsic_name(op) << "(" << xs[k] << ") = " << g;
