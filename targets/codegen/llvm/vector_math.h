@@ -17,7 +17,7 @@
 //   sigmoid  1 / (1 + exp(-x)), -x held within [-87, 87] so that the
 //         exp needs no edge cases (about 25 instructions a vector where
 //         the general exp's edges made it 40; SiLU follows every
-//         convolution of efficientnet_b0): X e-7; 1.7e-38 below -87,
+//         convolution of efficientnet_b0): 1.2e-7; 1.7e-38 below -87,
 //         where the true value is smaller still, NaN kept
 //   erf   a P(a^2) / Q(a^2), a = min(|x|, 3.92), P of degree 6 and Q of
 //         degree 5 in a^2, 1 from 3.92 on, the sign put back: 3.2e-7
