@@ -9,15 +9,16 @@
 // result measured over 20,000 inputs each (tests/targets/llvm/
 // vector_math_test.cpp asserts these with some margin):
 //   exp   range reduction x = n ln2 + r, |r| <= ln2 / 2, ln2 in two parts
-//         (Cody and Waite), then Taylor to degree 7, times 2^n built in
-//         the exponent bits: 9.1e-8 (1.5 ulp); 0 below -87.34, where
+//         (Cody and Waite), then a least-squares polynomial of degree
+//         6 (scripts/fit_exp.py; Taylor needs 7), times 2^n built in
+//         the exponent bits: 9.5e-8 (1.6 ulp); 0 below -87.34, where
 //         the result would be subnormal (flushed, as the CPU's
 //         flush-to-zero would: a subnormal costs x86 a microcode assist
 //         per instruction), +inf above 88.72, NaN kept
 //   sigmoid  1 / (1 + exp(-x)), -x held within [-87, 87] so that the
 //         exp needs no edge cases (about 25 instructions a vector where
 //         the general exp's edges made it 40; SiLU follows every
-//         convolution of efficientnet_b0): 1.2e-7; 1.7e-38 below -87,
+//         convolution of efficientnet_b0): 1.3e-7; 1.7e-38 below -87,
 //         where the true value is smaller still, NaN kept
 //   erf   a P(a^2) / Q(a^2), a = min(|x|, 3.92), P of degree 6 and Q of
 //         degree 5 in a^2, 1 from 3.92 on, the sign put back: 3.2e-7
