@@ -177,5 +177,20 @@ TEST(Postprocess, OnlyALoopAlongWhichTheStoresAreContiguousIsVectorized) {
   }
 }
 
+// write_stride through splits and fuses: a split's inner loop steps by 1
+// and its outer one by the inner extent; a fused loop drives its indices
+// through a division and a remainder, which no single stride describes.
+TEST(Postprocess, TheWriteStrideOfSplitAndFusedLoops) {
+  Schedule sch(workload("matmul:M=8,N=8,K=8"));
+  std::vector<LoopRV> l = sch.get_loops(sch.get_block("C"));  // i j k
+  std::vector<LoopRV> j = sch.split(l[1], {2, 4});
+  EXPECT_EQ(write_stride(sch.func(), "C", sch.loop_var(j[1])), 1);
+  EXPECT_EQ(write_stride(sch.func(), "C", sch.loop_var(j[0])), 4);
+  EXPECT_EQ(write_stride(sch.func(), "C", sch.loop_var(l[0])), 8);
+  EXPECT_EQ(write_stride(sch.func(), "C", sch.loop_var(l[2])), 0) << "k moves no element of C";
+  LoopRV fused = sch.fuse({l[0], j[0]});
+  EXPECT_EQ(write_stride(sch.func(), "C", sch.loop_var(fused)), std::nullopt);
+}
+
 }  // namespace
 }  // namespace kiln::search
