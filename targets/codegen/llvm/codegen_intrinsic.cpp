@@ -62,14 +62,9 @@ llvm::Value* CodeGen::emit_call(const CallNode* op) {
     case Intrinsic::sqrt: r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x); break;
     case Intrinsic::rsqrt: r = b_.CreateFDiv(one(), b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x)); break;
     case Intrinsic::tanh: r = f32 ? emit_tanh_f32(b_, x) : emit_libm_call("tanhf", "tanh", x); break;
-    case Intrinsic::sigmoid: {
-      if (f32) {
-        r = emit_sigmoid_f32(b_, x);
-        break;
-      }
-      r = b_.CreateFDiv(one(), b_.CreateFAdd(one(), exp(b_.CreateFNeg(x))));
+    case Intrinsic::sigmoid:
+      r = f32 ? emit_sigmoid_f32(b_, x) : b_.CreateFDiv(one(), b_.CreateFAdd(one(), exp(b_.CreateFNeg(x))));
       break;
-    }
     case Intrinsic::erf: r = f32 ? emit_erf_f32(b_, x) : emit_libm_call("erff", "erf", x); break;
     case Intrinsic::abs: r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); break;
     case Intrinsic::floor: r = b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x); break;

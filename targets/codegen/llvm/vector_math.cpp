@@ -48,8 +48,8 @@ llvm::Value* odd_rational(llvm::IRBuilder<>& b, llvm::Value* x, double one, cons
   return copysign(b, y, x);
 }
 
-// exp(x) for x in range (not NaN, n below within the float exponent):
-// n = round(x / ln 2), r = x - n ln 2 with ln 2 in a part exact in float
+// exp(x) for x already clamped (not NaN, and n below within what the
+// float exponent holds): n = round(x / ln 2), r = x - n ln 2 with ln 2 in a part exact in float
 // and the rest (so that n * hi loses nothing), e^r by a polynomial,
 // times 2^n built in the exponent bits. With `split_scale`, 2^n as 2^h *
 // 2^(n-h), h = floor(n / 2), for n up to 128 (one past what the exponent
