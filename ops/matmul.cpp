@@ -14,6 +14,16 @@ te::Tensor matmul(const te::Tensor& A, const te::Tensor& B, const std::string& n
       {A.shape()[0], B.shape()[1]}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, name);
 }
 
+te::Tensor matmul_widened(const te::Tensor& A, const te::Tensor& B, DataType acc, const std::string& name) {
+  require_rank("matmul", A, 2);
+  require_rank("matmul", B, 2);
+  require_same_extent("matmul", A, 1, B, 0);
+  IterVar k = te::reduce_axis(Range(i32(0), A.shape()[1]), "k");
+  return te::compute(
+      {A.shape()[0], B.shape()[1]},
+      [&](Var i, Var j) { return te::sum(cast(acc, A(i, k)) * cast(acc, B(k, j)), {k}); }, name);
+}
+
 te::Tensor batch_matmul(const te::Tensor& A, const te::Tensor& B, const std::string& name) {
   require_rank("batch_matmul", A, 3);
   require_rank("batch_matmul", B, 3);

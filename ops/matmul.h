@@ -18,6 +18,11 @@ enum class Activation { kNone, kRelu };
 // C[i, j] = sum_k A[i, k] * B[k, j];  A: [M, K], B: [K, N].
 te::Tensor matmul(const te::Tensor& A, const te::Tensor& B, const std::string& name = "C");
 
+// C[i, j] = sum_k acc(A[i, k]) * acc(B[k, j]): each input widened to the
+// accumulator's type `acc` before the product (uint8 A, int8 B, int32 sums:
+// what the CPUs' int8 dot-product instructions compute).
+te::Tensor matmul_widened(const te::Tensor& A, const te::Tensor& B, DataType acc, const std::string& name = "C");
+
 // C[b, i, j] = sum_k A[b, i, k] * B[b, k, j];  A: [B, M, K], B: [B, K, N].
 te::Tensor batch_matmul(const te::Tensor& A, const te::Tensor& B, const std::string& name = "C");
 

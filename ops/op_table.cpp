@@ -106,6 +106,18 @@ std::vector<OpSpec> make_table() {
       [](const Workload& w) { return 2 * product({param(w, "M"), param(w, "N"), param(w, "K")}); }, nullptr});
 
   t.push_back(OpSpec{
+      "matmul_u8s8s32", "int8 matrix product: unsigned A, signed B, int32 sums",
+      "A[M,K] uint8, B[K,N] int8 -> C[M,N] int32", "2·M·N·K",
+      {req("M", "rows of A and C"), req("N", "columns of B and C"), req("K", "reduced extent")},
+      DTypeRule::kFixed,
+      [](const Workload& w) {
+        Tensor A = te::placeholder({i32(param(w, "M")), i32(param(w, "K"))}, DataType::UInt(8), "A");
+        Tensor B = te::placeholder({i32(param(w, "K")), i32(param(w, "N"))}, DataType::Int(8), "B");
+        return te::create_prim_func({A, B, matmul_widened(A, B, DataType::Int(32))}, w.op);
+      },
+      [](const Workload& w) { return 2 * product({param(w, "M"), param(w, "N"), param(w, "K")}); }, nullptr});
+
+  t.push_back(OpSpec{
       "batch_matmul", "batched matrix product", "A[B,M,K], B[B,K,N] -> C[B,M,N]", "2·B·M·N·K",
       {req("B", "batch"), req("M", "rows of A and C"), req("N", "columns of B and C"), req("K", "reduced extent")},
       DTypeRule::kNumeric,

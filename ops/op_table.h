@@ -28,6 +28,7 @@ struct ParamSpec {
 enum class DTypeRule {
   kNumeric,  // int8..int64, uint8..uint64, float16, float32, float64
   kFloat,    // float16, float32, float64
+  kFixed,    // the op's name says its types (matmul_u8s8s32): no dtype key
 };
 
 struct OpSpec {

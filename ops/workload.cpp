@@ -36,7 +36,7 @@ std::string key_list(const OpSpec& spec, bool required_only) {
     os << (first ? "" : ", ") << p.name;
     first = false;
   }
-  if (!required_only) os << ", dtype";
+  if (!required_only && spec.dtypes != DTypeRule::kFixed) os << ", dtype";
   return os.str();
 }
 
@@ -92,6 +92,8 @@ void check_dtype(const OpSpec& spec, DataType t) {
   if (t.lanes() != 1 || !(is_float || is_int))
     KILN_USER_ERROR() << spec.name << ": dtype " << t.str() << " is not supported (use int8..int64, uint8..uint64, "
                       << "float16, float32 or float64)";
+  if (spec.dtypes == DTypeRule::kFixed && t != DataType::Float32())  // the default, which a string cannot change
+    KILN_USER_ERROR() << spec.name << ": takes no dtype (its name says its types), got dtype=" << t.str();
   if (spec.dtypes == DTypeRule::kFloat && !is_float)
     KILN_USER_ERROR() << spec.name << ": dtype " << t.str() << " is not supported (floating-point types only)";
 }
@@ -122,8 +124,9 @@ std::string Workload::str() const {
       os << it->second;
     os << ",";
   }
-  os << "dtype=" << dtype.str();
-  return os.str();
+  std::string s = os.str();
+  if (spec.dtypes == DTypeRule::kFixed) return s.substr(0, s.size() - 1);  // the name says the types
+  return s + "dtype=" + dtype.str();
 }
 
 void check_workload(const Workload& w) {
@@ -164,6 +167,8 @@ Workload parse_workload(const std::string& text) {
       std::string value = trim(item.substr(eq + 1));
       if (!seen.insert(key).second) KILN_USER_ERROR() << spec.name << ": key '" << key << "' is given twice";
       if (key == "dtype") {
+        if (spec.dtypes == DTypeRule::kFixed)
+          KILN_USER_ERROR() << spec.name << ": takes no dtype (its name says its types), got dtype=" << value;
         w.dtype = parse_dtype(spec, value);
         continue;
       }

@@ -25,8 +25,12 @@ std::string keys_summary(const OpSpec& s) {
 }
 
 const char* dtype_text(DTypeRule r) {
-  return r == DTypeRule::kFloat ? "float16, float32 (default), float64"
-                                : "int8..int64, uint8..uint64, float16, float32 (default), float64";
+  switch (r) {
+    case DTypeRule::kFloat: return "float16, float32 (default), float64";
+    case DTypeRule::kFixed: return "none: the name says the types";
+    case DTypeRule::kNumeric: break;
+  }
+  return "int8..int64, uint8..uint64, float16, float32 (default), float64";
 }
 
 std::string range_text(const ParamSpec& p) {

@@ -69,20 +69,6 @@ int dim_indexed_by(const BufferRegion& r, const VarNode* v) {
   return -1;
 }
 
-// The coefficient of `v` in e, 0 where e does not use it; nullopt where e
-// uses it other than linearly (inside a division, a product of variables).
-std::optional<int64_t> coefficient_of(const Expr& e, const VarNode* v) {
-  if (!vars_in(e).count(v)) return 0;
-  std::optional<arith::LinearForm> form = arith::linear_form(e);
-  if (!form) return std::nullopt;
-  int64_t c = 0;
-  for (const auto& [term, coef] : form->terms) {
-    if (term.get() == v) c += coef;
-    else if (vars_in(term).count(v)) return std::nullopt;
-  }
-  return c;
-}
-
 }  // namespace
 
 std::optional<PackableRead> packable_read(const PrimFunc& f, const std::string& block, size_t iter_var) {
@@ -119,7 +105,7 @@ std::optional<int64_t> write_stride(const PrimFunc& f, const std::string& block,
   // The loop's step in each iter var, then in each index of the write.
   std::unordered_map<const VarNode*, int64_t> step;
   for (size_t i = 0; i < x.realize->iter_values.size(); ++i) {
-    std::optional<int64_t> c = coefficient_of(x.realize->iter_values[i], loop.operator->());
+    std::optional<int64_t> c = arith::coefficient_of(x.realize->iter_values[i], loop.operator->());
     if (!c) return std::nullopt;
     if (*c != 0) step[x.block->iter_vars[i].var().operator->()] = *c;
   }
@@ -128,7 +114,7 @@ std::optional<int64_t> write_stride(const PrimFunc& f, const std::string& block,
   for (size_t d = w->region.size(); d-- > 0;) {
     int64_t moved = 0;
     for (const auto& [iv, c] : step) {
-      std::optional<int64_t> k = coefficient_of(w->region[d]->min, iv);
+      std::optional<int64_t> k = arith::coefficient_of(w->region[d]->min, iv);
       if (!k) return std::nullopt;
       moved += *k * c;
     }

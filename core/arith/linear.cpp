@@ -1,5 +1,6 @@
 #include "core/arith/linear.h"
 
+#include "core/functor.h"
 #include "core/structural.h"
 
 namespace kiln::arith {
@@ -166,6 +167,19 @@ size_t linear_term_count(const Expr& e) {
     }
     default: return 1;
   }
+}
+
+std::optional<int64_t> coefficient_of(const Expr& e, const VarNode* v) {
+  const auto is_v = [v](const VarNode* u) { return u == v; };
+  if (!uses_var(e, is_v)) return 0;
+  std::optional<LinearForm> form = linear_form(e);
+  if (!form) return std::nullopt;
+  int64_t c = 0;
+  for (const auto& [term, coef] : form->terms) {
+    if (term.get() == v) c += coef;
+    else if (uses_var(term, is_v)) return std::nullopt;
+  }
+  return c;
 }
 
 }  // namespace kiln::arith

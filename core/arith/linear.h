@@ -45,6 +45,10 @@ Expr linear_part_to_expr(const LinearForm& f, bool positive);
 // The bound of the form from the bounds of its terms.
 IntBound linear_bound(const LinearForm& f, ConstIntBoundAnalyzer& bounds);
 
+// The coefficient of `v` in e, 0 where e does not use it; nullopt where e
+// uses it other than linearly (inside a division, a product of variables).
+std::optional<int64_t> coefficient_of(const Expr& e, const VarNode* v);
+
 // The size of e's additive skeleton: every Add, Sub, product with a constant
 // and constant counts 1, and so does every term.
 size_t linear_cost(const Expr& e);

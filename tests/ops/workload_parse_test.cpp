@@ -43,11 +43,15 @@ TEST(WorkloadParse, CanonicalStringOrdersKeysAndFillsDefaults) {
   Workload d = parse_workload("dense:act=relu,K=3,N=2,M=1,dtype=float16");
   EXPECT_EQ(d.str(), "dense:M=1,N=2,K=3,bias=0,act=relu,dtype=float16");
   EXPECT_EQ(d.params.at("act"), 1);
+  // An op whose name says its types has no dtype to write, nor to take.
+  EXPECT_EQ(parse_workload("matmul_u8s8s32:K=3,N=2,M=1").str(), "matmul_u8s8s32:M=1,N=2,K=3");
+  EXPECT_THROW(parse_workload("matmul_u8s8s32:M=1,N=2,K=3,dtype=int8"), Error);
 }
 
 TEST(WorkloadParse, EveryOpRoundTripsThroughItsCanonicalString) {
   const std::vector<std::string> examples = {
       "matmul:M=4,N=5,K=6",
+      "matmul_u8s8s32:M=4,N=5,K=6",
       "batch_matmul:B=2,M=3,N=4,K=5,dtype=int8",
       "dense:M=4,N=5,K=6,bias=1,act=relu",
       "conv2d_nchw:N=1,C=4,H=7,W=7,K=8,R=3,S=3,stride=2,pad=1,groups=2,dilation=1",

@@ -42,7 +42,8 @@ namespace kiln {
   X(Decision)                           \
   X(RegisterTile)                       \
   X(GpuThreads)                         \
-  X(GpuSharedMemory)
+  X(GpuSharedMemory)                     \
+  X(TensorizeMismatch)
 
 enum class ScheduleErrorKind : uint8_t {
 #define X(Name) k##Name,
@@ -143,5 +144,8 @@ KILN_SCHEDULE_ERROR(OutputBuffer);
 KILN_SCHEDULE_ERROR(InlineBody);
 // A sampling decision that does not fit the instruction.
 KILN_SCHEDULE_ERROR(Decision);
+// tensorize: the loop nest does not compute what the intrinsic's
+// description does (tir/tensor_intrin.h); the message says what differs.
+KILN_SCHEDULE_ERROR(TensorizeMismatch);
 
 }  // namespace kiln

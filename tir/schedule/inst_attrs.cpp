@@ -61,6 +61,7 @@ nlohmann::json ann_json(const AnnValue& v) {
 nlohmann::json to_json(const NoAttrs&) { return nlohmann::json::array(); }
 nlohmann::json to_json(const BlockNameAttrs& a) { return {a.name}; }
 nlohmann::json to_json(const BindAttrs& a) { return {a.thread}; }
+nlohmann::json to_json(const TensorizeAttrs& a) { return {a.intrin}; }
 nlohmann::json to_json(const AnnotateAttrs& a) {
   nlohmann::json j = nlohmann::json::array({a.key});
   if (a.value) j.push_back(ann_json(*a.value));
@@ -107,6 +108,7 @@ uint64_t fold(const F&... fields) {
 uint64_t hash_of(const NoAttrs&) { return 0; }
 uint64_t hash_of(const BlockNameAttrs& a) { return fold(a.name); }
 uint64_t hash_of(const BindAttrs& a) { return fold(a.thread); }
+uint64_t hash_of(const TensorizeAttrs& a) { return fold(a.intrin); }
 uint64_t hash_of(const AnnotateAttrs& a) { return fold(a.key, a.value); }
 uint64_t hash_of(const BufferScopeAttrs& a) { return fold(a.index, a.scope); }
 uint64_t hash_of(const RFactorAttrs& a) { return fold(a.factor_axis); }
@@ -141,6 +143,12 @@ template <>
 InstAttrs attrs_from_json<BindAttrs>(const nlohmann::json& j) {
   Reader r(j, 1);
   return BindAttrs{r.string(0, "the thread tag")};
+}
+
+template <>
+InstAttrs attrs_from_json<TensorizeAttrs>(const nlohmann::json& j) {
+  Reader r(j, 1);
+  return TensorizeAttrs{r.string(0, "the tensor intrinsic's name")};
 }
 
 template <>

@@ -101,8 +101,14 @@ struct LayoutAttrs {
   bool operator==(const LayoutAttrs&) const = default;
 };
 
+// tensorize: the tensor intrinsic's name (tir/tensor_intrin.h).
+struct TensorizeAttrs {
+  std::string intrin;
+  bool operator==(const TensorizeAttrs&) const = default;
+};
+
 using InstAttrs = std::variant<NoAttrs, BlockNameAttrs, BindAttrs, AnnotateAttrs, BufferScopeAttrs, RFactorAttrs,
-                               TileSampleAttrs, CategoricalAttrs, StorageAlignAttrs, LayoutAttrs>;
+                               TileSampleAttrs, CategoricalAttrs, StorageAlignAttrs, LayoutAttrs, TensorizeAttrs>;
 
 // The JSON array a trace file holds for `a`.
 nlohmann::json attrs_json(const InstAttrs& a);
@@ -128,6 +134,7 @@ KILN_DECLARE_ATTRS_FROM_JSON(TileSampleAttrs)
 KILN_DECLARE_ATTRS_FROM_JSON(CategoricalAttrs)
 KILN_DECLARE_ATTRS_FROM_JSON(StorageAlignAttrs)
 KILN_DECLARE_ATTRS_FROM_JSON(LayoutAttrs)
+KILN_DECLARE_ATTRS_FROM_JSON(TensorizeAttrs)
 #undef KILN_DECLARE_ATTRS_FROM_JSON
 
 }  // namespace kiln

@@ -72,7 +72,8 @@ struct InstructionKind {
   X(sample_tile)                     \
   X(sample_categorical)              \
   X(sample_compute_location)        \
-  X(enter_postproc)
+  X(enter_postproc)                  \
+  X(tensorize)
 
 namespace inst {
 #define X(name) extern const InstructionKind name;

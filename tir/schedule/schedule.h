@@ -145,6 +145,10 @@ class Schedule {
   // tile fall in different cache sets or shared-memory banks. Only the
   // layout changes; see primitive/storage_align.cpp.
   void storage_align(BlockRV block, int write_index, int axis, int64_t factor, int64_t offset);
+  // Marks the loop nest under `loop` to be computed by the tensor intrinsic
+  // `intrin` (tir/tensor_intrin.h), after checking that the nest computes
+  // what the intrinsic's description does; see primitive/tensorize.cpp.
+  void tensorize(LoopRV loop, const std::string& intrin);
   // Computes a producer block's value where each consumer reads it, and
   // removes the producer, the loops left empty and its buffer. The padding
   // stage of conv2d_nchw (bounds clamping left out):

@@ -1,6 +1,7 @@
 #include "tir/transform/unroll_loop.h"
 
 #include "tir/functor.h"
+#include "tir/tensor_intrin.h"
 #include "tir/transform/simplify.h"
 
 namespace kiln {
@@ -10,7 +11,11 @@ namespace {
 // vectorized loop as one; -1 if it holds any other loop.
 int64_t straight_line_size(const Stmt& s) {
   switch (s.kind()) {
-    case StmtKind::For: return s.as<ForNode>()->for_kind == ForKind::kVectorized ? 1 : -1;
+    case StmtKind::For: {
+      // A tensorized nest becomes a few instructions (tir/tensor_intrin.h).
+      const auto* f = s.as<ForNode>();
+      return f->for_kind == ForKind::kVectorized || f->annotations.count(kTensorizeAnn) ? 1 : -1;
+    }
     case StmtKind::SeqStmt: {
       int64_t n = 0;
       for (const Stmt& c : s.as<SeqStmtNode>()->seq) {
@@ -50,6 +55,7 @@ class Unroller : public StmtMutator {
   using StmtMutator::mutate;
 
   Stmt visit_For(const ForNode* op, const Stmt& s) override {
+    if (op->annotations.count(kTensorizeAnn)) return s;  // the code generator's, whole
     const int64_t outer_step = auto_step_;
     if (auto it = op->annotations.find(kAutoUnrollMaxStep); it != op->annotations.end())
       if (const int64_t* v = as_const_int(it->second)) auto_step_ = *v;

@@ -90,6 +90,9 @@ class CodeGen {
   void emit_for(const ForNode* op);
   // A counted loop over [lo, hi) of the loop variable's type; body gets the index.
   void emit_loop(const ForNode* op, llvm::Value* lo, llvm::Value* hi);
+  // A loop annotated kiln.tensorize: its nest as the intrinsic's
+  // instructions (codegen_tensorize.cpp).
+  void emit_tensorized(const Stmt& loop);
 
   // --- parallel loops (codegen_parallel.cpp)
   void emit_parallel_for(const ForNode* op);

@@ -4,6 +4,7 @@
 #include <llvm/IR/Metadata.h>
 
 #include "targets/codegen/llvm/codegen_impl.h"
+#include "tir/tensor_intrin.h"
 
 namespace kiln::llvm_backend {
 namespace {
@@ -27,7 +28,10 @@ void CodeGen::emit(const Stmt& s) {
   KILN_ICHECK(s.defined()) << "undefined statement in " << symbol_;
   switch (s.kind()) {
     case StmtKind::BufferStore: emit_store(s.as<BufferStoreNode>()); return;
-    case StmtKind::For: emit_for(s.as<ForNode>()); return;
+    case StmtKind::For:
+      if (s.as<ForNode>()->annotations.count(kTensorizeAnn)) emit_tensorized(s);
+      else emit_for(s.as<ForNode>());
+      return;
     case StmtKind::SeqStmt:
       for (const Stmt& c : s.as<SeqStmtNode>()->seq) emit(c);
       return;

@@ -17,6 +17,7 @@ const char* const kWorkloads[] = {
     "matmul:M=48,N=40,K=32",
     "matmul:M=13,N=7,K=1",
     "matmul:M=16,N=16,K=16,dtype=float16",
+    "matmul_u8s8s32:M=5,N=32,K=12",
     "matmul:M=8,N=8,K=8,dtype=int32",
     "batch_matmul:B=2,M=16,N=24,K=8",
     "dense:M=16,N=32,K=24,bias=1,act=relu",

@@ -1,0 +1,91 @@
+// Tensorized nests in LLVM code: each intrinsic's instructions, run against
+// the interpreter where this CPU has them and compiled for a CPU that has
+// them where it does not.
+#include <gtest/gtest.h>
+
+#include "ops/workload.h"
+#include "support/tensorized_matmul.h"
+#include "targets/build.h"
+#include "targets/codegen/llvm/build_llvm.h"
+#include "targets/lower.h"
+#include "targets/runtime/check.h"
+#include "targets/runtime/thread_pool.h"
+#include "targets/runtime/timing.h"
+#include "tir/tensor_intrin.h"
+
+namespace kiln {
+namespace {
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// A CPU that has the intrinsic, and the instruction its code must show.
+struct Expected {
+  const char* cpu;
+  const char* instruction;
+};
+
+Expected expected(const std::string& intrin) {
+  if (intrin == "x86_vnni_u8s8s32_16x4") return {"sapphirerapids", "vpdpbusd\t%zmm"};
+  // Alder Lake has AVX-VNNI and no AVX-512: the VEX encoding.
+  if (intrin == "x86_vnni_u8s8s32_8x4") return {"alderlake", "{vex}\tvpdpbusd\t%ymm"};
+  if (intrin == "x86_avx2_u8s8s32_8x4") return {"haswell", "vpmaddwd\t%ymm"};
+  ADD_FAILURE() << "no expectation for " << intrin;
+  return {"", ""};
+}
+
+bool host_has(const TensorIntrin& t) {
+  const Target host = Target::parse("llvm");
+  return available_with(t, [&](const std::string& f) { return host.has_feature(f); });
+}
+
+PrimFunc workload_func(const std::string& w) { return ops::build_workload(ops::parse_workload(w)); }
+
+class TensorizeCodegen : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TensorizeCodegen, EmitsTheInstructionAndComputesTheProduct) {
+  const TensorIntrin& t = *find_tensor_intrin(GetParam());
+  const int64_t lanes = *as_const_int(t.desc.params()[2].shape()[0]);
+  // Two column panels, three steps of k, a row count no tile divides.
+  const std::string w = "matmul_u8s8s32:M=3,N=" + std::to_string(2 * lanes) + ",K=12";
+  const PrimFunc original = workload_func(w);
+  Schedule sch(original);
+  sch.tensorize(testing::pack_for_dot_product(sch, lanes), t.name);
+
+  const Expected e = expected(t.name);
+  const Target named = Target::parse(std::string("llvm -mcpu=") + e.cpu);
+  const std::string asm_text = emit_assembly(lower(sch.func(), named), named);
+  EXPECT_TRUE(contains(asm_text, e.instruction)) << asm_text;
+
+  if (!host_has(t)) GTEST_SKIP() << "this CPU lacks " << t.name << "; its assembly was checked for " << e.cpu;
+  const Target host = Target::parse("llvm -num-cores=2");
+  std::vector<NDArray> args = testing::full_range_int8_arguments(original);
+  const NDArray want = reference_outputs(original, args).back().copy();
+  auto kernel = build(lower(sch.func(), host), host);
+  for (int threads : {1, 2}) {
+    ThreadPool pool(threads);
+    run_kernel(*kernel, args, pool);
+    EXPECT_EQ(max_relative_error(args.back(), want), 0) << t.name << " on " << threads << " threads";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Intrinsics, TensorizeCodegen,
+                         ::testing::Values("x86_vnni_u8s8s32_16x4", "x86_vnni_u8s8s32_8x4", "x86_avx2_u8s8s32_8x4"));
+
+TEST(TensorizeCodegenErrors, ATargetWithoutTheInstructionsSaysSo) {
+  Schedule sch(workload_func("matmul_u8s8s32:M=2,N=16,K=8"));
+  sch.tensorize(testing::pack_for_dot_product(sch, 16), "x86_vnni_u8s8s32_16x4");
+  const Target haswell = Target::parse("llvm -mcpu=haswell");
+  try {
+    emit_assembly(lower(sch.func(), haswell), haswell);
+    FAIL() << "expected kiln::Error";
+  } catch (const InternalError& e) {
+    FAIL() << "an internal error: " << e.what();
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), "tensor intrinsic x86_vnni_u8s8s32_16x4 needs avx512vnni, which the target llvm "
+                                   "-mcpu=haswell"))
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace kiln
