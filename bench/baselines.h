@@ -22,6 +22,13 @@ std::vector<double> openblas_sgemm(const float* A, const float* B, float* C, int
                                    int threads, int repeat);
 std::vector<double> onednn_matmul(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_t K,
                                   int threads, int repeat);
+// C[M,N] = A[M,K] * B[K,N] in int32, A uint8, B int8, row-major (oneDNN's
+// u8s8s32 matmul). With `prepacked`, B is reordered into the layout oneDNN
+// picks before the timed runs, as a graph compiler folds a constant
+// weight; without, oneDNN takes it as it is, as kiln's kernel does. `impl`
+// gets the implementation oneDNN chose.
+std::vector<double> onednn_matmul_u8s8s32(const uint8_t* A, const int8_t* B, int32_t* C, int64_t M, int64_t N,
+                                          int64_t K, bool prepacked, int threads, int repeat, std::string* impl);
 // out[N,K,P,Q] = conv(in[N,C,H,W], weight[K,C,R,S]), plain nchw/oihw layouts,
 // algorithm convolution_direct.
 std::vector<double> onednn_conv2d_nchw(const float* in, const float* weight, float* out, const ConvShape& s,

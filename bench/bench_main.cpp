@@ -62,7 +62,7 @@ struct Measured {
 // runs, and may name the implementation that ran in `detail`.
 struct Baseline {
   std::string name;
-  std::function<std::vector<double>(float* out, int repeat, std::string* detail)> run;
+  std::function<std::vector<double>(void* out, int repeat, std::string* detail)> run;
 };
 
 // The direct 3×3 weights of a Winograd workload (conv2d_winograd_nchwc),
@@ -77,12 +77,23 @@ NDArray direct_weights(const ops::Workload& w) {
 
 std::vector<Baseline> baselines_for(const ops::Workload& w, const std::vector<NDArray>& args,
                                     const NDArray& direct, int threads) {
+  if (w.op == "matmul_u8s8s32") {
+    const auto* a = static_cast<const uint8_t*>(args[0].data());
+    const auto* b = static_cast<const int8_t*>(args[1].data());
+    int64_t M = w.params.at("M"), N = w.params.at("N"), K = w.params.at("K");
+    auto run = [=](bool packed) {
+      return [=](void* out, int r, std::string* impl) {
+        return onednn_matmul_u8s8s32(a, b, static_cast<int32_t*>(out), M, N, K, packed, threads, r, impl);
+      };
+    };
+    return {{"onednn_matmul_u8s8s32", run(false)}, {"onednn_matmul_u8s8s32_prepacked", run(true)}};
+  }
   const float* in0 = args[0].data_as<float>();
   const float* in1 = direct.numel() ? direct.data_as<float>() : args[1].data_as<float>();
   if (w.op == "matmul" && w.dtype == DataType::Float32()) {
     int64_t M = w.params.at("M"), N = w.params.at("N"), K = w.params.at("K");
-    return {{"openblas_sgemm", [=](float* out, int r, std::string*) { return openblas_sgemm(in0, in1, out, M, N, K, threads, r); }},
-            {"onednn_matmul", [=](float* out, int r, std::string*) { return onednn_matmul(in0, in1, out, M, N, K, threads, r); }}};
+    return {{"openblas_sgemm", [=](void* out, int r, std::string*) { return openblas_sgemm(in0, in1, static_cast<float*>(out), M, N, K, threads, r); }},
+            {"onednn_matmul", [=](void* out, int r, std::string*) { return onednn_matmul(in0, in1, static_cast<float*>(out), M, N, K, threads, r); }}};
   }
   auto conv_shape = [&] {
     return ConvShape{w.params.at("N"), w.params.at("C"), w.params.at("H"),      w.params.at("W"),  w.params.at("K"),
@@ -92,9 +103,9 @@ std::vector<Baseline> baselines_for(const ops::Workload& w, const std::vector<ND
       w.params.at("dilation") == 1) {
     const ConvShape s = conv_shape();
     return {{"onednn_conv2d_nchw_direct",
-             [=](float* out, int r, std::string*) { return onednn_conv2d_nchw(in0, in1, out, s, threads, r); }},
+             [=](void* out, int r, std::string*) { return onednn_conv2d_nchw(in0, in1, static_cast<float*>(out), s, threads, r); }},
             {"onednn_conv2d_blocked_direct",
-             [=](float* out, int r, std::string*) { return onednn_conv2d_blocked(in0, in1, out, s, threads, r); }}};
+             [=](void* out, int r, std::string*) { return onednn_conv2d_blocked(in0, in1, static_cast<float*>(out), s, threads, r); }}};
   }
   // A blocked convolution, direct or Winograd's (a 3×3 stride-1 one, whose
   // baseline reads the direct weights): oneDNN's on the same blocked tensors.
@@ -105,8 +116,8 @@ std::vector<Baseline> baselines_for(const ops::Workload& w, const std::vector<ND
                                              w.params.at("K"), 3, 3, 1, w.params.at("pad")}
                                  : conv_shape();
     const int64_t block = w.params.at("cb");
-    return {{"onednn_conv2d_nchwc", [=](float* out, int r, std::string* impl) {
-               return onednn_conv2d_nchwc(in0, in1, out, s, block, threads, r, impl);
+    return {{"onednn_conv2d_nchwc", [=](void* out, int r, std::string* impl) {
+               return onednn_conv2d_nchwc(in0, in1, static_cast<float*>(out), s, block, threads, r, impl);
              }}};
   }
   // Depthwise and grouped ones, on the same blocked data and output.
@@ -116,8 +127,8 @@ std::vector<Baseline> baselines_for(const ops::Workload& w, const std::vector<ND
     ConvShape s{w.params.at("N"), w.params.at("C"), w.params.at("H"),      w.params.at("W"), w.params.at("C"),
                 w.params.at("R"), w.params.at("S"), w.params.at("stride"), w.params.at("pad")};
     const int64_t groups = depthwise ? s.C : w.params.at("groups"), block = w.params.at("b");
-    return {{"onednn_grouped_conv2d_nchwc", [=](float* out, int r, std::string* impl) {
-               return onednn_grouped_conv2d_nchwc(in0, in1, out, s, groups, block, threads, r, impl);
+    return {{"onednn_grouped_conv2d_nchwc", [=](void* out, int r, std::string* impl) {
+               return onednn_grouped_conv2d_nchwc(in0, in1, static_cast<float*>(out), s, groups, block, threads, r, impl);
              }}};
   }
   return {};
@@ -130,9 +141,9 @@ std::vector<Measured> run_baselines(const std::vector<Baseline>& baselines, cons
   NDArray result = kiln_out.copy();
   for (const Baseline& b : baselines) {
     std::string detail;
-    warm_up([&] { b.run(result.data_as<float>(), 1, &detail); });
+    warm_up([&] { b.run(result.data(), 1, &detail); });
     std::fill_n(static_cast<char*>(result.data()), result.nbytes(), 0);
-    std::vector<double> times = b.run(result.data_as<float>(), repeat, &detail);
+    std::vector<double> times = b.run(result.data(), repeat, &detail);
     out.push_back({detail.empty() ? b.name : b.name + " (" + detail + ")", std::move(times),
                    max_relative_error(result, kiln_out)});
   }

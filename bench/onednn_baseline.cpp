@@ -43,6 +43,27 @@ std::vector<double> onednn_matmul(const float* A, const float* B, float* C, int6
   return time_primitive(eng, prim, {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}}, repeat);
 }
 
+std::vector<double> onednn_matmul_u8s8s32(const uint8_t* A, const int8_t* B, int32_t* C, int64_t M, int64_t N,
+                                          int64_t K, bool prepacked, int threads, int repeat, std::string* impl) {
+  omp_set_num_threads(threads);
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::memory::desc a_md({M, K}, dt::u8, tag::ab), b_plain({K, N}, dt::s8, tag::ab), c_md({M, N}, dt::s32, tag::ab);
+  dnnl::memory::desc b_md = prepacked ? dnnl::memory::desc({K, N}, dt::s8, tag::any) : b_plain;
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), eng);
+  if (impl) *impl = pd.impl_info_str();
+  dnnl::matmul prim(pd);
+  dnnl::memory a(a_md, eng, const_cast<uint8_t*>(A)), c(c_md, eng, C);
+  dnnl::memory b_given(b_plain, eng, const_cast<int8_t*>(B));
+  dnnl::memory b = b_given;
+  if (pd.weights_desc() != b_plain) {  // reordered once, untimed
+    b = dnnl::memory(pd.weights_desc(), eng);
+    dnnl::stream s(eng);
+    dnnl::reorder(b_given, b).execute(s, b_given, b);
+    s.wait();
+  }
+  return time_primitive(eng, prim, {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, c}}, repeat);
+}
+
 namespace {
 
 // The tensors of a convolution, each in `plain` layout or, with tag::any,

@@ -10,6 +10,7 @@
 #include "search/rules/rules.h"
 #include "tir/schedule/block_util.h"
 #include "tir/schedule/locate.h"
+#include "tir/tensor_intrin.h"
 #include "tir/thread_axes.h"
 #include "tir/transform/unroll_loop.h"
 
@@ -54,6 +55,12 @@ int64_t register_tile(const Located& loc, int64_t lanes, int64_t max_vector) {
   for (const IterVar& iv : b->iter_vars) (iv.is_reduce() ? nr : ns) += 1;
   std::vector<const ForNode*> loops;
   for (const Stmt& l : enclosing_loops(loc)) loops.push_back(l.as<ForNode>());
+  // A tensor intrinsic's loops, innermost, are below the tiles.
+  if (auto it = b->annotations.find(kTensorIntrinAnn); it != b->annotations.end()) {
+    const TensorIntrin* t = find_tensor_intrin(it->second.as<StringImmNode>()->value);
+    if (!t || loops.size() < t->num_loops) return 0;
+    loops.resize(loops.size() - t->num_loops);
+  }
   if (ns == 0 || static_cast<int64_t>(loops.size()) != 4 * ns + 2 * nr) return 0;
   const int64_t s3 = 3 * ns + 2 * nr;
   int64_t regs = 1;
@@ -92,6 +99,21 @@ void decompose_reductions(Schedule& sch) {
       sch.decompose_reduction(b, loops[i]);
       break;
     }
+  }
+}
+
+// Each block tiled for a tensor intrinsic (kTensorIntrinAnn) gets its
+// innermost loops tensorized, now that its init is a block of its own.
+void tensorize_marked(Schedule& sch) {
+  for (const std::string& name : blocks_in_order(sch.func())) {
+    const BlockNode* b = block_info(sch.func(), name).block;
+    auto it = b->annotations.find(kTensorIntrinAnn);
+    if (it == b->annotations.end() || b->init.defined()) continue;
+    const std::string intrin = it->second.as<StringImmNode>()->value;
+    std::vector<LoopRV> loops = sch.get_loops(sch.get_block(name));
+    const TensorIntrin* t = find_tensor_intrin(intrin);
+    if (!t || loops.size() < t->num_loops) continue;
+    sch.tensorize(loops[loops.size() - t->num_loops], intrin);
   }
 }
 
@@ -339,6 +361,7 @@ void postprocess(Schedule& sch) {
   check_register_tiles(sch, max_vector);
   if (gpu_threads == 0) rewrite_layouts(sch);
   decompose_reductions(sch);
+  tensorize_marked(sch);
   if (gpu_threads == 0) unroll_constant_rows(sch);
   if (gpu_threads > 0) cooperative_fetch(sch, gpu_shared);
   if (max_parallel > 0) parallelize(sch, max_parallel);

@@ -1,5 +1,7 @@
 #include "search/space_params.h"
 
+#include "tir/tensor_intrin.h"
+
 namespace kiln::search {
 
 SpaceParams SpaceParams::for_target(const Target& t) {
@@ -8,6 +10,10 @@ SpaceParams SpaceParams::for_target(const Target& t) {
   p.lanes = std::max(1, t.vector_lanes(DataType::Float32()));
   p.registers = t.has_feature("avx512f") ? 32 : 16;
   p.max_parallel_extent = kJobsPerCore * p.cores;
+  if (t.is_cpu())
+    for (const TensorIntrin& intrin : kiln::tensor_intrins())
+      if (available_with(intrin, [&](const std::string& f) { return t.has_feature(f); }))
+        p.tensor_intrins.push_back(intrin.name);
   if (t.is_gpu()) {
     // Nothing runs in the CPU's thread pool or its vectors: threads are the
     // parallelism, and each is scalar.

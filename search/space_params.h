@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "targets/target.h"
@@ -29,6 +30,9 @@ struct SpaceParams {
   int64_t max_threads = 0;
   int64_t max_shared_bytes = 0;  // a GPU's shared memory per block
   bool gpu() const { return max_threads > 0; }
+  // The tensor intrinsics (tir/tensor_intrin.h) the target has, in their
+  // registration order, which is best first.
+  std::vector<std::string> tensor_intrins;
   // Auto-unroll steps to choose from (pragma_auto_unroll_max_step).
   std::vector<int64_t> unroll_steps = {0, 16, 64, 512};
 

@@ -41,14 +41,16 @@ def )" + name + R"((A: T.Buffer((4,), "uint8"), B: T.Buffer(()" +
 std::vector<TensorIntrin> make_intrins() {
   std::vector<TensorIntrin> t;
   t.push_back({"x86_vnni_u8s8s32_16x4", "vpdpbusd on 512 bits (AVX-512 VNNI)",
-               dot_u8s8s32_desc("x86_vnni_u8s8s32_16x4", 16), {{"avx512vnni"}}});
+               dot_u8s8s32_desc("x86_vnni_u8s8s32_16x4", 16), 0, {{"avx512vnni"}}});
   t.push_back({"x86_vnni_u8s8s32_8x4", "vpdpbusd on 256 bits (AVX-512 VNNI with VL, or AVX-VNNI)",
-               dot_u8s8s32_desc("x86_vnni_u8s8s32_8x4", 8), {{"avx512vnni", "avx512vl"}, {"avxvnni"}}});
+               dot_u8s8s32_desc("x86_vnni_u8s8s32_8x4", 8), 0, {{"avx512vnni", "avx512vl"}, {"avxvnni"}}});
   // vpmaddubsw would add two u8 x s8 products into a saturating int16
   // (255 * 127 * 2 = 64770 does not fit); the bytes are widened to int16
   // first and vpmaddwd adds pairs into int32, exactly.
   t.push_back({"x86_avx2_u8s8s32_8x4", "vpmovzxbw/vpmovsxbw and vpmaddwd on 256 bits (AVX2), exact",
-               dot_u8s8s32_desc("x86_avx2_u8s8s32_8x4", 8), {{"avx2"}}});
+               dot_u8s8s32_desc("x86_avx2_u8s8s32_8x4", 8), 0, {{"avx2"}}});
+  for (TensorIntrin& i : t)
+    post_order_visit(i.desc.body(), [&](const Stmt& s) { i.num_loops += s.kind() == StmtKind::For; });
   return t;
 }
 

@@ -46,6 +46,8 @@ struct TensorIntrin {
   std::string name;
   std::string summary;
   PrimFunc desc;
+  // The description's loops, which a matched nest has as many of.
+  size_t num_loops = 0;
   // The CPU features (LLVM's names) of any one of these sets, all of it,
   // make the intrinsic available.
   std::vector<std::vector<std::string>> feature_sets;

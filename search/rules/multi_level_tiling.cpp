@@ -1,11 +1,13 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/functor.h"
 #include "search/block_info.h"
 #include "search/rules/rules.h"
 #include "tir/schedule/attempt.h"
 #include "tir/schedule/block_util.h"
 #include "tir/schedule/locate.h"
+#include "tir/tensor_intrin.h"
 
 namespace kiln::search {
 namespace {
@@ -18,12 +20,19 @@ struct Tiled {
 
 // Splits every loop of `block` and reorders the pieces into kTileStructure,
 // the S3 piece of loop `vector_loop` last: the loop postprocessing
-// vectorizes. Nullopt when a loop drives both kinds of iter var (or none).
-std::optional<Tiled> tile(const Schedule& in, const std::string& block, const SpaceParams& p, size_t vector_loop) {
+// vectorizes. The innermost `fixed` loops (a tensor intrinsic's) stay as
+// they are, below the tiles, and then every tile divides its loop: a
+// partial tile's predicate would stand between the intrinsic's loops and
+// its store. Nullopt when a loop drives both kinds of iter
+// var (or none).
+std::optional<Tiled> tile(const Schedule& in, const std::string& block, const SpaceParams& p, size_t vector_loop,
+                          size_t fixed = 0) {
   Tiled t{in, std::vector<std::vector<LoopRV>>(kTileStructure.size())};
   Schedule& sch = t.sch;
   BlockRV b = sch.get_block(block);
   std::vector<LoopRV> loops = sch.get_loops(b);
+  const std::vector<LoopRV> inner(loops.end() - static_cast<std::ptrdiff_t>(fixed), loops.end());
+  loops.resize(loops.size() - fixed);
   std::vector<Var> vars;
   for (LoopRV l : loops) vars.push_back(sch.loop_var(l));
   std::vector<LoopRole> roles = loop_roles(sch.func(), block, vars);
@@ -44,7 +53,7 @@ std::optional<Tiled> tile(const Schedule& in, const std::string& block, const Sp
     // (sample_tile): register tiles of 6 rows exist for 1024 rows. The
     // vector loop's tiles divide it, so no vector is ever partial; nor do
     // the reduction's, so no sum is split unevenly.
-    std::vector<ExprRV> factors = is_spatial && i != vector_loop
+    std::vector<ExprRV> factors = is_spatial && i != vector_loop && fixed == 0
                                       ? sch.sample_tile(loops[i], n, p.max_innermost_factor)
                                       : sch.sample_perfect_tile(loops[i], n, p.max_innermost_factor);
     const int64_t* e = as_const_int(sch.loop_stmt(loops[i], "multi_level_tiling").as<ForNode>()->extent);
@@ -84,6 +93,7 @@ std::optional<Tiled> tile(const Schedule& in, const std::string& block, const Sp
   t.tiles[0] = sorted;
   std::vector<LoopRV> order;
   for (const std::vector<LoopRV>& level : t.tiles) order.insert(order.end(), level.begin(), level.end());
+  order.insert(order.end(), inner.begin(), inner.end());
   sch.reorder(order);
   sch.annotate(b, kTiledAnn, AnnValue(int64_t{p.accumulator_registers()}));
   sch.annotate(b, kLanesAnn, AnnValue(int64_t{p.lanes}));
@@ -116,11 +126,114 @@ void pack(Schedule& sch, const std::string& block, const PackableRead& r, size_t
     sch.transform_layout(copy, BufferRole::kWrite, 0, moved_last(ndim, static_cast<size_t>(r.dim)));
 }
 
+// The register tile written back under the S0 or S1 tiles, beside the
+// results written in place: the sketches' three ways to write the result.
+std::vector<Schedule> write_backs(const Tiled& t, const std::string& block, const std::string& epilogue) {
+  std::vector<Schedule> written;
+  written.push_back(t.sch);  // results written in place
+  for (int level : {0, 1}) {
+    // Where this write-back does not fit the block, the other sketches stand.
+    Attempt<Schedule> w = attempt(t.sch, [&](Schedule& sch) {
+      BlockRV writer = epilogue.empty() ? sch.cache_write(sch.get_block(block), 0, "local") : sch.get_block(epilogue);
+      sch.reverse_compute_at(writer, t.tiles[level].back());
+    });
+    if (w) written.push_back(std::move(*w));
+  }
+  return written;
+}
+
+// The block's only consumer when it is injective (an epilogue such as
+// relu, which can take the write-back's place); empty otherwise.
+std::string epilogue_of(const PrimFunc& f, const std::string& block) {
+  std::vector<std::string> users = consumers(f, block);
+  if (users.size() == 1 && block_info(f, users[0]).is_injective) return users[0];
+  return "";
+}
+
+// The dimension of `r` whose index uses `v`, or -1.
+int dim_using(const BufferRegion& r, const Var& v) {
+  for (size_t d = 0; d < r->region.size(); ++d)
+    if (uses_var(r->region[d]->min, v)) return static_cast<int>(d);
+  return -1;
+}
+
+// "lambda a0, a1: (a1 // 16, a0 // 4, a1 % 16, a0 % 4)": a read of `ndim`
+// dimensions laid out as a dot-product intrinsic's operand, `lanes` along
+// dimension `lane_dim` by `depth` along `depth_dim` innermost.
+std::string intrin_layout(size_t ndim, size_t lane_dim, int64_t lanes, size_t depth_dim, int64_t depth) {
+  std::ostringstream os;
+  os << "lambda ";
+  for (size_t i = 0; i < ndim; ++i) os << (i ? ", " : "") << "a" << i;
+  os << ": (";
+  for (size_t i = 0; i < ndim; ++i)
+    if (i != lane_dim && i != depth_dim) os << "a" << i << ", ";
+  os << "a" << lane_dim << " // " << lanes << ", a" << depth_dim << " // " << depth << ", a" << lane_dim << " % "
+     << lanes << ", a" << depth_dim << " % " << depth << ")";
+  return os.str();
+}
+
+// Multi-level tiling with a tensor intrinsic (rules.h).
+std::vector<Schedule> tiling_with_intrin(const Schedule& in, const std::string& block, const SpaceParams& p) {
+  const BlockInfo info = block_info(in.func(), block);
+  const std::vector<Var> loops = loop_vars(enclosing_loops(*locate_block(in.func().body(), block)));
+  const std::vector<LoopRole> roles = loop_roles(in.func(), block, loops);
+  const std::vector<int> bound = bound_iter_vars(in.func(), block, loops);
+  std::optional<size_t> lane_loop, depth_loop;
+  for (size_t i = 0; i < roles.size(); ++i) (roles[i] == LoopRole::kSpatial ? lane_loop : depth_loop) = i;
+  if (!lane_loop || !depth_loop || bound[*lane_loop] < 0 || bound[*depth_loop] < 0) return {};
+  const std::optional<PackableRead> packed = packable_read(in.func(), block, static_cast<size_t>(bound[*lane_loop]));
+  if (!packed) return {};
+  const BufferRegion& read = info.block->reads[static_cast<size_t>(packed->read)];
+  const int depth_dim = dim_using(read, info.block->iter_vars[static_cast<size_t>(bound[*depth_loop])].var());
+  if (depth_dim < 0 || depth_dim == packed->dim) return {};
+  for (const std::string& name : p.tensor_intrins) {
+    const TensorIntrin& t = *find_tensor_intrin(name);
+    const int64_t lanes = *as_const_int(t.desc.params()[2].shape()[0]);
+    const int64_t depth = *as_const_int(t.desc.params()[0].shape()[0]);
+    // The intrinsic's loops innermost, its operand packed in its layout.
+    Attempt<Schedule> shaped = attempt(in, [&](Schedule& sch) {
+      BlockRV b = sch.get_block(block);
+      std::vector<LoopRV> ls = sch.get_loops(b);
+      std::vector<LoopRV> lane = sch.split(ls[*lane_loop], {kInfer, lanes});
+      std::vector<LoopRV> dep = sch.split(ls[*depth_loop], {kInfer, depth});
+      std::vector<LoopRV> order;
+      for (size_t i = 0; i < ls.size(); ++i) order.push_back(i == *lane_loop ? lane[0] : i == *depth_loop ? dep[0] : ls[i]);
+      order.push_back(lane[1]);
+      order.push_back(dep[1]);
+      sch.reorder(order);
+      BlockRV copy = sch.cache_read(b, packed->read, "global");
+      sch.transform_layout(copy, BufferRole::kWrite, 0,
+                           intrin_layout(read->region.size(), static_cast<size_t>(packed->dim), lanes,
+                                         static_cast<size_t>(depth_dim), depth));
+      sch.annotate(b, kTensorIntrinAnn, AnnValue(name));
+    });
+    if (!shaped) continue;
+    // Whether the nest is the intrinsic's, tried on a copy: the sketch
+    // tensorizes in postprocessing, after the init leaves the block.
+    Attempt<Schedule> fits = attempt(*shaped, [&](Schedule& sch) {
+      BlockRV b = sch.get_block(block);
+      std::vector<LoopRV> ls = sch.get_loops(b);
+      sch.decompose_reduction(b, ls[ls.size() - t.num_loops - 1]);
+      sch.tensorize(ls[ls.size() - t.num_loops], name);
+    });
+    if (!fits) continue;
+    const size_t outer_lane_loop = *lane_loop;
+    Attempt<std::optional<Tiled>> tiled = attempt([&] { return tile(*shaped, block, p, outer_lane_loop, t.num_loops); });
+    if (!tiled || !*tiled) continue;
+    // One register per step of the outer lane loop: its S3 tile counts
+    // vectors, not lanes.
+    (*tiled)->sch.annotate((*tiled)->sch.get_block(block), kLanesAnn, AnnValue(int64_t{1}));
+    return write_backs(**tiled, block, epilogue_of(in.func(), block));
+  }
+  return {};
+}
+
 }  // namespace
 
 std::vector<Schedule> multi_level_tiling(const Schedule& in, const std::string& block, const SpaceParams& p) {
   BlockInfo info = block_info(in.func(), block);
   if (!info.has_reduce || !info.has_spatial || !info.has_data_reuse) return {in};
+  if (std::vector<Schedule> intrin = tiling_with_intrin(in, block, p); !intrin.empty()) return intrin;
 
   // The vector axis: the last spatial loop; and when that one has no
   // operand to pack (conv2d's output column, which reads the input at
@@ -144,24 +257,9 @@ std::vector<Schedule> multi_level_tiling(const Schedule& in, const std::string& 
       if (l != last && packable(l) && written_dim(in.func(), block, static_cast<size_t>(bound[l])) >= 0)
         other_axes.push_back(l);
 
-  // The epilogue that can take the write-back's place: the only consumer, injective.
-  std::vector<std::string> users = consumers(in.func(), block);
-  std::string epilogue;
-  if (users.size() == 1 && block_info(in.func(), users[0]).is_injective) epilogue = users[0];
-
   Attempt<std::optional<Tiled>> tiled = attempt([&] { return tile(in, block, p, last); });
   if (!tiled || !*tiled) return {in};
-  const Tiled& t = **tiled;
-  std::vector<Schedule> written;
-  written.push_back(t.sch);  // results written in place
-  for (int level : {0, 1}) {  // a register tile written back under the S0 or S1 tiles
-    // Where this write-back does not fit the block, the other sketches stand.
-    Attempt<Schedule> w = attempt(t.sch, [&](Schedule& sch) {
-      BlockRV writer = epilogue.empty() ? sch.cache_write(sch.get_block(block), 0, "local") : sch.get_block(epilogue);
-      sch.reverse_compute_at(writer, t.tiles[level].back());
-    });
-    if (w) written.push_back(std::move(*w));
-  }
+  const std::vector<Schedule> written = write_backs(**tiled, block, epilogue_of(in.func(), block));
   std::vector<Schedule> out = written;
   // Each again with the vector operand packed, where it can be (else the
   // unpacked one stands).

@@ -41,6 +41,16 @@ void inline_producers_of_tiled(Schedule& sch);
 // another spatial loop that has one (the output channel, with the
 // weights) makes two sketches more: its S3 tile innermost, the register
 // tile and the packed operand laid out with it last (transform_layout).
+//
+// With a tensor intrinsic the target has (SpaceParams::tensor_intrins, best
+// first) and the block computes, after MetaSchedule's
+// MultiLevelTilingWithIntrin: the last spatial loop is split by the
+// intrinsic's lanes and the last reduction loop by its depth, those pieces
+// go innermost, the operand the lanes index is packed in the intrinsic's
+// layout ([..., lanes / L, depth / D, L, D]), and the rest is tiled as
+// above, with the three ways of writing the result. The block is annotated
+// kTensorIntrinAnn and postprocessing tensorizes it. Only these sketches
+// then: an int8 product through int32 vector multiplies is never faster.
 std::vector<Schedule> multi_level_tiling(const Schedule& sch, const std::string& block, const SpaceParams& p);
 
 // Its structure: the level of each tile, outermost first, S for spatial.
@@ -120,6 +130,11 @@ inline constexpr const char* kUnrollAnn = "kiln.unroll";
 // tiles against.
 inline constexpr const char* kTiledAnn = "kiln.tiled";
 inline constexpr const char* kLanesAnn = "kiln.lanes";
+// On a block tiled for a tensor intrinsic (a string, its name): its last
+// loops are the intrinsic's, which postprocessing tensorizes once the init
+// has left the block; kLanesAnn is then 1 (a step of the loop outside the
+// intrinsic's lanes is one vector register).
+inline constexpr const char* kTensorIntrinAnn = "kiln.tensor_intrin";
 // On a tiled block whose vector axis is not its last spatial loop: which
 // spatial loop (counted in loop order) is, its S3 tile placed innermost.
 inline constexpr const char* kVectorAxisAnn = "kiln.vector_axis";

@@ -9,6 +9,8 @@
 #include "search/sample.h"
 #include "search/space.h"
 #include "support/kernel_check.h"
+#include "search/rules/rules.h"
+#include "tir/tensor_intrin.h"
 
 namespace kiln::search {
 namespace {
@@ -42,6 +44,34 @@ TEST(DesignSpace, MatmulHasThreeSketchesAndThemWithBPacked) {
   EXPECT_EQ(kinds(sketches[4]), tiling + write_back + pack + pvu);
   EXPECT_EQ(kinds(sketches[5]), tiling + write_back + pack + pvu);
   EXPECT_NE(sketches[3].str().find(", 1, \"global\")"), std::string::npos) << sketches[3].str();
+}
+
+TEST(DesignSpace, AnInt8ProductIsTiledForTheTargetsDotProduct) {
+  // The intrinsic's loops innermost, B packed in its layout, the rest tiled;
+  // the three ways of writing the result, and nothing else.
+  auto intrin_of = [](const std::vector<Trace>& sketches) {
+    std::set<std::string> names;
+    for (const Trace& t : sketches)
+      for (const Instruction& i : t.instructions())
+        if (const auto* a = std::get_if<AnnotateAttrs>(&i.attrs); a && a->key == kTensorIntrinAnn)
+          names.insert(std::get<std::string>(*a->value));
+    return names;
+  };
+  const PrimFunc f = workload("matmul_u8s8s32:M=64,N=64,K=64");
+  std::vector<Trace> sketches = design_space(f, avx2());
+  ASSERT_EQ(sketches.size(), 3u);
+  EXPECT_EQ(intrin_of(sketches), std::set<std::string>{"x86_avx2_u8s8s32_8x4"});
+  EXPECT_NE(sketches[0].str().find("lambda a0, a1: (a1 // 8, a0 // 4, a1 % 8, a0 % 4)"), std::string::npos)
+      << sketches[0].str();
+  const SpaceParams vnni = SpaceParams::for_target(Target::parse("llvm -mcpu=sapphirerapids -num-cores=2"));
+  EXPECT_EQ(intrin_of(design_space(f, vnni)), std::set<std::string>{"x86_vnni_u8s8s32_16x4"});
+  // Columns no 16 divides: the 8 lanes of the 256-bit form.
+  EXPECT_EQ(intrin_of(design_space(workload("matmul_u8s8s32:M=64,N=40,K=64"), vnni)),
+            std::set<std::string>{"x86_vnni_u8s8s32_8x4"});
+  // Without a dot product, the usual tiling.
+  const SpaceParams sse = SpaceParams::for_target(Target::parse("llvm -mcpu=x86-64 -num-cores=2"));
+  EXPECT_TRUE(intrin_of(design_space(f, sse)).empty());
+  EXPECT_EQ(design_space(f, sse).size(), 6u);
 }
 
 TEST(DesignSpace, Conv2dTilesTheConvolutionAndSamplesWhereThePaddingGoes) {
@@ -203,6 +233,9 @@ void expect_candidates_correct(const std::string& w, int draws) {
 }
 
 TEST(Candidates, Matmul) { expect_candidates_correct("matmul:M=16,N=24,K=8", 4); }
+// On whichever dot product the host has (the space's target is haswell's:
+// vpmaddwd, which every x86 CPU here runs).
+TEST(Candidates, Int8Matmul) { expect_candidates_correct("matmul_u8s8s32:M=8,N=32,K=16", 3); }
 TEST(Candidates, BatchMatmul) { expect_candidates_correct("batch_matmul:B=2,M=8,N=16,K=8", 2); }
 TEST(Candidates, DenseBiasRelu) { expect_candidates_correct("dense:M=8,N=16,K=8,bias=1,act=relu", 3); }
 TEST(Candidates, Conv2d) { expect_candidates_correct("conv2d_nchw:N=1,C=4,H=6,W=6,K=8,R=3,S=3,stride=1,pad=1", 3); }
