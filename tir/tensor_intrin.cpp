@@ -59,7 +59,14 @@ std::vector<TensorIntrin> make_intrins() {
 struct Nest {
   std::vector<const ForNode*> loops;
   Stmt store;
+  Expr guard;  // undefined when the store runs unconditionally
 };
+
+bool uses_nest_loop(const Expr& e, const std::vector<const ForNode*>& loops) {
+  return uses_var(e, [&](const VarNode* v) {
+    return std::any_of(loops.begin(), loops.end(), [&](const ForNode* f) { return f->loop_var.get() == v; });
+  });
+}
 
 std::variant<Nest, std::string> nest_of(const Stmt& loop) {
   Nest n;
@@ -70,15 +77,29 @@ std::variant<Nest, std::string> nest_of(const Stmt& loop) {
   }
   if (const auto* r = s.as<BlockRealizeNode>()) {
     const auto* b = r->block.as<BlockNode>();
-    if (r->predicate.defined() && !is_one(r->predicate))
-      return "block '" + b->name + "' runs under the predicate " + to_string(r->predicate);
+    if (r->predicate.defined() && !is_one(r->predicate)) {
+      // A partial tile of the loops outside guards the whole nest.
+      if (uses_nest_loop(r->predicate, n.loops))
+        return "block '" + b->name + "' runs under the predicate " + to_string(r->predicate) +
+               ", which depends on the intrinsic's loops";
+      n.guard = r->predicate;
+    }
     if (b->init.defined()) return "block '" + b->name + "' still has its init (decompose_reduction first)";
     if (!b->alloc_buffers.empty()) return "block '" + b->name + "' allocates buffers";
     if (!b->body.as<BufferStoreNode>()) return "the body of block '" + b->name + "' is not one store";
     std::vector<std::pair<Var, Expr>> bind;
     for (size_t i = 0; i < b->iter_vars.size(); ++i) bind.emplace_back(b->iter_vars[i].var(), r->iter_values[i]);
     n.store = substitute(b->body, bind);
-  } else if (s.as<BufferStoreNode>()) {
+  } else if (s.as<BufferStoreNode>() || s.as<IfThenElseNode>()) {
+    // Lowered: a predicate of the loops outside is a condition around the store.
+    while (const auto* c = s.as<IfThenElseNode>()) {
+      if (c->else_case.defined() || uses_nest_loop(c->condition, n.loops))
+        return "the store runs under the condition " + to_string(c->condition) +
+               ", which depends on the intrinsic's loops";
+      n.guard = n.guard.defined() ? logical_and(n.guard, c->condition) : c->condition;
+      s = c->then_case;
+    }
+    if (!s.as<BufferStoreNode>()) return std::string("the innermost loop holds more than one store or block");
     n.store = s;
   } else {
     return std::string("the innermost loop holds more than one store or block");
@@ -231,6 +252,7 @@ std::variant<TensorIntrinMatch, std::string> match_tensor_intrin(const Stmt& loo
   // The operands: each parameter one buffer, every access of it at the
   // intrinsic's strides and from one base.
   TensorIntrinMatch m;
+  m.guard = have.guard;
   m.operands.resize(params.size());
   for (size_t a = 0; a < ws.accesses.size(); ++a) {
     const Access& w = ws.accesses[a];

@@ -74,15 +74,20 @@ struct TensorOperand {
   Expr offset;
 };
 
-// The operands in the order of the description's parameters.
+// The operands in the order of the description's parameters, and the
+// condition of the loops outside under which the nest runs (a partial
+// tile's predicate; undefined when it always runs).
 struct TensorIntrinMatch {
   std::vector<TensorOperand> operands;
+  Expr guard;
 };
 
 // Matches the loop nest under `loop` (a For) against `intrin`'s
 // description. `loop` may be in block form (the loops' innermost body one
 // BlockRealize of a block without init) or lowered (a BufferStore at flat
-// indices). Returns the match, or a sentence saying what differs.
+// indices). A predicate or condition that uses none of the nest's loops
+// (a partial tile's, outside) is the match's guard. Returns the match, or
+// a sentence saying what differs.
 std::variant<TensorIntrinMatch, std::string> match_tensor_intrin(const Stmt& loop, const TensorIntrin& intrin);
 
 }  // namespace kiln

@@ -21,9 +21,8 @@ struct Tiled {
 // Splits every loop of `block` and reorders the pieces into kTileStructure,
 // the S3 piece of loop `vector_loop` last: the loop postprocessing
 // vectorizes. The innermost `fixed` loops (a tensor intrinsic's) stay as
-// they are, below the tiles, and then every tile divides its loop: a
-// partial tile's predicate would stand between the intrinsic's loops and
-// its store. Nullopt when a loop drives both kinds of iter
+// they are, below the tiles; a step of the vector loop is then one
+// register (kLanesAnn 1), not the target's lanes. Nullopt when a loop drives both kinds of iter
 // var (or none).
 std::optional<Tiled> tile(const Schedule& in, const std::string& block, const SpaceParams& p, size_t vector_loop,
                           size_t fixed = 0) {
@@ -53,7 +52,7 @@ std::optional<Tiled> tile(const Schedule& in, const std::string& block, const Sp
     // (sample_tile): register tiles of 6 rows exist for 1024 rows. The
     // vector loop's tiles divide it, so no vector is ever partial; nor do
     // the reduction's, so no sum is split unevenly.
-    std::vector<ExprRV> factors = is_spatial && i != vector_loop && fixed == 0
+    std::vector<ExprRV> factors = is_spatial && i != vector_loop
                                       ? sch.sample_tile(loops[i], n, p.max_innermost_factor)
                                       : sch.sample_perfect_tile(loops[i], n, p.max_innermost_factor);
     const int64_t* e = as_const_int(sch.loop_stmt(loops[i], "multi_level_tiling").as<ForNode>()->extent);
@@ -96,7 +95,7 @@ std::optional<Tiled> tile(const Schedule& in, const std::string& block, const Sp
   order.insert(order.end(), inner.begin(), inner.end());
   sch.reorder(order);
   sch.annotate(b, kTiledAnn, AnnValue(int64_t{p.accumulator_registers()}));
-  sch.annotate(b, kLanesAnn, AnnValue(int64_t{p.lanes}));
+  sch.annotate(b, kLanesAnn, AnnValue(int64_t{fixed > 0 ? 1 : p.lanes}));
   // Only another axis than the last is written down: the sketches of
   // earlier versions, which vectorize the last, stay as they were.
   if (vector_index + 1 != spatial) sch.annotate(b, kVectorAxisAnn, AnnValue(vector_index));
@@ -220,9 +219,6 @@ std::vector<Schedule> tiling_with_intrin(const Schedule& in, const std::string& 
     const size_t outer_lane_loop = *lane_loop;
     Attempt<std::optional<Tiled>> tiled = attempt([&] { return tile(*shaped, block, p, outer_lane_loop, t.num_loops); });
     if (!tiled || !*tiled) continue;
-    // One register per step of the outer lane loop: its S3 tile counts
-    // vectors, not lanes.
-    (*tiled)->sch.annotate((*tiled)->sch.get_block(block), kLanesAnn, AnnValue(int64_t{1}));
     return write_backs(**tiled, block, epilogue_of(in.func(), block));
   }
   return {};

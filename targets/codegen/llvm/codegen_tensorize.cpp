@@ -41,6 +41,14 @@ void CodeGen::emit_tensorized(const Stmt& loop) {
   KILN_ICHECK(!why) << "tensorized loop '" << op->loop_var->name << "' in " << symbol_ << " is no longer "
                     << t->name << ": " << *why;
   const std::vector<TensorOperand>& ops = std::get<TensorIntrinMatch>(m).operands;
+  // A partial tile's guard: the whole nest or nothing.
+  llvm::BasicBlock* done = nullptr;
+  if (const Expr& guard = std::get<TensorIntrinMatch>(m).guard; guard.defined()) {
+    auto* then = llvm::BasicBlock::Create(ctx_, "tensorized", fs_.fn);
+    done = llvm::BasicBlock::Create(ctx_, "tensorized.end", fs_.fn);
+    b_.CreateCondBr(emit(guard), then, done);
+    b_.SetInsertPoint(then);
+  }
   auto address = [&](const TensorOperand& o) {
     return b_.CreateInBoundsGEP(mem_type(o.buffer->dtype), buffer_ptr(o.buffer), emit_index(o.offset));
   };
@@ -85,6 +93,10 @@ void CodeGen::emit_tensorized(const Stmt& loop) {
     KILN_ICHECK(false) << "no LLVM implementation of tensor intrinsic " << t->name;
   }
   b_.CreateAlignedStore(r, c_ptr, llvm::Align(4));
+  if (done) {
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+  }
 }
 
 }  // namespace kiln::llvm_backend

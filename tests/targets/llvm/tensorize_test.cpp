@@ -71,6 +71,24 @@ TEST_P(TensorizeCodegen, EmitsTheInstructionAndComputesTheProduct) {
 INSTANTIATE_TEST_SUITE_P(Intrinsics, TensorizeCodegen,
                          ::testing::Values("x86_vnni_u8s8s32_16x4", "x86_vnni_u8s8s32_8x4", "x86_avx2_u8s8s32_8x4"));
 
+TEST(TensorizeCodegen, APartialTileOfRowsGuardsTheNest) {
+  // Five rows in tiles of three: the last tile's third row does not exist,
+  // and its nest must not run (C has no row for it).
+  const std::string w = "matmul_u8s8s32:M=5,N=16,K=8";
+  const PrimFunc original = workload_func(w);
+  Schedule sch(original);
+  LoopRV j = testing::pack_for_dot_product(sch, 8);
+  sch.split(sch.get_loops(sch.get_block("C"))[0], {kInfer, 3});
+  sch.tensorize(j, "x86_avx2_u8s8s32_8x4");
+  const Target host = Target::parse("llvm -num-cores=2");
+  std::vector<NDArray> args = testing::full_range_int8_arguments(original);
+  const NDArray want = reference_outputs(original, args).back().copy();
+  EXPECT_EQ(max_relative_error(reference_outputs(sch.func(), args).back(), want), 0);
+  ThreadPool pool(1);
+  run_kernel(*build(lower(sch.func(), host), host), args, pool);
+  EXPECT_EQ(max_relative_error(args.back(), want), 0);
+}
+
 TEST(TensorizeCodegenErrors, ATargetWithoutTheInstructionsSaysSo) {
   Schedule sch(workload_func("matmul_u8s8s32:M=2,N=16,K=8"));
   sch.tensorize(testing::pack_for_dot_product(sch, 16), "x86_vnni_u8s8s32_16x4");

@@ -101,6 +101,21 @@ TEST(Tensorize, Errors) {
               "tensorize: loop 'k_1' under 'i1_1' is not serial (unroll)");
   }
   {
+    // A predicate on the intrinsic's own loops: 24 columns in tiles of 16.
+    Schedule sch = schedule_of("matmul_u8s8s32:M=2,N=24,K=8");
+    BlockRV c = sch.get_block("C");
+    BlockRV pack = sch.cache_read(c, 1, "global");
+    sch.transform_layout(pack, BufferRole::kWrite, 0, "lambda k, j: (j // 8, k // 4, j % 8, k % 4)");
+    auto loops = sch.get_loops(c);
+    auto j = sch.split(loops[1], {kInfer, 16});
+    auto k = sch.split(loops[2], {kInfer, 4});
+    sch.reorder({loops[0], j[0], k[0], j[1], k[1]});
+    sch.decompose_reduction(c, k[0]);
+    EXPECT_EQ(error_of<TensorizeMismatchError>([&] { sch.tensorize(j[1], "x86_vnni_u8s8s32_16x4"); }),
+              "tensorize: loop 'i1_1' is not x86_vnni_u8s8s32_16x4: block 'C' runs under the predicate i1_0 * 16 + "
+              "i1_1 < 24, which depends on the intrinsic's loops");
+  }
+  {
     // B as it comes, [K, N]: a column's four bytes lie N apart.
     Schedule sch = schedule_of(w);
     BlockRV c = sch.get_block("C");
