@@ -46,6 +46,14 @@ std::vector<double> onednn_conv2d_blocked(const float* in, const float* weight, 
 std::vector<double> onednn_conv2d_nchwc(const float* in, const float* weight, float* out, const ConvShape& s,
                                         int64_t block, int threads, int repeat, std::string* impl);
 
+// The int8 convolution on kiln's blocked tensors (conv2d_nchwc_u8s8s32,
+// cb = kb = block): uint8 data and int32 output as they are (nChw16c or
+// nChw8c), the int8 weights given as OIhw16i16o (OIhw8i8o) and reordered,
+// untimed, into the layout oneDNN picks, as a graph compiler folds them.
+std::vector<double> onednn_conv2d_nchwc_u8s8s32(const uint8_t* in, const int8_t* weight, int32_t* out,
+                                                const ConvShape& s, int64_t block, int threads, int repeat,
+                                                std::string* impl);
+
 // A grouped convolution on kiln's blocked tensors (grouped_conv2d_nchwc, and
 // depthwise_conv2d_nchwc, whose [C/b, R, S, b] weights are the grouped
 // layout with groups of one channel): data and output as they are

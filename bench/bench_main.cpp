@@ -88,6 +88,17 @@ std::vector<Baseline> baselines_for(const ops::Workload& w, const std::vector<ND
     };
     return {{"onednn_matmul_u8s8s32", run(false)}, {"onednn_matmul_u8s8s32_prepacked", run(true)}};
   }
+  if (w.op == "conv2d_nchwc_u8s8s32" && w.params.at("dilation") == 1 && w.params.at("cb") == w.params.at("kb") &&
+      (w.params.at("cb") == 8 || w.params.at("cb") == 16)) {
+    const auto* x = static_cast<const uint8_t*>(args[0].data());
+    const auto* k = static_cast<const int8_t*>(args[1].data());
+    const ConvShape s{w.params.at("N"), w.params.at("C"), w.params.at("H"),      w.params.at("W"),  w.params.at("K"),
+                      w.params.at("R"), w.params.at("S"), w.params.at("stride"), w.params.at("pad")};
+    const int64_t block = w.params.at("cb");
+    return {{"onednn_conv2d_nchwc_u8s8s32", [=](void* out, int r, std::string* impl) {
+               return onednn_conv2d_nchwc_u8s8s32(x, k, static_cast<int32_t*>(out), s, block, threads, r, impl);
+             }}};
+  }
   const float* in0 = args[0].data_as<float>();
   const float* in1 = direct.numel() ? direct.data_as<float>() : args[1].data_as<float>();
   if (w.op == "matmul" && w.dtype == DataType::Float32()) {

@@ -139,6 +139,30 @@ std::vector<double> onednn_conv2d_nchwc(const float* in, const float* weight, fl
   return time_primitive(eng, prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}}, repeat);
 }
 
+std::vector<double> onednn_conv2d_nchwc_u8s8s32(const uint8_t* in, const int8_t* weight, int32_t* out,
+                                                const ConvShape& s, int64_t block, int threads, int repeat,
+                                                std::string* impl) {
+  omp_set_num_threads(threads);
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::stream st(eng);
+  const bool b16 = block == 16;
+  const tag act = b16 ? tag::nChw16c : tag::nChw8c;
+  const dnnl::memory::desc src_md({s.N, s.C, s.H, s.W}, dt::u8, act), dst_md({s.N, s.K, s.P(), s.Q()}, dt::s32, act);
+  const dnnl::memory::desc w_user_md({s.K, s.C, s.R, s.S}, dt::s8, b16 ? tag::OIhw16i16o : tag::OIhw8i8o);
+  const dnnl::memory::desc w_any({s.K, s.C, s.R, s.S}, dt::s8, tag::any);
+  dnnl::convolution_forward::primitive_desc pd(
+      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md,
+                                      w_any, dst_md, {s.stride, s.stride}, {s.pad, s.pad}, {s.pad, s.pad}),
+      eng);
+  if (impl) *impl = pd.impl_info_str();
+  dnnl::memory w_user(w_user_md, eng, const_cast<int8_t*>(weight)), w(pd.weights_desc(), eng);
+  dnnl::reorder(w_user, w).execute(st, w_user, w);
+  st.wait();
+  dnnl::convolution_forward prim(pd);
+  dnnl::memory src(src_md, eng, const_cast<uint8_t*>(in)), dst(dst_md, eng, out);
+  return time_primitive(eng, prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}}, repeat);
+}
+
 std::vector<double> onednn_grouped_conv2d_nchwc(const float* in, const float* weight, float* out, const ConvShape& s,
                                                 int64_t groups, int64_t block, int threads, int repeat,
                                                 std::string* impl) {

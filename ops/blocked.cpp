@@ -40,11 +40,12 @@ te::Tensor from_nchwc(const te::Tensor& x, int64_t channels) {
       [&](Var n, Var c, Var h, Var w) { return x(n, floordiv(c, i32(B)), h, w, floormod(c, i32(B))); }, op);
 }
 
-te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg) {
+te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg, DataType acc) {
   const std::string op = "conv2d_nchwc";
   require_rank(op, data, 5);
   require_rank(op, kernel, 6);
-  require_same_dtype(op, data, kernel);
+  const bool widened = !acc.is_void();
+  if (!widened) require_same_dtype(op, data, kernel);
   if (cfg.groups != 1) KILN_USER_ERROR() << op << ": groups " << cfg.groups << " is not taken (only 1)";
   require_same_extent(op, data, 1, kernel, 1);
   require_same_extent(op, data, 4, kernel, 4);
@@ -65,7 +66,9 @@ te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const 
       [&](Var n, Var ko, Var p, Var q, Var ki) {
         Expr h = window_index(p, rr.var(), wh);
         Expr w = window_index(q, rs.var(), ww);
-        return te::sum(padded(n, rco, h, w, rci) * kernel(ko, rco, rr, rs, rci, ki), {rco, rr, rs, rci});
+        Expr x = padded(n, rco, h, w, rci), k = kernel(ko, rco, rr, rs, rci, ki);
+        if (widened) x = cast(acc, x), k = cast(acc, k);
+        return te::sum(x * k, {rco, rr, rs, rci});
       },
       op);
 }

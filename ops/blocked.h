@@ -42,8 +42,11 @@ te::Tensor from_nchwc(const te::Tensor& x, int64_t channels = 0);
 // out[n, ko, p, q, ki] = sum_{co, r, s, ci} pad[n, co, p*stride + r*dil, q*stride + s*dil, ci]
 //                                         * kernel[ko, co, r, s, ci, ki]
 // data [N, C/cb, H, W, cb], kernel [K/kb, C/cb, R, S, cb, kb] -> [N, K/kb, P, Q, kb];
-// stage "conv2d_nchwc". cfg.groups must be 1.
-te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg);
+// stage "conv2d_nchwc". cfg.groups must be 1. With `acc` (int32 for uint8
+// data and int8 weights), both are widened to it before the product, and
+// the data and the weights may differ in type.
+te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg,
+                        DataType acc = DataType());
 
 // A grouped convolution whose groups are gw channels in and gw out, gw
 // dividing the block b or b dividing gw, so that a group's channels lie in

@@ -228,6 +228,35 @@ std::vector<OpSpec> make_table() {
       }});
 
   t.push_back(OpSpec{
+      "conv2d_nchwc_u8s8s32", "int8 2-D convolution, channels in blocks: uint8 data, int8 weights, int32 sums",
+      "data[N,C/cb,H,W,cb] uint8, kernel[K/kb,C/cb,R,S,cb,kb] int8 -> out[N,K/kb,P,Q,kb] int32",
+      "2·N·K·P·Q·C·R·S", blocked_params(true), DTypeRule::kFixed,
+      [](const Workload& w) {
+        const int64_t cb = param(w, "cb"), kb = param(w, "kb");
+        auto dims = [](std::initializer_list<int64_t> xs) {
+          std::vector<Expr> d;
+          for (int64_t x : xs) d.push_back(i32(x));
+          return d;
+        };
+        Tensor data = te::placeholder(dims({param(w, "N"), param(w, "C") / cb, param(w, "H"), param(w, "W"), cb}),
+                                      DataType::UInt(8), "data");
+        Tensor kernel = te::placeholder(
+            dims({param(w, "K") / kb, param(w, "C") / cb, param(w, "R"), param(w, "S"), cb, kb}), DataType::Int(8),
+            "kernel");
+        Conv2dConfig cfg{param(w, "stride"), param(w, "pad"), param(w, "dilation"), 1};
+        return te::create_prim_func({data, kernel, conv2d_nchwc(data, kernel, cfg, DataType::Int(32))}, w.op);
+      },
+      [](const Workload& w) {
+        OutHW o = window_out(w, param(w, "dilation"));
+        return 2 * product({param(w, "N"), param(w, "K"), o.P, o.Q, param(w, "C"), param(w, "R"), param(w, "S")});
+      },
+      [check_blocks](const Workload& w) {
+        check_blocks(w, "cb", "C");
+        check_blocks(w, "kb", "K");
+        window_out(w, param(w, "dilation"));
+      }});
+
+  t.push_back(OpSpec{
       "conv2d_winograd_nchwc",
       "3×3 stride-1 convolution by Winograd's F(m×m, 3×3) on blocked channels, the weights transformed "
       "(ops/winograd.h); GFLOP/s count the direct convolution's work",

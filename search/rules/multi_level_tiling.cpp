@@ -204,6 +204,19 @@ std::vector<Schedule> tiling_with_intrin(const Schedule& in, const std::string& 
       sch.transform_layout(copy, BufferRole::kWrite, 0,
                            intrin_layout(read->region.size(), static_cast<size_t>(packed->dim), lanes,
                                          static_cast<size_t>(depth_dim), depth));
+      // The copy walks its output in order: each step one intrinsic
+      // operand, lanes x depth contiguous elements, read from `depth`
+      // runs of the source (emitted as that many vector loads).
+      std::vector<LoopRV> cl = sch.get_loops(copy);
+      const size_t lane_at = static_cast<size_t>(packed->dim), depth_at = static_cast<size_t>(depth_dim);
+      std::vector<LoopRV> cl_lane = sch.split(cl[lane_at], {kInfer, lanes});
+      std::vector<LoopRV> cl_depth = sch.split(cl[depth_at], {kInfer, depth});
+      std::vector<LoopRV> corder;
+      for (size_t i = 0; i < cl.size(); ++i)
+        if (i != lane_at && i != depth_at) corder.push_back(cl[i]);
+      corder.insert(corder.end(), {cl_lane[0], cl_depth[0], cl_lane[1], cl_depth[1]});
+      sch.reorder(corder);
+      sch.fuse({cl_lane[1], cl_depth[1]});
       sch.annotate(b, kTensorIntrinAnn, AnnValue(name));
     });
     if (!shaped) continue;

@@ -30,6 +30,7 @@ const std::vector<std::string> kExamples = {
     "conv2d_nchw:N=1,C=3,H=6,W=6,K=2,R=1,S=1,stride=1,pad=0",
     "depthwise_conv2d_nchw:N=1,C=8,H=9,W=9,R=3,S=3,stride=1,pad=1",
     "conv2d_nchwc:N=1,C=4,H=7,W=7,K=8,R=3,S=3,stride=2,pad=1,cb=2,kb=4",
+    "conv2d_nchwc_u8s8s32:N=1,C=8,H=7,W=7,K=16,R=3,S=3,stride=2,pad=1,cb=8,kb=16",
     "depthwise_conv2d_nchwc:N=1,C=8,H=9,W=9,R=3,S=3,stride=1,pad=1,b=4",
     "grouped_conv2d_nchwc:N=1,C=16,H=9,W=9,R=3,S=3,stride=2,pad=1,b=8,groups=4",
     "conv2d_winograd_nchwc:N=1,C=8,H=7,W=6,K=8,pad=1,cb=4,kb=4,m=2",

@@ -58,6 +58,7 @@ TEST(WorkloadParse, EveryOpRoundTripsThroughItsCanonicalString) {
       "conv2d_nhwc:N=1,C=4,H=7,W=7,K=8,R=3,S=3,stride=1,pad=0,dtype=float16",
       "depthwise_conv2d_nchw:N=1,C=8,H=9,W=9,R=3,S=3,stride=1,pad=1",
       "conv2d_nchwc:N=1,C=4,H=7,W=7,K=8,R=3,S=3,stride=1,pad=1,cb=4,kb=8",
+      "conv2d_nchwc_u8s8s32:N=1,C=8,H=7,W=7,K=16,R=3,S=3,stride=2,pad=1,cb=8,kb=16",
       "depthwise_conv2d_nchwc:N=1,C=8,H=9,W=9,R=3,S=3,stride=2,pad=1,b=8",
       "grouped_conv2d_nchwc:N=1,C=16,H=9,W=9,R=3,S=3,stride=2,pad=1,b=8,groups=2",
       "conv2d_winograd_nchwc:N=1,C=16,H=14,W=14,K=32,pad=1,cb=16,kb=16,m=4",

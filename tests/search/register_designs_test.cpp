@@ -18,3 +18,364 @@
 #include "tir/schedule/schedule.h"
 #include "tir/transform/split_prepack.h"
 
+namespace kiln::search {
+namespace {
+
+PrimFunc workload(const std::string& s) { return ops::build_workload(ops::parse_workload(s)); }
+
+SpaceParams avx2() { return SpaceParams::for_target(Target::parse("llvm -mcpu=haswell -num-cores=2")); }
+
+// The S3 factors of a design's first tiled block, in loop order.
+std::vector<int64_t> register_tile_of(const Trace& design) {
+  std::vector<int64_t> out;
+  const std::vector<RegisterTile> tiles = register_tiles(design);
+  for (size_t i : tiles.at(0).tiles)
+    out.push_back(tile_factors(design.instructions()[i])->at(3));
+  return out;
+}
+
+// The register tiles of up to 64 designs of workload `w` on AVX2.
+std::set<std::vector<int64_t>> register_tile_shapes(const std::string& w) {
+  PrimFunc f = workload(w);
+  std::set<std::vector<int64_t>> shapes;
+  for (const Trace& d : register_designs(f, design_space(f, avx2()), 1, 64)) shapes.insert(register_tile_of(d));
+  return shapes;
+}
+
+// An int8 product tiled for VNNI's dot product: a step of the tile's
+// vector axis is one 16-lane panel, one register, so the designs fill the
+// 28 accumulators with rows of panels (before the tiling said so, they
+// counted each panel as 16 lanes and none fit).
+TEST(RegisterDesigns, AnInt8ProductCountsItsIntrinsicPanelsAsRegisters) {
+  PrimFunc f = workload("matmul_u8s8s32:M=1024,N=1024,K=1024");
+  const SpaceParams vnni = SpaceParams::for_target(Target::parse("llvm -mcpu=sapphirerapids -num-cores=2"));
+  std::vector<Trace> designs = register_designs(f, design_space(f, vnni), 1, 24);
+  ASSERT_GE(designs.size(), 4u);
+  int64_t most = 0;
+  for (const Trace& d : designs)
+    for (const RegisterTile& t : register_tiles(d)) {
+      EXPECT_LE(registers_of(d, t), 28) << d.str();
+      most = std::max(most, registers_of(d, t));
+    }
+  EXPECT_GE(most, 16);
+}
+
+TEST(RegisterDesigns, Matmul1024OnAvx2GetsSixRowsOfTwoVectors) {
+  PrimFunc f = workload("matmul:M=1024,N=1024,K=1024");
+  std::vector<Trace> designs = register_designs(f, design_space(f, avx2()), 1, 24);
+  ASSERT_GE(designs.size(), 12u);
+  std::set<std::vector<int64_t>> shapes;
+  for (const Trace& d : designs) {
+    for (const RegisterTile& t : register_tiles(d)) EXPECT_LE(registers_of(d, t), 12) << d.str();
+    shapes.insert(register_tile_of(d));
+  }
+  // Before: a perfect tile of 1024 rows fills at most 8 of the 12 ymm.
+  // After: 6 x 16 (12 ymm), 12 x 8, 4 x 24 cannot (24 does not divide
+  // 1024: the vector tile stays perfect, 8), and 2 x 32: 3 x 32 would keep
+  // 12 accumulators beside its 4 loaded vectors and a broadcast, 17 of the
+  // 16 registers.
+  EXPECT_TRUE(shapes.count({6, 16})) << "rows x columns";
+  EXPECT_TRUE(shapes.count({12, 8}));
+  EXPECT_TRUE(shapes.count({2, 32}));
+  EXPECT_FALSE(shapes.count({3, 32}));
+  // The first are the two-vector ones, one per sketch.
+  EXPECT_EQ(register_tile_of(designs[0]), (std::vector<int64_t>{6, 16}));
+  // Their rows cover the 1024 rows with 171 tiles of 6 (1026 rows), however
+  // far past 1024 the drawn tile went: rows past the extent are work.
+  const std::vector<RegisterTile> tiles = register_tiles(designs[0]);
+  EXPECT_EQ(*tile_factors(designs[0].instructions()[tiles.at(0).tiles[0]]), (std::vector<int64_t>{1, 171, 1, 6}));
+  // And the reduction runs in one loop around the register tile.
+  ASSERT_EQ(tiles[0].reductions.size(), 1u);
+  EXPECT_EQ(*tile_factors(designs[0].instructions()[tiles[0].reductions[0]]), (std::vector<int64_t>{1024, 1}));
+}
+
+TEST(RegisterDesigns, FourVectorsPerRowLeaveRoomForTheirOperandsOnAvx512) {
+  // AVX-512: 32 zmm, 28 for accumulators. Before: 7 x 64 (28 accumulators,
+  // its 4 loaded vectors and a broadcast 33 registers, spilling). After:
+  // 6 x 64, the hand schedule's tile; two vectors keep 14 rows.
+  PrimFunc f = workload("matmul:M=1024,N=1024,K=1024");
+  std::set<std::vector<int64_t>> shapes;
+  for (const Trace& d : register_designs(f, design_space(f, SpaceParams::for_target(Target::parse(
+                                                                "llvm -mcpu=znver4 -num-cores=2"))),
+                                         1, 24))
+    shapes.insert(register_tile_of(d));
+  EXPECT_TRUE(shapes.count({6, 64}));
+  EXPECT_FALSE(shapes.count({7, 64}));
+  EXPECT_TRUE(shapes.count({14, 32}));
+}
+
+TEST(RegisterDesigns, SevenWideRowsMakeOneVectorOfSevenLanesAndRowsMaySplitBetweenTwoAxes) {
+  // conv2d with 7-wide output rows on AVX2 (8 lanes): before, the vector
+  // tile was mended from 8 or 16 to gcd(8, 7) = 1, no vector at all.
+  // After: 7 lanes. And besides 6 output channels per tile, 4 channels x 3
+  // output rows (loop order n, k, p, q).
+  const auto shapes = register_tile_shapes("conv2d_nchw:N=1,C=8,H=7,W=7,K=32,R=3,S=3,stride=1,pad=1");
+  EXPECT_TRUE(shapes.count({1, 6, 1, 7}));
+  EXPECT_TRUE(shapes.count({1, 4, 3, 7}));
+  EXPECT_FALSE(shapes.count({1, 6, 1, 1}));
+}
+
+TEST(RegisterDesigns, FiftySixWideRowsOnAvx512MakeVectorsOfEightLanes) {
+  // conv2d 56² on AVX-512 (16 lanes), vectorized over output columns.
+  // Before: vectors of 14 lanes, the widest divisor of 56 up to 16, which
+  // LLVM splits into 8 + 4 + 2. After: 8 lanes, a 256-bit half that fills
+  // its register; and 4 output channels x 4 output rows beside them
+  // (loop order n, k, p, q).
+  PrimFunc f = workload("conv2d_nchw:N=1,C=8,H=56,W=56,K=16,R=3,S=3,stride=1,pad=1");
+  const SpaceParams avx512 = SpaceParams::for_target(Target::parse("llvm -mcpu=znver4 -num-cores=2"));
+  ASSERT_EQ(avx512.lanes, 16);
+  std::set<std::vector<int64_t>> shapes;
+  for (const Trace& d : register_designs(f, design_space(f, avx512), 1, 64)) shapes.insert(register_tile_of(d));
+  EXPECT_TRUE(shapes.count({1, 4, 4, 8}));
+  for (const std::vector<int64_t>& s : shapes) EXPECT_NE(s[3], 14);
+}
+
+TEST(RegisterDesigns, RowsAreAsEvenAsTheAxisAllowsAndNeverTallerThanIt) {
+  // The output-channel vector (the weights packed, kiln.vector_axis) over
+  // 7-high output rows. Before: 1 vector x 12 rows, two tiles covering 14
+  // rows, half of them empty; 2 vectors x 6 rows as 6 + 1. After: 7 rows
+  // in one tile; 4 + 3. (Loop order n, k, p, q.)
+  const auto shapes = register_tile_shapes("conv2d_nchw:N=1,C=8,H=7,W=7,K=32,R=3,S=3,stride=1,pad=1");
+  EXPECT_TRUE(shapes.count({1, 8, 7, 1}));
+  EXPECT_TRUE(shapes.count({1, 16, 4, 1}));
+  for (const std::vector<int64_t>& s : shapes) {
+    EXPECT_LE(s[2], 7);
+    EXPECT_LE(s[3], 7);
+  }
+}
+
+TEST(RegisterDesigns, APackedPanelGoesUnderItsPanelLoopAndThePaddedInputToTheRoot) {
+  // conv2d vectorized over output channels: loops k, n, p, q outermost (S0).
+  // Before: the packed weights and the padded input both under the last S0
+  // loop (q), computed again for every row and column tile. After: the
+  // weights' panel under k's S0 loop, once per panel; the padded input,
+  // which no output-channel panel changes, at the root, once.
+  PrimFunc f = workload("conv2d_nchw:N=1,C=16,H=7,W=7,K=32,R=3,S=3,stride=1,pad=1");
+  int checked = 0;
+  for (const Trace& d : register_designs(f, design_space(f, avx2()), 1, 64)) {
+    const PrimFunc s = apply_trace(d, f).func();
+    std::optional<Located> weights = locate_block(s.body(), "kernel_global");
+    if (!weights) continue;  // vectorized over output columns: nothing packed
+    std::optional<Located> pad = locate_block(s.body(), "pad");
+    ASSERT_TRUE(pad) << d.str();
+    // The loops above each, outermost first: the consumer's S0 loops are
+    // i1_0 (k), i0_0 (n), i2_0 (p), i3_0 (q), the output channels' first
+    // because the weights outweigh the input here (multi_level_tiling
+    // puts first the tile whose split splits the most of what is read),
+    // then the producer's own.
+    auto names = [](const Located& l) {
+      std::vector<std::string> out;
+      for (const Stmt& loop : enclosing_loops(l)) out.push_back(loop.as<ForNode>()->loop_var->name);
+      return out;
+    };
+    const std::vector<std::string> above_pad = names(*pad), above_weights = names(*weights);
+    EXPECT_EQ(std::count(above_pad.begin(), above_pad.end(), "i0_0"), 0) << d.str();
+    // One panel of all the output channels is packed once, at the root.
+    const std::vector<RegisterTile> tiles = register_tiles(d);
+    const int64_t panels = tile_factors(d.instructions()[tiles.at(0).tiles.at(1)])->at(0);
+    if (panels == 1) {
+      EXPECT_EQ(std::count(above_weights.begin(), above_weights.end(), "i0_0"), 0) << d.str();
+      continue;
+    }
+    ASSERT_GE(above_weights.size(), 2u) << d.str();
+    EXPECT_EQ(above_weights[0], "i1_0") << d.str();
+    EXPECT_NE(above_weights[1], "i0_0") << d.str();
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+}
+
+// dense's weights named a constant (a model's): where a design packs them,
+// the copy goes to the root, not under its panel loop, and postprocessing
+// lays it out in the tiles' order and marks it as the weights' pack, which
+// a compiled model runs at compile time. The input is no constant: its
+// padding stays where it was.
+TEST(RegisterDesigns, AConstantsPackGoesToTheRootAsAPrepack) {
+  PrimFunc f = workload("matmul:M=64,N=256,K=128");
+  int packed = 0;
+  for (const Trace& d : register_designs(f, design_space(f, avx2()), 1, 64, /*constants=*/{1})) {
+    const std::optional<Candidate> c = replay_candidate(f, d);
+    ASSERT_TRUE(c) << d.str();
+    std::optional<Located> copy = locate_block(c->func.body(), "B_global");
+    if (!copy) continue;
+    ++packed;
+    EXPECT_EQ(child_block_realizes(top_of_nest(*copy)).size(), 1u) << "under the consumer's loops: " << d.str();
+    const BlockNode* b = block_of(copy->stmt);
+    EXPECT_TRUE(b->annotations.count(kPrepackAnn)) << d.str();
+    EXPECT_GT(b->writes[0].buffer().shape().size(), 2u) << "laid out in the tiles' digits: " << d.str();
+  }
+  EXPECT_GT(packed, 0);
+  // Without constants the same sketches pack per panel, under the tiles.
+  int per_panel = 0;
+  for (const Trace& d : register_designs(f, design_space(f, avx2()), 1, 64)) {
+    const std::optional<Candidate> c = replay_candidate(f, d);
+    ASSERT_TRUE(c);
+    std::optional<Located> copy = locate_block(c->func.body(), "B_global");
+    if (copy && child_block_realizes(top_of_nest(*copy)).size() > 1) ++per_panel;
+  }
+  EXPECT_EQ(per_panel, packed);
+}
+
+TEST(RegisterDesigns, TheFilterRowsSlideAlongTheOutputRows) {
+  // conv2d's input is read at (h + ry, w + rx): ry slides along h, rx
+  // along w; the channel reduction rc slides along nothing.
+  PrimFunc f = workload("conv2d_nchw:N=1,C=8,H=16,W=16,K=16,R=3,S=3,stride=1,pad=1");
+  // Iter vars n, k, h, w, rc, ry, rx.
+  EXPECT_EQ(sliding_along(f, "conv2d_nchw"), (std::vector<int>{-1, -1, -1, -1, -1, 2, 3}));
+  PrimFunc mm = workload("matmul:M=16,N=16,K=16");
+  EXPECT_EQ(sliding_along(mm, blocks_in_order(mm).at(0)), (std::vector<int>{-1, -1, -1}));
+}
+
+TEST(RegisterDesigns, AWindowShapeHasRowsTheFilterSlidesOverAndItsPaddingPerTile) {
+  // conv2d vectorized over output columns (loops n, k, h, w; rc, ry, rx).
+  // Before: the rows of every design on the output channels, or split
+  // with a few output rows, all in S1, and every reduction outside the
+  // register tile: each filter row loaded the input rows again. After: the
+  // first designs are window shapes: 4 output rows (in S0, run in
+  // parallel), 2 output channels with all 16 in S1 inside each job, the
+  // filter rows (ry) inside the register tile, so that 6 input rows serve
+  // 3 x 4 steps, and the padded input computed per tile, under the S0 loops.
+  PrimFunc f = workload("conv2d_nchw:N=1,C=8,H=16,W=16,K=16,R=3,S=3,stride=1,pad=1");
+  std::vector<Trace> designs = register_designs(f, design_space(f, avx2()), 1, 16);
+  std::optional<size_t> found;
+  for (size_t d = 0; d < designs.size() && !found; ++d)
+    if (register_tile_of(designs[d]) == std::vector<int64_t>{1, 2, 4, 8}) found = d;
+  ASSERT_TRUE(found);
+  EXPECT_LT(*found, 4u) << "window shapes come first";
+  const Trace& d = designs[*found];
+  const RegisterTile tile = register_tiles(d).at(0);
+  auto factors = [&](size_t i) { return *tile_factors(d.instructions()[i]); };
+  EXPECT_EQ(factors(tile.tiles[1]), (std::vector<int64_t>{1, 8, 1, 2})) << "k";
+  EXPECT_EQ(factors(tile.tiles[2]), (std::vector<int64_t>{4, 1, 1, 4})) << "h";
+  EXPECT_EQ(factors(tile.tiles[3]), (std::vector<int64_t>{2, 1, 1, 8})) << "w";
+  ASSERT_EQ(tile.reductions.size(), 3u);
+  EXPECT_EQ(factors(tile.reductions[0]), (std::vector<int64_t>{8, 1})) << "rc";
+  EXPECT_EQ(factors(tile.reductions[1]), (std::vector<int64_t>{1, 3})) << "ry, along h's rows";
+  EXPECT_EQ(factors(tile.reductions[2]), (std::vector<int64_t>{3, 1})) << "rx, along the vector";
+  const PrimFunc s = apply_trace(d, f).func();
+  std::optional<Located> pad = locate_block(s.body(), "pad");
+  ASSERT_TRUE(pad);
+  std::vector<std::string> above;
+  for (const Stmt& loop : enclosing_loops(*pad)) above.push_back(loop.as<ForNode>()->loop_var->name);
+  EXPECT_EQ(std::count(above.begin(), above.end(), "i2_0"), 1) << d.str();
+  EXPECT_EQ(std::count(above.begin(), above.end(), "i3_0"), 1) << d.str();
+}
+
+TEST(RegisterDesigns, AConvolutionAlsoGetsDesignsWhoseRowTilesShareEachChunkOfWeights) {
+  // Blocked conv2d, loops n, k-blocks, h, w, k-lanes; rc-blocks, ry, rx, rc.
+  // Before: every design ran the whole reduction once per register tile
+  // of rows, reading all the weights again. After: some put the output
+  // rows' tiles in S2, inside the outer reduction loops, the k-blocks
+  // split between S0 and S1, 2 steps of the rc-blocks inside; and they
+  // compute the same.
+  PrimFunc f = workload("conv2d_nchwc:N=1,C=32,H=7,W=7,K=128,R=3,S=3,stride=1,pad=1,cb=16,kb=16");
+  SpaceParams zen4 = SpaceParams::for_target(Target::parse("llvm -mcpu=znver4 -num-cores=2"));
+  std::vector<Trace> designs = register_designs(f, design_space(f, zen4), 1, 16);
+  // The S2 and S3 factors of a design's tile sample i; {0, 0} for none.
+  auto s2_s3 = [](const Trace& t, size_t i) {
+    const std::vector<int64_t>* f = tile_factors(t.instructions()[i]);
+    return f && f->size() == 4 ? std::pair<int64_t, int64_t>{(*f)[2], (*f)[3]} : std::pair<int64_t, int64_t>{0, 0};
+  };
+  std::optional<size_t> found;
+  for (size_t d = 0; d < designs.size() && !found; ++d) {
+    const RegisterTile tile = register_tiles(designs[d]).at(0);
+    if (tile.tiles.size() == 5 && s2_s3(designs[d], tile.tiles[2]).first > 1 &&
+        s2_s3(designs[d], tile.tiles[1]).second == 2)
+      found = d;
+  }
+  ASSERT_TRUE(found) << "no design with the output rows' tiles in S2";
+  const Trace& d = designs[*found];
+  const RegisterTile tile = register_tiles(d).at(0);
+  auto factors = [&](size_t i) {
+    const std::vector<int64_t>* f = tile_factors(d.instructions()[i]);
+    return f ? *f : std::vector<int64_t>{};
+  };
+  EXPECT_EQ(factors(tile.tiles[2]), (std::vector<int64_t>{1, 1, 3, 3})) << "h: 3 tiles of 3 rows in S2";
+  EXPECT_EQ(factors(tile.tiles[1]), (std::vector<int64_t>{1, 4, 1, 2})) << "k-blocks: 2 rows, their tiles in S1";
+  ASSERT_EQ(tile.reductions.size(), 4u);
+  EXPECT_EQ(factors(tile.reductions[0]), (std::vector<int64_t>{1, 2})) << "rc-blocks: 2 steps inside";
+  EXPECT_EQ(factors(tile.reductions[1]), (std::vector<int64_t>{1, 3})) << "ry, along h's rows";
+  SampleFailure why;
+  std::optional<Candidate> c = replay_candidate(f, d, &why);
+  ASSERT_TRUE(c) << why.name() << ": " << why.message;
+  testing::expect_same_results(f, c->func);
+
+  PrimFunc mm = workload("matmul:M=64,N=64,K=64");
+  for (const Trace& m : register_designs(mm, design_space(mm, zen4), 1, 16)) {
+    const std::vector<RegisterTile> tiles = register_tiles(m);
+    for (size_t i : tiles.at(0).tiles) EXPECT_LE(s2_s3(m, i).first, 1) << "a matmul slides along nothing: " << m.str();
+  }
+}
+
+TEST(RegisterDesigns, AOneByOneConvolutionsDeepReductionRunsInChunksAroundItsPixels) {
+  // Blocked 1x1 conv2d, loops n, k-blocks, h, w, k-lanes; rc-blocks, ry,
+  // rx, rc. Its weights leave the output pixels out, and a 1x1 window
+  // slides over nothing. Before: the streaming designs put 3 output rows
+  // of 3 in S2 with 2 steps of the rc-blocks inside, the weights read once
+  // per row tile. After: the reduction runs in chunks of 64 channels (4
+  // blocks x 16) outside all 49 pixels' tiles (7 rows in S2, the columns
+  // in the register tile) of 2 or 4 k-blocks, each once on the sketch that
+  // packs the weights and once on one that reads them where they lie; the
+  // same results.
+  PrimFunc f = workload("conv2d_nchwc:N=1,C=512,H=7,W=7,K=64,R=1,S=1,stride=1,pad=0,cb=16,kb=16");
+  SpaceParams zen4 = SpaceParams::for_target(Target::parse("llvm -mcpu=znver4 -num-cores=2"));
+  auto factors = [](const Trace& t, size_t i) {
+    const std::vector<int64_t>* f = tile_factors(t.instructions()[i]);
+    return f ? *f : std::vector<int64_t>{};
+  };
+  int packed = 0, unpacked = 0;
+  for (const Trace& d : register_designs(f, design_space(f, zen4), 1, 16)) {
+    const RegisterTile tile = register_tiles(d).at(0);
+    ASSERT_EQ(tile.tiles.size(), 5u);
+    ASSERT_EQ(tile.reductions.size(), 4u);
+    if (factors(d, tile.reductions[0]) != std::vector<int64_t>{8, 4}) continue;
+    EXPECT_EQ(factors(d, tile.reductions[3]), (std::vector<int64_t>{1, 16})) << "rc: whole, inside";
+    EXPECT_EQ(factors(d, tile.tiles[2]), (std::vector<int64_t>{1, 1, 7, 1})) << "h: 7 rows in S2";
+    // 2 k-blocks x 7 columns, or 4 x 4 (7 columns as 4 + 3).
+    const std::vector<int64_t> k = factors(d, tile.tiles[1]), w = factors(d, tile.tiles[3]);
+    if (k.at(3) == 2) {
+      EXPECT_EQ(k, (std::vector<int64_t>{1, 2, 1, 2})) << "k-blocks: 2 rows, their 2 tiles in S1";
+      EXPECT_EQ(w, (std::vector<int64_t>{1, 1, 1, 7})) << "w: 7 in the register tile";
+    } else {
+      EXPECT_EQ(k, (std::vector<int64_t>{1, 1, 1, 4})) << "k-blocks: 4 rows";
+      EXPECT_EQ(w, (std::vector<int64_t>{1, 1, 2, 4})) << "w: 2 tiles of 4 in S2";
+    }
+    SampleFailure why;
+    std::optional<Candidate> c = replay_candidate(f, d, &why);
+    ASSERT_TRUE(c) << why.name() << ": " << why.message;
+    testing::expect_same_results(f, c->func);
+    (locate_block(c->func.body(), "kernel_global") ? packed : unpacked)++;
+  }
+  EXPECT_EQ(packed, 2);
+  EXPECT_EQ(unpacked, 2);
+
+  // 64 channels are one chunk: no design splits them, none puts rows in S2.
+  PrimFunc shallow = workload("conv2d_nchwc:N=1,C=64,H=7,W=7,K=64,R=1,S=1,stride=1,pad=0,cb=16,kb=16");
+  for (const Trace& d : register_designs(shallow, design_space(shallow, zen4), 1, 16)) {
+    const RegisterTile tile = register_tiles(d).at(0);
+    EXPECT_LE(factors(d, tile.tiles[2]).at(2), 1) << d.str();
+  }
+}
+
+TEST(RegisterDesigns, EveryDesignComputesTheSame) {
+  for (const char* w : {"matmul:M=22,N=32,K=8", "conv2d_nchw:N=1,C=4,H=6,W=6,K=16,R=3,S=3,stride=1,pad=1",
+                        "dense:M=14,N=16,K=8,bias=1,act=relu"}) {
+    PrimFunc f = workload(w);
+    std::vector<Trace> designs = register_designs(f, design_space(f, avx2()), 3, 8);
+    EXPECT_FALSE(designs.empty()) << w;
+    for (const Trace& d : designs) {
+      SampleFailure why;
+      std::optional<Candidate> c = replay_candidate(f, d, &why);
+      ASSERT_TRUE(c) << w << ": " << why.name() << ": " << why.message;
+      testing::expect_same_results(f, c->func);
+    }
+  }
+}
+
+TEST(RegisterDesigns, AWorkloadWithoutATiledBlockHasNone) {
+  PrimFunc f = workload("softmax:M=4,N=32");
+  EXPECT_TRUE(register_designs(f, design_space(f, avx2()), 1, 8).empty());
+}
+
+}  // namespace
+}  // namespace kiln::search

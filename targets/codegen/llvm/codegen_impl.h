@@ -81,6 +81,11 @@ class CodeGen {
   // broadcast into their lanes; null where `index` is not one.
   llvm::Value* emit_few_element_load(llvm::Type* mt, llvm::Value* base, llvm::Align align, const Expr& index,
                                      const std::string& name);
+  // A vector index whose lanes read a few contiguous runs at constant
+  // offsets from one scalar, as one load per run and shuffles; null where
+  // `index` is not one (codegen_memory.cpp).
+  llvm::Value* emit_runs_load(llvm::Type* mt, llvm::Value* base, llvm::Align align, const Expr& index,
+                              const std::string& name);
   void emit_store(const BufferStoreNode* op);
   void emit_allocate(const AllocateNode* op);
   llvm::Value* buffer_ptr(const Buffer& b);

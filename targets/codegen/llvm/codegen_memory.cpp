@@ -23,6 +23,8 @@
 // Allocate: small constant-size buffers go on the stack (in the function's
 // entry block, so a loop does not grow the stack); the rest come from the
 // runtime's alloc_scratch and are freed when the Allocate's body ends.
+#include <algorithm>
+
 #include "core/int_div.h"
 #include "targets/codegen/llvm/codegen_impl.h"
 #include "targets/runtime/kernel_abi.h"
@@ -216,6 +218,7 @@ llvm::Value* CodeGen::emit_load(const BufferLoadNode* op) {
     return from_memory(emit_clamped_load(mt, base, align, m->offset, m->base, m->lo, m->hi, m->min_inside, m->lanes),
                        elem);
   if (llvm::Value* v = emit_few_element_load(mt, base, align, index, op->buffer->name)) return from_memory(v, elem);
+  if (llvm::Value* v = emit_runs_load(mt, base, align, index, op->buffer->name)) return from_memory(v, elem);
   llvm::Value* ptrs = b_.CreateInBoundsGEP(mt, base, emit_index(index));
   return from_memory(b_.CreateMaskedGather(vt, ptrs, align, nullptr, nullptr, op->buffer->name), elem);
 }
@@ -333,6 +336,52 @@ void CodeGen::emit_allocate(const AllocateNode* op) {
     llvm::FunctionType* free_ty = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), b_.getPtrTy()}, false);
     b_.CreateCall(free_ty, runtime_field(kRtFreeScratch), {runtime_field(kRtPool), ptr});
   }
+}
+
+// A gather whose lanes read a few contiguous runs of memory, each at a
+// constant offset from one scalar (the rows of a small block being
+// transposed or interleaved: four rows of 16 bytes into the layout of an
+// int8 dot product, lane l reading row l % 4 at column l / 4): one vector
+// load per run, shuffled into the lanes' order. LLVM scalarizes a gather of
+// bytes into as many loads and inserts as lanes. At most a quarter as many
+// runs as lanes (every run holds only offsets some lane reads, so no byte
+// is loaded in vain).
+llvm::Value* CodeGen::emit_runs_load(llvm::Type* mt, llvm::Value* base, llvm::Align align, const Expr& index,
+                                     const std::string& name) {
+  const std::optional<LaneOffsets> m = match_lane_offsets(index);
+  if (!m) return nullptr;
+  std::vector<int64_t> sorted = m->offsets;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  struct Run {
+    int64_t first, length;
+  };
+  std::vector<Run> runs;
+  for (int64_t v : sorted) {
+    if (!runs.empty() && runs.back().first + runs.back().length == v) ++runs.back().length;
+    else runs.push_back({v, 1});
+  }
+  const int64_t n = static_cast<int64_t>(m->offsets.size());
+  if (runs.size() < 2 || static_cast<int64_t>(runs.size()) * 4 > n) return nullptr;
+  llvm::Value* row = m->base.defined() ? b_.CreateInBoundsGEP(mt, base, emit_index(m->base)) : base;
+  // Each run loaded whole and widened to n lanes; the lanes it serves taken
+  // from it, the others kept.
+  llvm::Value* out = llvm::PoisonValue::get(llvm::FixedVectorType::get(mt, static_cast<unsigned>(n)));
+  for (const Run& r : runs) {
+    auto* vt = llvm::FixedVectorType::get(mt, static_cast<unsigned>(r.length));
+    llvm::Value* v = b_.CreateAlignedLoad(vt, b_.CreateInBoundsGEP(mt, row, b_.getInt64(r.first)), align, name);
+    std::vector<int> widen(static_cast<size_t>(n), -1);
+    for (int64_t i = 0; i < std::min(n, r.length); ++i) widen[static_cast<size_t>(i)] = static_cast<int>(i);
+    llvm::Value* wide = r.length == n ? v : b_.CreateShuffleVector(v, widen);
+    std::vector<int> pick(static_cast<size_t>(n));
+    for (int64_t l = 0; l < n; ++l) {
+      const int64_t o = m->offsets[static_cast<size_t>(l)];
+      pick[static_cast<size_t>(l)] = o >= r.first && o < r.first + r.length ? static_cast<int>(n + (o - r.first))
+                                                                           : static_cast<int>(l);
+    }
+    out = b_.CreateShuffleVector(out, wide, pick);
+  }
+  return out;
 }
 
 }  // namespace kiln::llvm_backend

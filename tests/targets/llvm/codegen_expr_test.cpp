@@ -168,6 +168,34 @@ TEST(CodegenExpr, FewElementIndexReadsLikeTheGather) {
       }
 }
 
+// An index whose lanes read a few contiguous runs (four rows of a byte
+// matrix interleaved, lane l from row l % 4 at column l / 4: an int8 dot
+// product's operand packed): a vector load per row and shuffles, no gather,
+// reading what the gather would.
+TEST(CodegenExpr, ContiguousRunsIndexReadsLikeTheGather) {
+  const int cols = 64, rows = 8, lanes = 64;
+  Buffer B = flat("B", DataType::Int(8), rows * cols), P = flat("P", DataType::Int(8), rows * cols);
+  Var r("r"), c("c");
+  auto bc = [&](Expr e) { return broadcast(std::move(e), lanes); };
+  const Expr lane = ramp(Expr(0), Expr(1), lanes);
+  // P[(r * 4 + c) * 64 + l] = B[(r * 4 + l % 4) * 64 + c * 16 + l / 4]
+  const Expr src = (bc(r * 4) + floormod(lane, bc(Expr(4)))) * bc(Expr(cols)) + bc(c * 16) +
+                   floordiv(lane, bc(Expr(4)));
+  PrimFunc f("interleave", {B, P},
+             loop(r, rows / 4, loop(c, cols / 16, st(P, ld(B, src), vec((r * 4 + c) * lanes, lanes)))));
+  const std::string ir = emit_llvm_ir(f, host());
+  EXPECT_EQ(ir.find("gather"), std::string::npos) << ir;
+  NDArray b = random_array(DataType::Int(8), rows * cols, 5, -128, 127);
+  NDArray p(DataType::Int(8), {rows * cols});
+  run(f, {&b, &p});
+  const auto* bv = static_cast<const int8_t*>(b.data());
+  const auto* pv = static_cast<const int8_t*>(p.data());
+  for (int rr = 0; rr < rows / 4; ++rr)
+    for (int cc = 0; cc < cols / 16; ++cc)
+      for (int l = 0; l < lanes; ++l)
+        ASSERT_EQ(pv[(rr * 4 + cc) * lanes + l], bv[(rr * 4 + l % 4) * cols + cc * 16 + l / 4]) << rr << "," << cc;
+}
+
 TEST(CodegenExpr, VectorLoopWithScalarTail) {
   const int n = 37, lanes = 8, main = n / lanes * lanes;
   Buffer A = flat("A", DataType::Float32(), n), C = flat("C", DataType::Float32(), n + 3);

@@ -32,6 +32,7 @@ const char* const kWorkloads[] = {
     "avg_pool2d:N=1,C=1,H=5,W=3,R=3,S=3,stride=2,pad=1",
     "avg_pool2d:N=1,C=2,H=6,W=6,R=3,S=3,stride=1,pad=1,dtype=float64",
     "conv2d_nchwc:N=1,C=4,H=7,W=7,K=8,R=3,S=3,stride=1,pad=1,cb=4,kb=8",
+    "conv2d_nchwc_u8s8s32:N=1,C=8,H=6,W=6,K=16,R=3,S=3,stride=1,pad=1,cb=8,kb=16",
     "depthwise_conv2d_nchwc:N=1,C=8,H=9,W=9,R=3,S=3,stride=2,pad=1,b=4",
     "grouped_conv2d_nchwc:N=1,C=16,H=9,W=9,R=3,S=3,stride=1,pad=1,b=4,groups=2",
     "conv2d_winograd_nchwc:N=1,C=8,H=7,W=7,K=8,pad=1,cb=4,kb=8,m=4",
