@@ -46,10 +46,10 @@ std::vector<double> onednn_conv2d_blocked(const float* in, const float* weight, 
 std::vector<double> onednn_conv2d_nchwc(const float* in, const float* weight, float* out, const ConvShape& s,
                                         int64_t block, int threads, int repeat, std::string* impl);
 
-// The int8 convolution on kiln's blocked tensors (conv2d_nchwc_u8s8s32,
-// cb = kb = block): uint8 data and int32 output as they are (nChw16c or
-// nChw8c), the int8 weights given as OIhw16i16o (OIhw8i8o) and reordered,
-// untimed, into the layout oneDNN picks, as a graph compiler folds them.
+// The int8 convolution of kiln's blocked tensors (conv2d_nchwc_u8s8s32,
+// cb = kb = block: nChw16c or nChw8c data and output, OIhw16i16o or
+// OIhw8i8o weights) in the layouts oneDNN picks for all three (its int8
+// kernels take nhwc), reordered untimed; only the convolution is timed.
 std::vector<double> onednn_conv2d_nchwc_u8s8s32(const uint8_t* in, const int8_t* weight, int32_t* out,
                                                 const ConvShape& s, int64_t block, int threads, int repeat,
                                                 std::string* impl);

@@ -147,20 +147,33 @@ std::vector<double> onednn_conv2d_nchwc_u8s8s32(const uint8_t* in, const int8_t*
   dnnl::stream st(eng);
   const bool b16 = block == 16;
   const tag act = b16 ? tag::nChw16c : tag::nChw8c;
-  const dnnl::memory::desc src_md({s.N, s.C, s.H, s.W}, dt::u8, act), dst_md({s.N, s.K, s.P(), s.Q()}, dt::s32, act);
+  // oneDNN's int8 kernels take their own layouts (nhwc for brgconv), not
+  // the blocked ones: data, weights and output all in the layouts it
+  // picks, reordered untimed, as a graph compiler keeps activations in
+  // one layout between layers and folds the weights.
+  const dnnl::memory::desc src_user_md({s.N, s.C, s.H, s.W}, dt::u8, act);
+  const dnnl::memory::desc dst_user_md({s.N, s.K, s.P(), s.Q()}, dt::s32, act);
   const dnnl::memory::desc w_user_md({s.K, s.C, s.R, s.S}, dt::s8, b16 ? tag::OIhw16i16o : tag::OIhw8i8o);
+  const dnnl::memory::desc src_any({s.N, s.C, s.H, s.W}, dt::u8, tag::any);
+  const dnnl::memory::desc dst_any({s.N, s.K, s.P(), s.Q()}, dt::s32, tag::any);
   const dnnl::memory::desc w_any({s.K, s.C, s.R, s.S}, dt::s8, tag::any);
   dnnl::convolution_forward::primitive_desc pd(
-      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md,
-                                      w_any, dst_md, {s.stride, s.stride}, {s.pad, s.pad}, {s.pad, s.pad}),
+      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_any,
+                                      w_any, dst_any, {s.stride, s.stride}, {s.pad, s.pad}, {s.pad, s.pad}),
       eng);
   if (impl) *impl = pd.impl_info_str();
-  dnnl::memory w_user(w_user_md, eng, const_cast<int8_t*>(weight)), w(pd.weights_desc(), eng);
+  dnnl::memory src_user(src_user_md, eng, const_cast<uint8_t*>(in)), w_user(w_user_md, eng, const_cast<int8_t*>(weight));
+  dnnl::memory dst_user(dst_user_md, eng, out);
+  dnnl::memory src(pd.src_desc(), eng), w(pd.weights_desc(), eng), dst(pd.dst_desc(), eng);
+  dnnl::reorder(src_user, src).execute(st, src_user, src);
   dnnl::reorder(w_user, w).execute(st, w_user, w);
   st.wait();
   dnnl::convolution_forward prim(pd);
-  dnnl::memory src(src_md, eng, const_cast<uint8_t*>(in)), dst(dst_md, eng, out);
-  return time_primitive(eng, prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}}, repeat);
+  std::vector<double> times =
+      time_primitive(eng, prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}}, repeat);
+  dnnl::reorder(dst, dst_user).execute(st, dst, dst_user);
+  st.wait();
+  return times;
 }
 
 std::vector<double> onednn_grouped_conv2d_nchwc(const float* in, const float* weight, float* out, const ConvShape& s,

@@ -156,6 +156,11 @@ int dim_using(const BufferRegion& r, const Var& v) {
   return -1;
 }
 
+int64_t extent_at(Schedule& sch, LoopRV l) {
+  const int64_t* e = as_const_int(sch.loop_stmt(l, "multi_level_tiling").as<ForNode>()->extent);
+  return e ? *e : -1;
+}
+
 // "lambda a0, a1: (a1 // 16, a0 // 4, a1 % 16, a0 % 4)": a read of `ndim`
 // dimensions laid out as a dot-product intrinsic's operand, `lanes` along
 // dimension `lane_dim` by `depth` along `depth_dim` innermost.
@@ -189,16 +194,35 @@ std::vector<Schedule> tiling_with_intrin(const Schedule& in, const std::string& 
     const TensorIntrin& t = *find_tensor_intrin(name);
     const int64_t lanes = *as_const_int(t.desc.params()[2].shape()[0]);
     const int64_t depth = *as_const_int(t.desc.params()[0].shape()[0]);
-    // The intrinsic's loops innermost, its operand packed in its layout.
+    // The intrinsic's loops innermost, its operand packed in its layout;
+    // the tiles' vector loop (whose S3 tile goes innermost) the lane
+    // loop's outer piece, or the last other spatial loop.
+    size_t tile_vector_loop = SIZE_MAX;
     Attempt<Schedule> shaped = attempt(in, [&](Schedule& sch) {
       BlockRV b = sch.get_block(block);
       std::vector<LoopRV> ls = sch.get_loops(b);
-      std::vector<LoopRV> lane = sch.split(ls[*lane_loop], {kInfer, lanes});
-      std::vector<LoopRV> dep = sch.split(ls[*depth_loop], {kInfer, depth});
+      // A loop as long as the intrinsic's is the intrinsic's loop itself
+      // (16 output channels of a block of 16): split, it would leave a
+      // unit loop, which tiles nothing.
+      auto piece = [&](size_t at, int64_t extent) -> std::pair<std::optional<LoopRV>, LoopRV> {
+        if (extent_at(sch, ls[at]) == extent) return {std::nullopt, ls[at]};
+        std::vector<LoopRV> two = sch.split(ls[at], {kInfer, extent});
+        return {two[0], two[1]};
+      };
+      const auto [lane_outer, lane_inner] = piece(*lane_loop, lanes);
+      const auto [depth_outer, depth_inner] = piece(*depth_loop, depth);
       std::vector<LoopRV> order;
-      for (size_t i = 0; i < ls.size(); ++i) order.push_back(i == *lane_loop ? lane[0] : i == *depth_loop ? dep[0] : ls[i]);
-      order.push_back(lane[1]);
-      order.push_back(dep[1]);
+      for (size_t i = 0; i < ls.size(); ++i) {
+        if (i == *lane_loop || i == *depth_loop) {
+          if (const std::optional<LoopRV>& outer = i == *lane_loop ? lane_outer : depth_outer) order.push_back(*outer);
+          if (i == *lane_loop && lane_outer) tile_vector_loop = order.size() - 1;
+        } else {
+          order.push_back(ls[i]);
+          if (roles[i] == LoopRole::kSpatial && !lane_outer) tile_vector_loop = order.size() - 1;
+        }
+      }
+      order.push_back(lane_inner);
+      order.push_back(depth_inner);
       sch.reorder(order);
       BlockRV copy = sch.cache_read(b, packed->read, "global");
       sch.transform_layout(copy, BufferRole::kWrite, 0,
@@ -225,12 +249,16 @@ std::vector<Schedule> tiling_with_intrin(const Schedule& in, const std::string& 
     Attempt<Schedule> fits = attempt(*shaped, [&](Schedule& sch) {
       BlockRV b = sch.get_block(block);
       std::vector<LoopRV> ls = sch.get_loops(b);
-      sch.decompose_reduction(b, ls[ls.size() - t.num_loops - 1]);
+      std::vector<Var> vars;
+      for (LoopRV l : ls) vars.push_back(sch.loop_var(l));
+      const std::vector<LoopRole> now = loop_roles(sch.func(), block, vars);
+      const size_t first_reduce = static_cast<size_t>(std::find(now.begin(), now.end(), LoopRole::kReduce) - now.begin());
+      sch.decompose_reduction(b, ls[first_reduce]);  // as postprocessing does
       sch.tensorize(ls[ls.size() - t.num_loops], name);
     });
     if (!fits) continue;
-    const size_t outer_lane_loop = *lane_loop;
-    Attempt<std::optional<Tiled>> tiled = attempt([&] { return tile(*shaped, block, p, outer_lane_loop, t.num_loops); });
+    if (tile_vector_loop == SIZE_MAX) continue;  // nothing spatial outside the intrinsic
+    Attempt<std::optional<Tiled>> tiled = attempt([&] { return tile(*shaped, block, p, tile_vector_loop, t.num_loops); });
     if (!tiled || !*tiled) continue;
     return write_backs(**tiled, block, epilogue_of(in.func(), block));
   }

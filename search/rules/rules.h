@@ -113,7 +113,8 @@ std::vector<Schedule> add_rfactor(const Schedule& sch, const std::string& block,
 void order_thread_split(Schedule& sch);
 
 // Samples where each remaining injective producer of a tiled block is
-// computed: inlined, at the root, or under one of its consumer's loops.
+// computed: inlined, at the root, or under one of its consumer's loops. A
+// producer of a block tiled for a tensor intrinsic stays at the root.
 void compute_location(Schedule& sch);
 
 // Annotates the root block with what postprocessing parallelizes,

@@ -68,6 +68,12 @@ TEST(DesignSpace, AnInt8ProductIsTiledForTheTargetsDotProduct) {
   // Columns no 16 divides: the 8 lanes of the 256-bit form.
   EXPECT_EQ(intrin_of(design_space(workload("matmul_u8s8s32:M=64,N=40,K=64"), vnni)),
             std::set<std::string>{"x86_vnni_u8s8s32_8x4"});
+  // A convolution's output channels in one block of 16: the block's loop
+  // is the intrinsic's own, not split into a unit loop and 16 (which left
+  // nothing to tile, and the 8-lane form took over).
+  EXPECT_EQ(intrin_of(design_space(
+                workload("conv2d_nchwc_u8s8s32:N=1,C=32,H=8,W=8,K=16,R=3,S=3,stride=1,pad=1,cb=16,kb=16"), vnni)),
+            std::set<std::string>{"x86_vnni_u8s8s32_16x4"});
   // Without a dot product, the usual tiling.
   const SpaceParams sse = SpaceParams::for_target(Target::parse("llvm -mcpu=x86-64 -num-cores=2"));
   EXPECT_TRUE(intrin_of(design_space(f, sse)).empty());
@@ -236,6 +242,9 @@ TEST(Candidates, Matmul) { expect_candidates_correct("matmul:M=16,N=24,K=8", 4);
 // On whichever dot product the host has (the space's target is haswell's:
 // vpmaddwd, which every x86 CPU here runs).
 TEST(Candidates, Int8Matmul) { expect_candidates_correct("matmul_u8s8s32:M=8,N=32,K=16", 3); }
+TEST(Candidates, Int8Conv2dNchwc) {
+  expect_candidates_correct("conv2d_nchwc_u8s8s32:N=1,C=16,H=6,W=6,K=8,R=3,S=3,stride=1,pad=1,cb=8,kb=8", 2);
+}
 TEST(Candidates, BatchMatmul) { expect_candidates_correct("batch_matmul:B=2,M=8,N=16,K=8", 2); }
 TEST(Candidates, DenseBiasRelu) { expect_candidates_correct("dense:M=8,N=16,K=8,bias=1,act=relu", 3); }
 TEST(Candidates, Conv2d) { expect_candidates_correct("conv2d_nchw:N=1,C=4,H=6,W=6,K=8,R=3,S=3,stride=1,pad=1", 3); }
