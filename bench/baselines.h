@@ -47,8 +47,8 @@ std::vector<double> onednn_conv2d_nchwc(const float* in, const float* weight, fl
                                         int64_t block, int threads, int repeat, std::string* impl);
 
 // The int8 convolution of kiln's blocked tensors (conv2d_nchwc_u8s8s32,
-// cb = kb = block: nChw16c or nChw8c data and output, OIhw16i16o or
-// OIhw8i8o weights) in the layouts oneDNN picks for all three (its int8
+// cb = kb = block: nChw16c or nChw8c data and output, OIhw4i16o4i or
+// OIhw2i8o4i weights) in the layouts oneDNN picks for all three (its int8
 // kernels take nhwc), reordered untimed; only the convolution is timed.
 std::vector<double> onednn_conv2d_nchwc_u8s8s32(const uint8_t* in, const int8_t* weight, int32_t* out,
                                                 const ConvShape& s, int64_t block, int threads, int repeat,

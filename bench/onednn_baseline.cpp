@@ -153,7 +153,7 @@ std::vector<double> onednn_conv2d_nchwc_u8s8s32(const uint8_t* in, const int8_t*
   // one layout between layers and folds the weights.
   const dnnl::memory::desc src_user_md({s.N, s.C, s.H, s.W}, dt::u8, act);
   const dnnl::memory::desc dst_user_md({s.N, s.K, s.P(), s.Q()}, dt::s32, act);
-  const dnnl::memory::desc w_user_md({s.K, s.C, s.R, s.S}, dt::s8, b16 ? tag::OIhw16i16o : tag::OIhw8i8o);
+  const dnnl::memory::desc w_user_md({s.K, s.C, s.R, s.S}, dt::s8, b16 ? tag::OIhw4i16o4i : tag::OIhw2i8o4i);
   const dnnl::memory::desc src_any({s.N, s.C, s.H, s.W}, dt::u8, tag::any);
   const dnnl::memory::desc dst_any({s.N, s.K, s.P(), s.Q()}, dt::s32, tag::any);
   const dnnl::memory::desc w_any({s.K, s.C, s.R, s.S}, dt::s8, tag::any);

@@ -42,11 +42,18 @@ te::Tensor from_nchwc(const te::Tensor& x, int64_t channels = 0);
 // out[n, ko, p, q, ki] = sum_{co, r, s, ci} pad[n, co, p*stride + r*dil, q*stride + s*dil, ci]
 //                                         * kernel[ko, co, r, s, ci, ki]
 // data [N, C/cb, H, W, cb], kernel [K/kb, C/cb, R, S, cb, kb] -> [N, K/kb, P, Q, kb];
-// stage "conv2d_nchwc". cfg.groups must be 1. With `acc` (int32 for uint8
-// data and int8 weights), both are widened to it before the product, and
-// the data and the weights may differ in type.
-te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg,
-                        DataType acc = DataType());
+// stage "conv2d_nchwc". cfg.groups must be 1.
+te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg);
+
+// conv2d_nchwc in integers, for the int8 dot-product instructions
+// (docs/tensorize.md): uint8 data, int8 weights, both widened to `acc`
+// (int32) before the product. The weights hold four input channels
+// together for each output channel, the operand layout of those
+// instructions (oneDNN's OIhw4i16o4i for blocks of 16):
+//   kernel [K/kb, C/cb, R, S, cb/4, kb, 4]:  kernel[ko, co, r, s, ci / 4, ki, ci % 4]
+// data [N, C/cb, H, W, cb] -> [N, K/kb, P, Q, kb]; stage "conv2d_nchwc".
+// cb must be a multiple of 4.
+te::Tensor conv2d_nchwc_dot4(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg, DataType acc);
 
 // A grouped convolution whose groups are gw channels in and gw out, gw
 // dividing the block b or b dividing gw, so that a group's channels lie in

@@ -229,7 +229,7 @@ std::vector<OpSpec> make_table() {
 
   t.push_back(OpSpec{
       "conv2d_nchwc_u8s8s32", "int8 2-D convolution, channels in blocks: uint8 data, int8 weights, int32 sums",
-      "data[N,C/cb,H,W,cb] uint8, kernel[K/kb,C/cb,R,S,cb,kb] int8 -> out[N,K/kb,P,Q,kb] int32",
+      "data[N,C/cb,H,W,cb] uint8, kernel[K/kb,C/cb,R,S,cb/4,kb,4] int8 -> out[N,K/kb,P,Q,kb] int32",
       "2·N·K·P·Q·C·R·S", blocked_params(true), DTypeRule::kFixed,
       [](const Workload& w) {
         const int64_t cb = param(w, "cb"), kb = param(w, "kb");
@@ -241,10 +241,10 @@ std::vector<OpSpec> make_table() {
         Tensor data = te::placeholder(dims({param(w, "N"), param(w, "C") / cb, param(w, "H"), param(w, "W"), cb}),
                                       DataType::UInt(8), "data");
         Tensor kernel = te::placeholder(
-            dims({param(w, "K") / kb, param(w, "C") / cb, param(w, "R"), param(w, "S"), cb, kb}), DataType::Int(8),
+            dims({param(w, "K") / kb, param(w, "C") / cb, param(w, "R"), param(w, "S"), cb / 4, kb, 4}), DataType::Int(8),
             "kernel");
         Conv2dConfig cfg{param(w, "stride"), param(w, "pad"), param(w, "dilation"), 1};
-        return te::create_prim_func({data, kernel, conv2d_nchwc(data, kernel, cfg, DataType::Int(32))}, w.op);
+        return te::create_prim_func({data, kernel, conv2d_nchwc_dot4(data, kernel, cfg, DataType::Int(32))}, w.op);
       },
       [](const Workload& w) {
         OutHW o = window_out(w, param(w, "dilation"));
@@ -253,6 +253,9 @@ std::vector<OpSpec> make_table() {
       [check_blocks](const Workload& w) {
         check_blocks(w, "cb", "C");
         check_blocks(w, "kb", "K");
+        if (param(w, "cb") % 4 != 0)
+          KILN_USER_ERROR() << w.op << ": cb=" << param(w, "cb") << " must be a multiple of 4 (the weights hold four "
+                            << "input channels together)";
         window_out(w, param(w, "dilation"));
       }});
 

@@ -123,27 +123,60 @@ Expr flat_offset(const Buffer& b, const std::vector<Expr>& indices) {
 
 // The store's value with every load replaced by a placeholder variable of
 // its type, and the loads in the order they were met.
+//
+// A factor read only where a condition of the loops outside holds, zero
+// elsewhere (a convolution's padding inlined: T.Select(0 <= h < H, x[h],
+// 0)), is the load, and the condition guards the nest: a zero factor adds
+// nothing. The caller checks that the operand is a factor.
 class LoadsOut : public ExprMutator {
  public:
+  LoadsOut(const std::vector<const ForNode*>& loops, const Buffer& acc) : loops_(loops), acc_(acc) {}
   std::vector<Access> loads;
+  std::vector<size_t> zero_guarded;  // indices into loads
+  Expr guard;
   Expr visit_BufferLoad(const BufferLoadNode* op, const Expr&) override {
     loads.push_back({op->buffer, flat_offset(op->buffer, op->indices)});
     return Var("operand" + std::to_string(loads.size()), op->dtype);
   }
+  Expr visit_Select(const SelectNode* op, const Expr& e) override {
+    const auto* load = op->true_value.as<BufferLoadNode>();
+    if (!load || load->buffer.same_as(acc_) || !is_zero(op->false_value) || uses_nest_loop(op->cond, loops_))
+      return ExprMutator::visit_Select(op, e);
+    guard = guard.defined() ? logical_and(guard, op->cond) : op->cond;
+    zero_guarded.push_back(loads.size());
+    return visit_BufferLoad(load, op->true_value);
+  }
+
+ private:
+  const std::vector<const ForNode*>& loops_;
+  Buffer acc_;
 };
 
-// The nest's accesses (the store first, then the loads) and the shape of
-// its value.
+// Whether `e` is a product of operands (placeholder variables, cast or
+// not): where one of them is zero, so is `e`.
+bool is_product(const Expr& e) {
+  if (e.as<VarNode>()) return true;
+  if (const auto* c = e.as<CastNode>()) return is_product(c->value);
+  if (const auto* m = e.as<MulNode>()) return is_product(m->a) && is_product(m->b);
+  return false;
+}
+
+// The nest's accesses (the store first, then the loads), the shape of its
+// value, and the zero-guarded loads' condition.
 struct Shape {
   std::vector<Access> accesses;
   Expr value;
+  Expr guard;
+  bool zero_guarded = false;
 };
 
 Shape shape_of(const Nest& n) {
   const auto* st = n.store.as<BufferStoreNode>();
-  LoadsOut out;
+  LoadsOut out(n.loops, st->buffer);
   Shape s;
   s.value = out.mutate(st->value);
+  s.guard = out.guard;
+  s.zero_guarded = !out.zero_guarded.empty();
   s.accesses.push_back({st->buffer, flat_offset(st->buffer, st->indices)});
   for (Access& a : out.loads) s.accesses.push_back(std::move(a));
   return s;
@@ -251,8 +284,17 @@ std::variant<TensorIntrinMatch, std::string> match_tensor_intrin(const Stmt& loo
 
   // The operands: each parameter one buffer, every access of it at the
   // intrinsic's strides and from one base.
+  // A zero-guarded operand is the product's factor in the description: an
+  // update acc + product, the product of operands.
+  if (hs.zero_guarded) {
+    const auto* add = ws.value.as<AddNode>();
+    if (!add || !add->a.as<VarNode>() || !is_product(add->b))
+      return "an operand is read under a condition (" + to_string(hs.guard) + "), and the intrinsic's update is not "
+             "a sum of products";
+  }
   TensorIntrinMatch m;
   m.guard = have.guard;
+  if (hs.guard.defined()) m.guard = m.guard.defined() ? logical_and(m.guard, hs.guard) : hs.guard;
   m.operands.resize(params.size());
   for (size_t a = 0; a < ws.accesses.size(); ++a) {
     const Access& w = ws.accesses[a];

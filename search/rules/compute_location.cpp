@@ -1,5 +1,6 @@
 #include "search/block_info.h"
 #include "search/rules/rules.h"
+#include "tir/schedule/attempt.h"
 
 namespace kiln::search {
 
@@ -13,11 +14,19 @@ void compute_location(Schedule& sch) {
       feeds_tiled = feeds_tiled || ann.count(kTiledAnn);
       feeds_intrin = feeds_intrin || ann.count(kTensorIntrinAnn);
     }
-    // A block tiled for a tensor intrinsic keeps its operands plain loads:
-    // inlined (the padding's select around each byte) or computed under
-    // the intrinsic's own loops, they would no longer be its nest. Such a
-    // producer runs whole, at the root.
-    if (!feeds_tiled || feeds_intrin) continue;
+    if (!feeds_tiled) continue;
+    // A block tiled for a tensor intrinsic reads its operands as the
+    // intrinsic does: computed under its loops, a producer would break
+    // its nest. A padding stage is inlined (its select of zero, outside
+    // the intrinsic's loops, guards the nest: tir/tensor_intrin.h), which
+    // saves a padded copy of the input per call; the operand's packed
+    // copy stays at the root.
+    if (feeds_intrin) {
+      if (info.is_permuted_copy) continue;
+      if (Attempt<Schedule> inlined = attempt(sch, [&](Schedule& s) { s.compute_inline(s.get_block(name)); }))
+        sch = std::move(*inlined);
+      continue;
+    }
     BlockRV b = sch.get_block(name);
     sch.compute_at(b, sch.sample_compute_location(b));
   }

@@ -198,7 +198,7 @@ std::vector<Schedule> tiling_with_intrin(const Schedule& in, const std::string& 
     // the tiles' vector loop (whose S3 tile goes innermost) the lane
     // loop's outer piece, or the last other spatial loop.
     size_t tile_vector_loop = SIZE_MAX;
-    Attempt<Schedule> shaped = attempt(in, [&](Schedule& sch) {
+    Attempt<Schedule> looped = attempt(in, [&](Schedule& sch) {
       BlockRV b = sch.get_block(block);
       std::vector<LoopRV> ls = sch.get_loops(b);
       // A loop as long as the intrinsic's is the intrinsic's loop itself
@@ -224,6 +224,13 @@ std::vector<Schedule> tiling_with_intrin(const Schedule& in, const std::string& 
       order.push_back(lane_inner);
       order.push_back(depth_inner);
       sch.reorder(order);
+      sch.annotate(b, kTensorIntrinAnn, AnnValue(name));
+    });
+    if (!looped) continue;
+    // The operand copied into the intrinsic's layout, unless it is laid
+    // out so already (a convolution's weights blocked for it).
+    auto pack_operand = [&](Schedule& sch) {
+      BlockRV b = sch.get_block(block);
       BlockRV copy = sch.cache_read(b, packed->read, "global");
       sch.transform_layout(copy, BufferRole::kWrite, 0,
                            intrin_layout(read->region.size(), static_cast<size_t>(packed->dim), lanes,
@@ -241,12 +248,10 @@ std::vector<Schedule> tiling_with_intrin(const Schedule& in, const std::string& 
       corder.insert(corder.end(), {cl_lane[0], cl_depth[0], cl_lane[1], cl_depth[1]});
       sch.reorder(corder);
       sch.fuse({cl_lane[1], cl_depth[1]});
-      sch.annotate(b, kTensorIntrinAnn, AnnValue(name));
-    });
-    if (!shaped) continue;
+    };
     // Whether the nest is the intrinsic's, tried on a copy: the sketch
     // tensorizes in postprocessing, after the init leaves the block.
-    Attempt<Schedule> fits = attempt(*shaped, [&](Schedule& sch) {
+    auto try_tensorize = [&](Schedule& sch) {
       BlockRV b = sch.get_block(block);
       std::vector<LoopRV> ls = sch.get_loops(b);
       std::vector<Var> vars;
@@ -255,9 +260,14 @@ std::vector<Schedule> tiling_with_intrin(const Schedule& in, const std::string& 
       const size_t first_reduce = static_cast<size_t>(std::find(now.begin(), now.end(), LoopRole::kReduce) - now.begin());
       sch.decompose_reduction(b, ls[first_reduce]);  // as postprocessing does
       sch.tensorize(ls[ls.size() - t.num_loops], name);
-    });
-    if (!fits) continue;
-    if (tile_vector_loop == SIZE_MAX) continue;  // nothing spatial outside the intrinsic
+    };
+    std::optional<Schedule> shaped;
+    if (attempt(*looped, try_tensorize)) {
+      shaped = *looped;
+    } else if (Attempt<Schedule> repacked = attempt(*looped, pack_operand); repacked && attempt(*repacked, try_tensorize)) {
+      shaped = std::move(*repacked);
+    }
+    if (!shaped || tile_vector_loop == SIZE_MAX) continue;  // no fit, or nothing spatial outside the intrinsic
     Attempt<std::optional<Tiled>> tiled = attempt([&] { return tile(*shaped, block, p, tile_vector_loop, t.num_loops); });
     if (!tiled || !*tiled) continue;
     return write_backs(**tiled, block, epilogue_of(in.func(), block));

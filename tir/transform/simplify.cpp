@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/arith/analyzer.h"
+#include "core/structural.h"
 #include "tir/functor.h"
 
 namespace kiln {
@@ -147,6 +148,21 @@ class StmtSimplifier : public StmtMutator {
     if (is_no_op(body)) return no_op();
     if (min.same_as(op->min) && extent.same_as(op->extent) && body.same_as(op->body)) return s;
     return for_loop(op->loop_var, min, extent, op->for_kind, body, op->thread_tag, op->annotations);
+  }
+
+  // A store of an element's own value changes nothing: what is left of an
+  // update whose added term unswitching found to be zero (a padded
+  // input's border, x[i] = x[i] + w * 0), which would otherwise keep a
+  // loop nest that does nothing.
+  Stmt visit_BufferStore(const BufferStoreNode* op, const Stmt& s) override {
+    Stmt r = StmtMutator::visit_BufferStore(op, s);
+    const auto* st = r.as<BufferStoreNode>();
+    const auto* load = st->value.as<BufferLoadNode>();
+    if (!load || !load->buffer.same_as(st->buffer) || load->indices.size() != st->indices.size()) return r;
+    for (size_t d = 0; d < st->indices.size(); ++d)
+      if (!structural_equal(load->indices[d], st->indices[d])) return r;
+    return no_op();
+    return r;
   }
 
   Stmt visit_IfThenElse(const IfThenElseNode* op, const Stmt& s) override {

@@ -89,6 +89,31 @@ TEST(TensorizeCodegen, APartialTileOfRowsGuardsTheNest) {
   EXPECT_EQ(max_relative_error(args.back(), want), 0);
 }
 
+TEST(TensorizeCodegen, APaddedInputGuardsTheNestWhereItIsZero) {
+  // A 3x3 convolution with its padding inlined: each byte read under
+  // T.Select(inside the image, x, 0), the condition a function of the
+  // output pixel and the tap, outside the intrinsic's loops; the nest runs
+  // only inside the image.
+  const std::string w = "conv2d_nchwc_u8s8s32:N=1,C=16,H=5,W=5,K=8,R=3,S=3,stride=1,pad=1,cb=8,kb=8";
+  const PrimFunc original = workload_func(w);
+  Schedule sch(original);
+  sch.compute_inline(sch.get_block("pad"));
+  // The weights are in the intrinsic's layout already: no copy.
+  BlockRV conv = sch.get_block("conv2d_nchwc");
+  std::vector<LoopRV> l = sch.get_loops(conv);  // n, ko, p, q, ki, rco, r, s, rci
+  std::vector<LoopRV> rci = sch.split(l[8], {kInfer, 4});
+  sch.reorder({l[0], l[1], l[2], l[3], l[5], l[6], l[7], rci[0], l[4], rci[1]});
+  sch.decompose_reduction(conv, l[5]);
+  sch.tensorize(l[4], "x86_avx2_u8s8s32_8x4");
+  const Target host = Target::parse("llvm -num-cores=2");
+  std::vector<NDArray> args = testing::full_range_int8_arguments(original);
+  const NDArray want = reference_outputs(original, args).back().copy();
+  EXPECT_EQ(max_relative_error(reference_outputs(sch.func(), args).back(), want), 0);
+  ThreadPool pool(1);
+  run_kernel(*build(lower(sch.func(), host), host), args, pool);
+  EXPECT_EQ(max_relative_error(args.back(), want), 0);
+}
+
 TEST(TensorizeCodegenErrors, ATargetWithoutTheInstructionsSaysSo) {
   Schedule sch(workload_func("matmul_u8s8s32:M=2,N=16,K=8"));
   sch.tensorize(testing::pack_for_dot_product(sch, 16), "x86_vnni_u8s8s32_16x4");

@@ -88,6 +88,16 @@ TEST_F(SimplifyStmt, EmptyLoopsDisappear) {
   check(for_loop(i, Expr(0), n - n, ForKind::kSerial, store(i, one())), no_op());
 }
 
+TEST_F(SimplifyStmt, StoringAnElementsOwnValueIsNothing) {
+  // C[i] = C[i] + D[i] * 0, the border of a padded input after unswitching
+  // (integers: a float's x * 0 is not 0 for x = inf or NaN): the loop goes
+  // with the store. Another element's value stays.
+  Buffer C{"C", DataType::Int(32), {Expr(16)}}, D{"D", DataType::Int(32), {Expr(16)}};
+  check(loop(i, 0, 16, buffer_store(C, buffer_load(C, {i}) + buffer_load(D, {i}) * Expr(0), {i})), no_op());
+  keep(loop(i, 0, 16, store(i, buffer_load(A, {i + 1}))));
+  keep(loop(i, 0, 16, store(i, buffer_load(B, {i}))));
+}
+
 TEST_F(SimplifyStmt, BlockIterVarsUseTheirDomains) {
   Var vi("vi");
   Stmt body = buffer_store(B, buffer_load(A, {floormod(vi, 16) + floordiv(vi, 16)}), {vi});
