@@ -30,6 +30,24 @@ std::vector<double> time_primitive(dnnl::engine& eng, dnnl::primitive& p,
   return times;
 }
 
+// A convolution in the layouts its primitive picked, the caller's tensors
+// reordered in and its output reordered back, untimed.
+std::vector<double> time_in_own_layouts(dnnl::engine& eng, const dnnl::convolution_forward::primitive_desc& pd,
+                                        dnnl::memory& src_user, dnnl::memory& w_user, dnnl::memory& dst_user,
+                                        int repeat) {
+  dnnl::stream st(eng);
+  dnnl::memory src(pd.src_desc(), eng), w(pd.weights_desc(), eng), dst(pd.dst_desc(), eng);
+  dnnl::reorder(src_user, src).execute(st, src_user, src);
+  dnnl::reorder(w_user, w).execute(st, w_user, w);
+  st.wait();
+  dnnl::convolution_forward prim(pd);
+  std::vector<double> times =
+      time_primitive(eng, prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}}, repeat);
+  dnnl::reorder(dst, dst_user).execute(st, dst, dst_user);
+  st.wait();
+  return times;
+}
+
 }  // namespace
 
 std::vector<double> onednn_matmul(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_t K,
@@ -103,7 +121,6 @@ std::vector<double> onednn_conv2d_blocked(const float* in, const float* weight, 
                                           int threads, int repeat) {
   omp_set_num_threads(threads);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
-  dnnl::stream st(eng);
   // Plain tensors outside, the layouts oneDNN prefers inside (format any):
   // the reorders in and out are not timed, as a graph compiler would fold
   // the weights' and keep activations blocked between layers.
@@ -111,16 +128,7 @@ std::vector<double> onednn_conv2d_blocked(const float* in, const float* weight, 
   dnnl::convolution_forward::primitive_desc pd = conv_primitive(s, conv_descs(s, /*plain=*/false), eng);
   dnnl::memory src_user(plain.src, eng, const_cast<float*>(in)), w_user(plain.weights, eng, const_cast<float*>(weight));
   dnnl::memory dst_user(plain.dst, eng, out);
-  dnnl::memory src(pd.src_desc(), eng), w(pd.weights_desc(), eng), dst(pd.dst_desc(), eng);
-  dnnl::reorder(src_user, src).execute(st, src_user, src);
-  dnnl::reorder(w_user, w).execute(st, w_user, w);
-  st.wait();
-  dnnl::convolution_forward prim(pd);
-  std::vector<double> times =
-      time_primitive(eng, prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}}, repeat);
-  dnnl::reorder(dst, dst_user).execute(st, dst, dst_user);
-  st.wait();
-  return times;
+  return time_in_own_layouts(eng, pd, src_user, w_user, dst_user, repeat);
 }
 
 std::vector<double> onednn_conv2d_nchwc(const float* in, const float* weight, float* out, const ConvShape& s,
@@ -144,7 +152,6 @@ std::vector<double> onednn_conv2d_nchwc_u8s8s32(const uint8_t* in, const int8_t*
                                                 std::string* impl) {
   omp_set_num_threads(threads);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
-  dnnl::stream st(eng);
   const bool b16 = block == 16;
   const tag act = b16 ? tag::nChw16c : tag::nChw8c;
   // oneDNN's int8 kernels take their own layouts (nhwc for brgconv), not
@@ -164,16 +171,7 @@ std::vector<double> onednn_conv2d_nchwc_u8s8s32(const uint8_t* in, const int8_t*
   if (impl) *impl = pd.impl_info_str();
   dnnl::memory src_user(src_user_md, eng, const_cast<uint8_t*>(in)), w_user(w_user_md, eng, const_cast<int8_t*>(weight));
   dnnl::memory dst_user(dst_user_md, eng, out);
-  dnnl::memory src(pd.src_desc(), eng), w(pd.weights_desc(), eng), dst(pd.dst_desc(), eng);
-  dnnl::reorder(src_user, src).execute(st, src_user, src);
-  dnnl::reorder(w_user, w).execute(st, w_user, w);
-  st.wait();
-  dnnl::convolution_forward prim(pd);
-  std::vector<double> times =
-      time_primitive(eng, prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}}, repeat);
-  dnnl::reorder(dst, dst_user).execute(st, dst, dst_user);
-  st.wait();
-  return times;
+  return time_in_own_layouts(eng, pd, src_user, w_user, dst_user, repeat);
 }
 
 std::vector<double> onednn_grouped_conv2d_nchwc(const float* in, const float* weight, float* out, const ConvShape& s,

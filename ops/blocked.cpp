@@ -1,6 +1,7 @@
 #include "ops/blocked.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "ops/common.h"
 #include "ops/pad.h"
@@ -40,68 +41,70 @@ te::Tensor from_nchwc(const te::Tensor& x, int64_t channels) {
       [&](Var n, Var c, Var h, Var w) { return x(n, floordiv(c, i32(B)), h, w, floormod(c, i32(B))); }, op);
 }
 
+namespace {
+
+// out[n, ko, p, q, ki] = sum_{rco, r, s, rci} pad[n, rco, h, w, rci] * weight(ko, rco, r, s, rci, ki)
+// over data [N, C/cb, H, W, cb]: the direct convolution both weight
+// layouts share, the product in `acc` when it is not void (both factors
+// widened first).
+using WeightAt = std::function<Expr(const Var& ko, const Var& rco, const Var& r, const Var& s, const Var& rci,
+                                    const Var& ki)>;
+te::Tensor blocked_direct_conv(const std::string& op, const te::Tensor& data, int64_t KO, int64_t KB, int64_t R,
+                               int64_t S, const Conv2dConfig& cfg, DataType acc, const WeightAt& weight) {
+  if (cfg.groups != 1) KILN_USER_ERROR() << op << ": groups " << cfg.groups << " is not taken (only 1)";
+  const int64_t N = const_extent(op, data, 0), CO = const_extent(op, data, 1);
+  const int64_t H = const_extent(op, data, 2), W = const_extent(op, data, 3), CB = const_extent(op, data, 4);
+  const Window wh{R, cfg.stride, cfg.pad, cfg.dilation};
+  const Window ww{S, cfg.stride, cfg.pad, cfg.dilation};
+  const int64_t P = window_output_extent(op, "height", H, wh), Q = window_output_extent(op, "width", W, ww);
+  te::Tensor padded =
+      pad(data, {0, 0, cfg.pad, cfg.pad, 0}, {0, 0, cfg.pad, cfg.pad, 0}, make_zero(data.dtype()));
+  IterVar rco = te::reduce_axis(Range(i32(0), i32(CO)), "rco");
+  IterVar rr = te::reduce_axis(Range(i32(0), i32(R)), "r");
+  IterVar rs = te::reduce_axis(Range(i32(0), i32(S)), "s");
+  IterVar rci = te::reduce_axis(Range(i32(0), i32(CB)), "rci");
+  return te::compute(
+      {i32(N), i32(KO), i32(P), i32(Q), i32(KB)},
+      [&](Var n, Var ko, Var p, Var q, Var ki) {
+        Expr x = padded(n, rco, window_index(p, rr.var(), wh), window_index(q, rs.var(), ww), rci);
+        Expr k = weight(ko, rco.var(), rr.var(), rs.var(), rci.var(), ki);
+        if (!acc.is_void()) x = cast(acc, x), k = cast(acc, k);
+        return te::sum(x * k, {rco, rr, rs, rci});
+      },
+      op);
+}
+
+}  // namespace
+
 te::Tensor conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg) {
   const std::string op = "conv2d_nchwc";
   require_rank(op, data, 5);
   require_rank(op, kernel, 6);
   require_same_dtype(op, data, kernel);
-  if (cfg.groups != 1) KILN_USER_ERROR() << op << ": groups " << cfg.groups << " is not taken (only 1)";
   require_same_extent(op, data, 1, kernel, 1);
   require_same_extent(op, data, 4, kernel, 4);
-  const int64_t N = const_extent(op, data, 0), CO = const_extent(op, data, 1);
-  const int64_t H = const_extent(op, data, 2), W = const_extent(op, data, 3), CB = const_extent(op, data, 4);
-  const int64_t KO = const_extent(op, kernel, 0), KB = const_extent(op, kernel, 5);
-  const Window wh{const_extent(op, kernel, 2), cfg.stride, cfg.pad, cfg.dilation};
-  const Window ww{const_extent(op, kernel, 3), cfg.stride, cfg.pad, cfg.dilation};
-  const int64_t P = window_output_extent(op, "height", H, wh), Q = window_output_extent(op, "width", W, ww);
-  te::Tensor padded =
-      pad(data, {0, 0, cfg.pad, cfg.pad, 0}, {0, 0, cfg.pad, cfg.pad, 0}, make_zero(data.dtype()));
-  IterVar rco = te::reduce_axis(Range(i32(0), i32(CO)), "rco");
-  IterVar rr = te::reduce_axis(Range(i32(0), i32(wh.kernel)), "r");
-  IterVar rs = te::reduce_axis(Range(i32(0), i32(ww.kernel)), "s");
-  IterVar rci = te::reduce_axis(Range(i32(0), i32(CB)), "rci");
-  return te::compute(
-      {i32(N), i32(KO), i32(P), i32(Q), i32(KB)},
-      [&](Var n, Var ko, Var p, Var q, Var ki) {
-        Expr h = window_index(p, rr.var(), wh);
-        Expr w = window_index(q, rs.var(), ww);
-        return te::sum(padded(n, rco, h, w, rci) * kernel(ko, rco, rr, rs, rci, ki), {rco, rr, rs, rci});
-      },
-      op);
+  return blocked_direct_conv(op, data, const_extent(op, kernel, 0), const_extent(op, kernel, 5),
+                             const_extent(op, kernel, 2), const_extent(op, kernel, 3), cfg, DataType(),
+                             [&](const Var& ko, const Var& rco, const Var& r, const Var& s, const Var& rci,
+                                 const Var& ki) { return kernel(ko, rco, r, s, rci, ki); });
 }
 
 te::Tensor conv2d_nchwc_dot4(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg, DataType acc) {
   const std::string op = "conv2d_nchwc";
   require_rank(op, data, 5);
   require_rank(op, kernel, 7);
-  if (cfg.groups != 1) KILN_USER_ERROR() << op << ": groups " << cfg.groups << " is not taken (only 1)";
   require_same_extent(op, data, 1, kernel, 1);
-  const int64_t N = const_extent(op, data, 0), CO = const_extent(op, data, 1);
-  const int64_t H = const_extent(op, data, 2), W = const_extent(op, data, 3), CB = const_extent(op, data, 4);
-  const int64_t KO = const_extent(op, kernel, 0), KB = const_extent(op, kernel, 5);
+  const int64_t CB = const_extent(op, data, 4);
   if (CB % 4 != 0 || const_extent(op, kernel, 4) * 4 != CB || const_extent(op, kernel, 6) != 4)
     KILN_USER_ERROR() << op << ": weights of " << CB << " input channels per block must be [..., " << CB / 4
                       << ", kb, 4] (four channels together), with " << CB << " a multiple of 4";
-  const Window wh{const_extent(op, kernel, 2), cfg.stride, cfg.pad, cfg.dilation};
-  const Window ww{const_extent(op, kernel, 3), cfg.stride, cfg.pad, cfg.dilation};
-  const int64_t P = window_output_extent(op, "height", H, wh), Q = window_output_extent(op, "width", W, ww);
-  te::Tensor padded =
-      pad(data, {0, 0, cfg.pad, cfg.pad, 0}, {0, 0, cfg.pad, cfg.pad, 0}, make_zero(data.dtype()));
-  IterVar rco = te::reduce_axis(Range(i32(0), i32(CO)), "rco");
-  IterVar rr = te::reduce_axis(Range(i32(0), i32(wh.kernel)), "r");
-  IterVar rs = te::reduce_axis(Range(i32(0), i32(ww.kernel)), "s");
-  IterVar rci = te::reduce_axis(Range(i32(0), i32(CB)), "rci");
-  return te::compute(
-      {i32(N), i32(KO), i32(P), i32(Q), i32(KB)},
-      [&](Var n, Var ko, Var p, Var q, Var ki) {
-        Expr h = window_index(p, rr.var(), wh);
-        Expr w = window_index(q, rs.var(), ww);
-        Expr four = i32(4);
-        return te::sum(cast(acc, padded(n, rco, h, w, rci)) *
-                           cast(acc, kernel(ko, rco, rr, rs, floordiv(rci.var(), four), ki, floormod(rci.var(), four))),
-                       {rco, rr, rs, rci});
-      },
-      op);
+  const Expr four = i32(4);
+  return blocked_direct_conv(op, data, const_extent(op, kernel, 0), const_extent(op, kernel, 5),
+                             const_extent(op, kernel, 2), const_extent(op, kernel, 3), cfg, acc,
+                             [&](const Var& ko, const Var& rco, const Var& r, const Var& s, const Var& rci,
+                                 const Var& ki) {
+                               return kernel(ko, rco, r, s, floordiv(rci, four), ki, floormod(rci, four));
+                             });
 }
 
 te::Tensor grouped_conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg) {

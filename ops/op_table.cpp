@@ -23,10 +23,14 @@ namespace {
 
 using te::Tensor;
 
-Tensor input(const Workload& w, const std::string& name, std::initializer_list<int64_t> shape) {
+// An input of type `dtype`, or of the workload's.
+Tensor input(const std::string& name, std::initializer_list<int64_t> shape, DataType dtype) {
   std::vector<Expr> dims;
   for (int64_t d : shape) dims.push_back(i32(d));
-  return te::placeholder(std::move(dims), w.dtype, name);
+  return te::placeholder(std::move(dims), dtype, name);
+}
+Tensor input(const Workload& w, const std::string& name, std::initializer_list<int64_t> shape) {
+  return input(name, shape, w.dtype);
 }
 
 double product(std::initializer_list<int64_t> xs) {
@@ -79,6 +83,12 @@ Conv2dConfig conv_config(const Workload& w) {
   return {param(w, "stride"), param(w, "pad"), param(w, "dilation"), param(w, "groups")};
 }
 
+// A blocked convolution's (one group; no groups key).
+double blocked_conv_flops(const Workload& w) {
+  OutHW o = window_out(w, param(w, "dilation"));
+  return 2 * product({param(w, "N"), param(w, "K"), o.P, o.Q, param(w, "C"), param(w, "R"), param(w, "S")});
+}
+
 double conv_flops(const Workload& w) {
   OutHW o = window_out(w, param(w, "dilation"));
   return 2 * product({param(w, "N"), param(w, "K"), o.P, o.Q, param(w, "C") / param(w, "groups"), param(w, "R"),
@@ -111,8 +121,8 @@ std::vector<OpSpec> make_table() {
       {req("M", "rows of A and C"), req("N", "columns of B and C"), req("K", "reduced extent")},
       DTypeRule::kFixed,
       [](const Workload& w) {
-        Tensor A = te::placeholder({i32(param(w, "M")), i32(param(w, "K"))}, DataType::UInt(8), "A");
-        Tensor B = te::placeholder({i32(param(w, "K")), i32(param(w, "N"))}, DataType::Int(8), "B");
+        Tensor A = input("A", {param(w, "M"), param(w, "K")}, DataType::UInt(8));
+        Tensor B = input("B", {param(w, "K"), param(w, "N")}, DataType::Int(8));
         return te::create_prim_func({A, B, matmul_widened(A, B, DataType::Int(32))}, w.op);
       },
       [](const Workload& w) { return 2 * product({param(w, "M"), param(w, "N"), param(w, "K")}); }, nullptr});
@@ -206,6 +216,11 @@ std::vector<OpSpec> make_table() {
       KILN_USER_ERROR() << w.op << ": " << block << "=" << param(w, block) << " must divide " << channels << "="
                         << param(w, channels);
   };
+  auto check_nchwc = [check_blocks](const Workload& w) {
+    check_blocks(w, "cb", "C");
+    check_blocks(w, "kb", "K");
+    window_out(w, param(w, "dilation"));
+  };
   t.push_back(OpSpec{
       "conv2d_nchwc", "2-D convolution, channels in blocks (NCHW[x]c, ops/blocked.h)",
       "data[N,C/cb,H,W,cb], kernel[K/kb,C/cb,R,S,cb,kb] -> out[N,K/kb,P,Q,kb]", "2·N·K·P·Q·C·R·S",
@@ -217,15 +232,8 @@ std::vector<OpSpec> make_table() {
         Conv2dConfig cfg{param(w, "stride"), param(w, "pad"), param(w, "dilation"), 1};
         return te::create_prim_func({data, kernel, conv2d_nchwc(data, kernel, cfg)}, w.op);
       },
-      [](const Workload& w) {
-        OutHW o = window_out(w, param(w, "dilation"));
-        return 2 * product({param(w, "N"), param(w, "K"), o.P, o.Q, param(w, "C"), param(w, "R"), param(w, "S")});
-      },
-      [check_blocks](const Workload& w) {
-        check_blocks(w, "cb", "C");
-        check_blocks(w, "kb", "K");
-        window_out(w, param(w, "dilation"));
-      }});
+      blocked_conv_flops,
+      check_nchwc});
 
   t.push_back(OpSpec{
       "conv2d_nchwc_u8s8s32", "int8 2-D convolution, channels in blocks: uint8 data, int8 weights, int32 sums",
@@ -233,30 +241,19 @@ std::vector<OpSpec> make_table() {
       "2·N·K·P·Q·C·R·S", blocked_params(true), DTypeRule::kFixed,
       [](const Workload& w) {
         const int64_t cb = param(w, "cb"), kb = param(w, "kb");
-        auto dims = [](std::initializer_list<int64_t> xs) {
-          std::vector<Expr> d;
-          for (int64_t x : xs) d.push_back(i32(x));
-          return d;
-        };
-        Tensor data = te::placeholder(dims({param(w, "N"), param(w, "C") / cb, param(w, "H"), param(w, "W"), cb}),
-                                      DataType::UInt(8), "data");
-        Tensor kernel = te::placeholder(
-            dims({param(w, "K") / kb, param(w, "C") / cb, param(w, "R"), param(w, "S"), cb / 4, kb, 4}), DataType::Int(8),
-            "kernel");
+        Tensor data = input("data", {param(w, "N"), param(w, "C") / cb, param(w, "H"), param(w, "W"), cb},
+                            DataType::UInt(8));
+        Tensor kernel = input("kernel", {param(w, "K") / kb, param(w, "C") / cb, param(w, "R"), param(w, "S"), cb / 4, kb, 4},
+                              DataType::Int(8));
         Conv2dConfig cfg{param(w, "stride"), param(w, "pad"), param(w, "dilation"), 1};
         return te::create_prim_func({data, kernel, conv2d_nchwc_dot4(data, kernel, cfg, DataType::Int(32))}, w.op);
       },
-      [](const Workload& w) {
-        OutHW o = window_out(w, param(w, "dilation"));
-        return 2 * product({param(w, "N"), param(w, "K"), o.P, o.Q, param(w, "C"), param(w, "R"), param(w, "S")});
-      },
-      [check_blocks](const Workload& w) {
-        check_blocks(w, "cb", "C");
-        check_blocks(w, "kb", "K");
+      blocked_conv_flops,
+      [check_nchwc](const Workload& w) {
+        check_nchwc(w);
         if (param(w, "cb") % 4 != 0)
           KILN_USER_ERROR() << w.op << ": cb=" << param(w, "cb") << " must be a multiple of 4 (the weights hold four "
                             << "input channels together)";
-        window_out(w, param(w, "dilation"));
       }});
 
   t.push_back(OpSpec{

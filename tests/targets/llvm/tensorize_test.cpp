@@ -40,6 +40,18 @@ bool host_has(const TensorIntrin& t) {
 
 PrimFunc workload_func(const std::string& w) { return ops::build_workload(ops::parse_workload(w)); }
 
+// `scheduled` computes exactly what `original` does, in the interpreter and
+// as this CPU's code, on bytes over their whole range.
+void expect_exact(const PrimFunc& original, const PrimFunc& scheduled) {
+  const Target host = Target::parse("llvm -num-cores=2");
+  std::vector<NDArray> args = testing::full_range_int8_arguments(original);
+  const NDArray want = reference_outputs(original, args).back().copy();
+  EXPECT_EQ(max_relative_error(reference_outputs(scheduled, args).back(), want), 0);
+  ThreadPool pool(1);
+  run_kernel(*build(lower(scheduled, host), host), args, pool);
+  EXPECT_EQ(max_relative_error(args.back(), want), 0);
+}
+
 class TensorizeCodegen : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TensorizeCodegen, EmitsTheInstructionAndComputesTheProduct) {
@@ -80,13 +92,7 @@ TEST(TensorizeCodegen, APartialTileOfRowsGuardsTheNest) {
   LoopRV j = testing::pack_for_dot_product(sch, 8);
   sch.split(sch.get_loops(sch.get_block("C"))[0], {kInfer, 3});
   sch.tensorize(j, "x86_avx2_u8s8s32_8x4");
-  const Target host = Target::parse("llvm -num-cores=2");
-  std::vector<NDArray> args = testing::full_range_int8_arguments(original);
-  const NDArray want = reference_outputs(original, args).back().copy();
-  EXPECT_EQ(max_relative_error(reference_outputs(sch.func(), args).back(), want), 0);
-  ThreadPool pool(1);
-  run_kernel(*build(lower(sch.func(), host), host), args, pool);
-  EXPECT_EQ(max_relative_error(args.back(), want), 0);
+  expect_exact(original, sch.func());
 }
 
 TEST(TensorizeCodegen, APaddedInputGuardsTheNestWhereItIsZero) {
@@ -105,13 +111,7 @@ TEST(TensorizeCodegen, APaddedInputGuardsTheNestWhereItIsZero) {
   sch.reorder({l[0], l[1], l[2], l[3], l[5], l[6], l[7], rci[0], l[4], rci[1]});
   sch.decompose_reduction(conv, l[5]);
   sch.tensorize(l[4], "x86_avx2_u8s8s32_8x4");
-  const Target host = Target::parse("llvm -num-cores=2");
-  std::vector<NDArray> args = testing::full_range_int8_arguments(original);
-  const NDArray want = reference_outputs(original, args).back().copy();
-  EXPECT_EQ(max_relative_error(reference_outputs(sch.func(), args).back(), want), 0);
-  ThreadPool pool(1);
-  run_kernel(*build(lower(sch.func(), host), host), args, pool);
-  EXPECT_EQ(max_relative_error(args.back(), want), 0);
+  expect_exact(original, sch.func());
 }
 
 TEST(TensorizeCodegenErrors, ATargetWithoutTheInstructionsSaysSo) {
