@@ -121,10 +121,32 @@ void gemm_rule(const Node& n, Graph& g) {
   set_output(g, n, 0, a.dtype, {m, nn});
 }
 
+// MatMulInteger: (A - a_zero_point) * (B - b_zero_point) in int32, the
+// operands int8 or uint8, each zero point one value (or A's one per row,
+// B's one per column).
+bool is_matmul_integer(const Node& n) { return n.op == "MatMulInteger"; }
+
 void matmul_rule(const Node& n, Graph& g) {
   const Value& a = required_input(g, n, 0);
   const Value& b = required_input(g, n, 1);
-  if (a.dtype != b.dtype) KILN_USER_ERROR() << n.describe() << ": inputs of " << a.dtype.str() << " and " << b.dtype.str();
+  if (is_matmul_integer(n)) {
+    for (const Value* v : {&a, &b})
+      if (v->dtype != DataType::UInt(8) && v->dtype != DataType::Int(8))
+        KILN_USER_ERROR() << n.describe() << ": input '" << v->name << "' is " << v->dtype.str() << ", not int8 or uint8";
+    for (size_t i : {size_t{2}, size_t{3}}) {
+      const Value* zp = g.input(n, i);
+      const Value& of = i == 2 ? a : b;
+      if (!zp) continue;
+      if (zp->dtype != of.dtype)
+        KILN_USER_ERROR() << n.describe() << ": zero point of " << zp->dtype.str() << " for " << of.dtype.str();
+      const int64_t along = i == 2 ? (a.shape.size() > 1 ? a.shape[a.shape.size() - 2] : 1)
+                                   : (b.shape.size() > 1 ? b.shape.back() : 1);
+      if (zp->numel() != 1 && (zp->shape.size() != 1 || zp->shape[0] != along))
+        not_yet(n, "a zero point of shape " + shape_str(zp->shape));
+    }
+  } else if (a.dtype != b.dtype) {
+    KILN_USER_ERROR() << n.describe() << ": inputs of " << a.dtype.str() << " and " << b.dtype.str();
+  }
   if (a.shape.empty() || b.shape.empty()) KILN_USER_ERROR() << n.describe() << ": an input is a scalar";
   // numpy.matmul: a vector is a matrix of one row (A) or one column (B),
   // that axis then dropped from the result.
@@ -136,7 +158,7 @@ void matmul_rule(const Node& n, Graph& g) {
   Shape out = broadcast_shapes(n, Shape(sa.begin(), sa.end() - 2), Shape(sb.begin(), sb.end() - 2));
   if (a.shape.size() > 1) out.push_back(sa[sa.size() - 2]);
   if (b.shape.size() > 1) out.push_back(sb.back());
-  set_output(g, n, 0, a.dtype, out);
+  set_output(g, n, 0, is_matmul_integer(n) ? DataType::Int(32) : a.dtype, out);
 }
 
 void batch_norm_rule(const Node& n, Graph& g) {
@@ -196,8 +218,14 @@ te::Tensor gemm(const Graph& g, const Node& n, const Tensors& in) {
 
 te::Tensor matmul(const Graph& g, const Node& n, const Tensors& in) {
   const Shape &a = required_input(g, n, 0).shape, &b = required_input(g, n, 1).shape;
-  if (a.size() == 2 && b.size() == 2) return ops::matmul(in[0], in[1], "matmul");
-  if (a.size() == 3 && b.size() == 3 && a[0] == b[0]) return ops::batch_matmul(in[0], in[1], "matmul");
+  const bool integer = is_matmul_integer(n);
+  const bool a_zp = integer && g.input(n, 2), b_zp = integer && g.input(n, 3);
+  // Without zero points, MatMulInteger's 2-D form is the product the int8
+  // dot products compute (ops/matmul.h, docs/tensorize.md).
+  if (integer && !a_zp && !b_zp && a.size() == 2 && b.size() == 2)
+    return ops::matmul_widened(in[0], in[1], DataType::Int(32), "matmul");
+  if (!integer && a.size() == 2 && b.size() == 2) return ops::matmul(in[0], in[1], "matmul");
+  if (!integer && a.size() == 3 && b.size() == 3 && a[0] == b[0]) return ops::batch_matmul(in[0], in[1], "matmul");
   // Broadcast batches, vectors: by the formula, each operand read through
   // broadcast_load of its batch axes.
   const Shape& out = out_shape(g, n);
@@ -218,7 +246,18 @@ te::Tensor matmul(const Graph& g, const Node& n, const Tensors& in) {
             idx.push_back(r.var());
             if (s.size() > 1) idx.push_back(i[out.size() - 1]);
           }
-          return t(idx);
+          if (!integer) return t(idx);
+          // MatMulInteger: in int32, less the zero point (A's by row, B's by column).
+          const DataType i32t = DataType::Int(32);
+          Expr v = cast(i32t, t(idx));
+          if (is_a ? a_zp : b_zp) {
+            const te::Tensor& zp = in[is_a ? 2 : 3];
+            const int64_t* len = zp.shape().empty() ? nullptr : as_const_int(zp.shape()[0]);
+            std::vector<Expr> at;
+            if (!zp.shape().empty()) at.push_back(len && *len == 1 ? Expr(0) : idx[idx.size() - (is_a ? 2 : 1)]);
+            v = v - cast(i32t, zp(at));
+          }
+          return v;
         };
         return te::sum(operand(A, a, true) * operand(B, b, false), {r});
       },
@@ -571,6 +610,8 @@ std::vector<OpDef> nn_ops() {
       {"Gemm", "alpha * A' * B' + beta * C, A and B optionally transposed", OpPattern::kAnchor, gemm_rule,
        one_output(gemm)},
       {"MatMul", "numpy matmul: batched, broadcast, vectors", OpPattern::kAnchor, matmul_rule, one_output(matmul)},
+      {"MatMulInteger", "numpy matmul of int8/uint8 less their zero points, in int32", OpPattern::kAnchor, matmul_rule,
+       one_output(matmul)},
       {"ConvTranspose", "1-D to 3-D transposed convolution: groups, strides, pads, output_padding, output_shape, dilations",
        OpPattern::kAnchor, conv_transpose_rule, one_output(conv_transpose)},
       {"Einsum", "products summed over the letters the output does not name (no ellipsis)", OpPattern::kAnchor,
