@@ -108,7 +108,10 @@ void rewrite_layouts(Schedule& sch) {
   for (const std::string& name : blocks_in_order(sch.func())) {
     const PrimFunc& f = sch.func();
     const BlockInfo info = block_info(f, name);
-    if (!info.is_copy || info.block->reads.size() != 1 || info.block->writes.size() != 1) continue;
+    // One value moved from one place to another, in whatever layout.
+    const auto* st = info.block->body.defined() ? info.block->body.as<BufferStoreNode>() : nullptr;
+    const bool moves = st && st->value.as<BufferLoadNode>() && !info.has_reduce && !info.block->init.defined();
+    if (!moves || info.block->reads.size() != 1 || info.block->writes.size() != 1) continue;
     const Buffer src = info.block->reads[0].buffer(), dst = info.block->writes[0].buffer();
     const auto param = std::find_if(f.params().begin(), f.params().end(), [&](const Buffer& p) { return p.same_as(src); });
     if (param == f.params().end() || is_param(f, dst)) continue;
@@ -118,12 +121,19 @@ void rewrite_layouts(Schedule& sch) {
     if (users.size() != 1) continue;
     const BlockInfo user = block_info(f, users[0]);
     if (user.block->annotations.find(kTiledAnn) == user.block->annotations.end()) continue;
+    const auto index = static_cast<int64_t>(param - f.params().begin());
+    // A copy into a tensor intrinsic's operand layout (rules.h) is laid
+    // out already: only marked, so that a model packs it once.
+    if (user.block->annotations.count(kTensorIntrinAnn)) {
+      sch.annotate(sch.get_block(name), kPrepackAnn, AnnValue(index));
+      continue;
+    }
+    if (!info.is_copy) continue;  // the digits below read a copy at its iter vars
     std::optional<Located> user_loc = locate_block(f.body(), users[0]);
     std::optional<std::vector<Digit>> ds = user_loc ? digits(*user_loc, dst) : std::nullopt;
     if (!ds) continue;
     std::optional<std::string> map = index_map(dst, *ds);
     if (!map) continue;
-    const auto index = static_cast<int64_t>(param - f.params().begin());
     BlockRV copy = sch.get_block(name);
     sch.transform_layout(copy, BufferRole::kWrite, 0, *map);
     sch.annotate(copy, kPrepackAnn, AnnValue(index));

@@ -25,7 +25,9 @@ namespace kiln::search {
 // block reading it at one iter var per dimension, each bound to a sum of
 // loop variables whose tiles divide the dimension (the perfect tiles of a
 // vector or reduction axis), and marks it as the parameter's pack
-// (tir/transform/split_prepack.h's kPrepackAnn). Others stay as they are.
+// (tir/transform/split_prepack.h's kPrepackAnn). A copy into a tensor
+// intrinsic's operand layout, already as its consumer reads it, is only
+// marked. Others stay as they are.
 void rewrite_layouts(Schedule& sch);
 
 }  // namespace kiln::search

@@ -23,7 +23,10 @@
 #include "search/space.h"
 #include "targets/runtime/check.h"
 #include "tir/analysis/workload_key.h"
+#include "tir/tensor_intrin.h"
 #include "tir/transform/split_prepack.h"
+#include "tir/functor.h"
+#include "tir/printer.h"
 #include "core/json.h"
 
 namespace kiln::graph {
@@ -217,6 +220,47 @@ TEST_F(CompiledModelTest, WeightsArePackedAtCompileTimeForTheKernelThatReadsThem
   std::vector<NDArray> out = model.run(in, pool);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_LT(max_rel_error(out[0], want), 1e-4);
+}
+
+// MatMulInteger of uint8 activations by int8 weights without zero points:
+// the space tiles it for the host's dot product (docs/tensorize.md), the
+// weights are packed at compile time into the intrinsic's layout, and the
+// compiled model's int32 output is exactly the reference's.
+TEST_F(CompiledModelTest, AnInt8ProductIsTensorizedAndItsWeightsPrepacked) {
+  ModelBuilder m;
+  m.input("x", {8, 64}, onnx::TensorProto::UINT8).int8_weights("w", {64, 32}).output("y");
+  m.node("MatMulInteger", {"x", "w"}, {"y"});
+  const Graph g = import_onnx_bytes(m.bytes());
+  const Target target = Target::parse("llvm -num-cores=2");
+  const std::vector<FusedGroup> groups = fuse_operators(g);
+  const std::vector<Task> tasks = extract_tasks(g, groups);
+  ASSERT_EQ(tasks.size(), 1u);
+  std::vector<size_t> constants;
+  for (int p : constant_params(g, tasks[0])) constants.push_back(static_cast<size_t>(p));
+  const PrimFunc f = canonical_workload(tasks[0].func);
+  const std::vector<Trace> space = search::design_space(f, search::SpaceParams::for_target(target));
+  std::optional<PrimFunc> packed;
+  for (uint64_t seed = 1; !packed && seed < 400; ++seed)
+    if (std::optional<search::Candidate> c = search::sample_candidate(f, space[seed % space.size()], seed))
+      if (!split_prepack(c->func, constants).packs.empty()) packed = c->func;
+  ASSERT_TRUE(packed) << "no draw of the space packs the weight at the root";
+  bool tensorized = false;
+  post_order_visit(packed->body(), [&](const Stmt& s) {
+    if (const auto* l = s.as<ForNode>()) tensorized = tensorized || l->annotations.count(kTensorizeAnn);
+  });
+  EXPECT_TRUE(tensorized) << to_string(*packed);
+  write_compiled_model(g, groups, tasks, {*packed}, target, dir_, 1);
+
+  NDArray x(DataType::UInt(8), {8, 64});
+  x.fill_random(5, 0, 255);
+  std::vector<NDArray> in;
+  in.push_back(x.copy());
+  const NDArray want = std::move(run_reference(g, in)[0]);
+  CompiledModel model = CompiledModel::load(dir_);
+  ThreadPool pool(2);
+  std::vector<NDArray> out = model.run(in, pool);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(max_rel_error(out[0], want), 0);
 }
 
 // A MatMul onto 300 columns, padded to 320 (graph/pad_dense.h): the Slice

@@ -54,6 +54,20 @@ class ModelBuilder {
     return *this;
   }
 
+  // An int8 constant, its values cycling over the byte's whole range.
+  ModelBuilder& int8_weights(const std::string& name, const std::vector<int64_t>& dims) {
+    onnx::TensorProto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT8);
+    int64_t n = 1;
+    for (int64_t d : dims) {
+      t->add_dims(d);
+      n *= d;
+    }
+    for (int64_t i = 0; i < n; ++i) t->add_int32_data(static_cast<int32_t>((i * 37) % 256) - 128);
+    return *this;
+  }
+
   ModelBuilder& ints(const std::string& name, const std::vector<int64_t>& values) {
     onnx::TensorProto* t = model_.mutable_graph()->add_initializer();
     t->set_name(name);
