@@ -41,6 +41,14 @@ std::vector<Var> vars_of(Schedule& sch, const std::vector<LoopRV>& loops) {
   return vars;
 }
 
+// The tensor intrinsic a block is tiled for (kTensorIntrinAnn), or nullptr.
+const TensorIntrin* marked_intrin(const BlockNode* b) {
+  auto it = b->annotations.find(kTensorIntrinAnn);
+  if (it == b->annotations.end()) return nullptr;
+  const auto* name = it->second.as<StringImmNode>();
+  return name ? find_tensor_intrin(name->value) : nullptr;
+}
+
 // The vector registers the register tile of a block tiled "SSRSRS" holds:
 // its S3 tiles, the accumulators live across the R1 loop around them, the
 // innermost axis in vectors of `lanes` (the S2 tiles outside R1 make a
@@ -56,8 +64,8 @@ int64_t register_tile(const Located& loc, int64_t lanes, int64_t max_vector) {
   std::vector<const ForNode*> loops;
   for (const Stmt& l : enclosing_loops(loc)) loops.push_back(l.as<ForNode>());
   // A tensor intrinsic's loops, innermost, are below the tiles.
-  if (auto it = b->annotations.find(kTensorIntrinAnn); it != b->annotations.end()) {
-    const TensorIntrin* t = find_tensor_intrin(it->second.as<StringImmNode>()->value);
+  if (b->annotations.count(kTensorIntrinAnn)) {
+    const TensorIntrin* t = marked_intrin(b);
     if (!t || loops.size() < t->num_loops) return 0;
     loops.resize(loops.size() - t->num_loops);
   }
@@ -107,13 +115,11 @@ void decompose_reductions(Schedule& sch) {
 void tensorize_marked(Schedule& sch) {
   for (const std::string& name : blocks_in_order(sch.func())) {
     const BlockNode* b = block_info(sch.func(), name).block;
-    auto it = b->annotations.find(kTensorIntrinAnn);
-    if (it == b->annotations.end() || b->init.defined()) continue;
-    const std::string intrin = it->second.as<StringImmNode>()->value;
+    const TensorIntrin* t = marked_intrin(b);
+    if (!t || b->init.defined()) continue;
     std::vector<LoopRV> loops = sch.get_loops(sch.get_block(name));
-    const TensorIntrin* t = find_tensor_intrin(intrin);
-    if (!t || loops.size() < t->num_loops) continue;
-    sch.tensorize(loops[loops.size() - t->num_loops], intrin);
+    if (loops.size() < t->num_loops) continue;
+    sch.tensorize(loops[loops.size() - t->num_loops], t->name);
   }
 }
 

@@ -38,22 +38,6 @@ def )" + name + R"((A: T.Buffer((4,), "uint8"), B: T.Buffer(()" +
 )");
 }
 
-std::vector<TensorIntrin> make_intrins() {
-  std::vector<TensorIntrin> t;
-  t.push_back({"x86_vnni_u8s8s32_16x4", "vpdpbusd on 512 bits (AVX-512 VNNI)",
-               dot_u8s8s32_desc("x86_vnni_u8s8s32_16x4", 16), 0, {{"avx512vnni"}}});
-  t.push_back({"x86_vnni_u8s8s32_8x4", "vpdpbusd on 256 bits (AVX-512 VNNI with VL, or AVX-VNNI)",
-               dot_u8s8s32_desc("x86_vnni_u8s8s32_8x4", 8), 0, {{"avx512vnni", "avx512vl"}, {"avxvnni"}}});
-  // vpmaddubsw would add two u8 x s8 products into a saturating int16
-  // (255 * 127 * 2 = 64770 does not fit); the bytes are widened to int16
-  // first and vpmaddwd adds pairs into int32, exactly.
-  t.push_back({"x86_avx2_u8s8s32_8x4", "vpmovzxbw/vpmovsxbw and vpmaddwd on 256 bits (AVX2), exact",
-               dot_u8s8s32_desc("x86_avx2_u8s8s32_8x4", 8), 0, {{"avx2"}}});
-  for (TensorIntrin& i : t)
-    post_order_visit(i.desc.body(), [&](const Stmt& s) { i.num_loops += s.kind() == StmtKind::For; });
-  return t;
-}
-
 // The loops from the nest's outer loop down, and the one store inside with
 // the block's iter vars replaced by their bindings.
 struct Nest {
@@ -210,6 +194,58 @@ std::string strides_text(const std::vector<int64_t>& s) {
 
 }  // namespace
 
+struct TensorIntrinPattern {
+  Nest nest;
+  Shape shape;
+  std::vector<Placed> placed;  // per access of `shape`
+  std::vector<size_t> param;   // per access: which parameter of the description
+};
+
+namespace {
+
+std::shared_ptr<const TensorIntrinPattern> analyse(const TensorIntrin& intrin) {
+  const auto* root = intrin.desc.body().as<BlockRealizeNode>();
+  KILN_ICHECK(root) << "the description of " << intrin.name << " has no root block";
+  std::variant<Nest, std::string> nest = nest_of(root->block.as<BlockNode>()->body);
+  KILN_ICHECK(std::holds_alternative<Nest>(nest)) << intrin.name << ": " << std::get<std::string>(nest);
+  auto p = std::make_shared<TensorIntrinPattern>();
+  p->nest = std::get<Nest>(std::move(nest));
+  p->shape = shape_of(p->nest);
+  arith::Analyzer ana;
+  for (const ForNode* f : p->nest.loops) ana.bind(f->loop_var, Range(f->min, f->extent));
+  const std::vector<Buffer>& params = intrin.desc.params();
+  for (const Access& a : p->shape.accesses) {
+    std::optional<Placed> at = place(a.offset, p->nest, ana);
+    KILN_ICHECK(at) << intrin.name << ": " << a.buffer.name() << " is not read linearly";
+    p->placed.push_back(std::move(*at));
+    size_t i = 0;
+    while (i < params.size() && !params[i].same_as(a.buffer)) ++i;
+    KILN_ICHECK(i < params.size()) << intrin.name << " accesses a buffer that is not its parameter";
+    p->param.push_back(i);
+  }
+  return p;
+}
+
+std::vector<TensorIntrin> make_intrins() {
+  std::vector<TensorIntrin> t;
+  t.push_back({"x86_vnni_u8s8s32_16x4", "vpdpbusd on 512 bits (AVX-512 VNNI)",
+               dot_u8s8s32_desc("x86_vnni_u8s8s32_16x4", 16), 0, {{"avx512vnni"}}});
+  t.push_back({"x86_vnni_u8s8s32_8x4", "vpdpbusd on 256 bits (AVX-512 VNNI with VL, or AVX-VNNI)",
+               dot_u8s8s32_desc("x86_vnni_u8s8s32_8x4", 8), 0, {{"avx512vnni", "avx512vl"}, {"avxvnni"}}});
+  // vpmaddubsw would add two u8 x s8 products into a saturating int16
+  // (255 * 127 * 2 = 64770 does not fit); the bytes are widened to int16
+  // first and vpmaddwd adds pairs into int32, exactly.
+  t.push_back({"x86_avx2_u8s8s32_8x4", "vpmovzxbw/vpmovsxbw and vpmaddwd on 256 bits (AVX2), exact",
+               dot_u8s8s32_desc("x86_avx2_u8s8s32_8x4", 8), 0, {{"avx2"}}});
+  for (TensorIntrin& i : t) {
+    i.pattern = analyse(i);
+    i.num_loops = i.pattern->nest.loops.size();
+  }
+  return t;
+}
+
+}  // namespace
+
 bool available_with(const TensorIntrin& t, const std::function<bool(const std::string&)>& has_feature) {
   for (const std::vector<std::string>& set : t.feature_sets)
     if (std::all_of(set.begin(), set.end(), has_feature)) return true;
@@ -244,11 +280,8 @@ std::string tensor_intrin_names() {
 }
 
 std::variant<TensorIntrinMatch, std::string> match_tensor_intrin(const Stmt& loop, const TensorIntrin& intrin) {
-  const auto* root = intrin.desc.body().as<BlockRealizeNode>();
-  KILN_ICHECK(root) << "the description of " << intrin.name << " has no root block";
-  std::variant<Nest, std::string> want_nest = nest_of(root->block.as<BlockNode>()->body);
-  KILN_ICHECK(std::holds_alternative<Nest>(want_nest)) << intrin.name << ": " << std::get<std::string>(want_nest);
-  const Nest& want = std::get<Nest>(want_nest);
+  const TensorIntrinPattern& pattern = *intrin.pattern;
+  const Nest& want = pattern.nest;
   std::variant<Nest, std::string> have_nest = nest_of(loop);
   if (auto* why = std::get_if<std::string>(&have_nest)) return *why;
   Nest& have = std::get<Nest>(have_nest);
@@ -261,7 +294,7 @@ std::variant<TensorIntrinMatch, std::string> match_tensor_intrin(const Stmt& loo
     return "loop '" + have.loops[0]->loop_var->name + "' has " + std::to_string(have.loops.size()) +
            " loops under it down to the store, the intrinsic " + std::to_string(want.loops.size()) +
            " (tensorize the loop " + std::to_string(have.loops.size() - want.loops.size()) + " further in)";
-  arith::Analyzer have_ana, want_ana;
+  arith::Analyzer have_ana;
   for (size_t i = 0; i < want.loops.size(); ++i) {
     const ForNode* h = have.loops[i];
     const ForNode* w = want.loops[i];
@@ -271,19 +304,16 @@ std::variant<TensorIntrinMatch, std::string> match_tensor_intrin(const Stmt& loo
              to_string(h->extent) + "), the intrinsic's loop '" + w->loop_var->name + "' over [0, " +
              to_string(w->extent) + ")";
     have_ana.bind(h->loop_var, Range(h->min, h->extent));
-    want_ana.bind(w->loop_var, Range(w->min, w->extent));
   }
 
   // The value: the same expression over the operands.
-  const Shape hs = shape_of(have), ws = shape_of(want);
-  const std::vector<Buffer>& params = intrin.desc.params();
+  const Shape hs = shape_of(have);
+  const Shape& ws = pattern.shape;
   if (hs.accesses.size() != ws.accesses.size() ||
       !structural_equal(hs.value, ws.value, FreeVars::kMap))
     return "the store computes " + to_string(hs.value) + ", the intrinsic " + to_string(ws.value) +
            " (operands are loads, in order)";
 
-  // The operands: each parameter one buffer, every access of it at the
-  // intrinsic's strides and from one base.
   // A zero-guarded operand is the product's factor in the description: an
   // update acc + product, the product of operands.
   if (hs.zero_guarded) {
@@ -295,25 +325,23 @@ std::variant<TensorIntrinMatch, std::string> match_tensor_intrin(const Stmt& loo
   TensorIntrinMatch m;
   m.guard = have.guard;
   if (hs.guard.defined()) m.guard = m.guard.defined() ? logical_and(m.guard, hs.guard) : hs.guard;
-  m.operands.resize(params.size());
+  // The operands: each parameter one buffer, every access of it at the
+  // intrinsic's strides and from one base.
+  m.operands.resize(intrin.desc.params().size());
   for (size_t a = 0; a < ws.accesses.size(); ++a) {
     const Access& w = ws.accesses[a];
     const Access& h = hs.accesses[a];
-    size_t p = 0;
-    while (p < params.size() && !params[p].same_as(w.buffer)) ++p;
-    KILN_ICHECK(p < params.size()) << intrin.name << " accesses a buffer that is not its parameter";
+    const Placed* wp = &pattern.placed[a];
     const std::string what = a == 0 ? "the store into " : "a load of ";
     if (h.buffer->dtype != w.buffer->dtype)
       return what + "'" + h.buffer.name() + "' is " + h.buffer->dtype.str() + ", the intrinsic's " +
              w.buffer.name() + " " + w.buffer->dtype.str();
     std::optional<Placed> hp = place(h.offset, have, have_ana);
-    std::optional<Placed> wp = place(w.offset, want, want_ana);
-    KILN_ICHECK(wp) << intrin.name << ": " << w.buffer.name() << " is not read linearly";
     if (!hp) return what + "'" + h.buffer.name() + "' is not at a linear offset in the loops: " + to_string(h.offset);
     if (hp->strides != wp->strides)
       return what + "'" + h.buffer.name() + "' moves by " + strides_text(hp->strides) +
              " elements along the loops, the intrinsic's " + w.buffer.name() + " by " + strides_text(wp->strides);
-    TensorOperand& op = m.operands[p];
+    TensorOperand& op = m.operands[pattern.param[a]];
     if (!op.buffer.defined()) {
       op = {h.buffer, hp->base};
     } else if (!op.buffer.same_as(h.buffer) || !structural_equal(op.offset, hp->base)) {

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -42,6 +43,11 @@ namespace kiln {
 // computes the loop nest under this loop.
 inline constexpr const char* kTensorizeAnn = "kiln.tensorize";
 
+// The description analysed once, at registration: its nest, its value's
+// shape and each operand's strides (tensor_intrin.cpp), which every match
+// compares with.
+struct TensorIntrinPattern;
+
 struct TensorIntrin {
   std::string name;
   std::string summary;
@@ -51,6 +57,7 @@ struct TensorIntrin {
   // The CPU features (LLVM's names) of any one of these sets, all of it,
   // make the intrinsic available.
   std::vector<std::vector<std::string>> feature_sets;
+  std::shared_ptr<const TensorIntrinPattern> pattern;
 };
 
 // Whether a CPU with the features `has_feature` says yes to has `t`'s

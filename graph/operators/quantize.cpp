@@ -9,7 +9,7 @@
 // its quantize and dequantize pairs, element by element. Folding the pairs
 // around a convolution or a matrix product into an integer kernel is the
 // layout of a later pass (docs/tensorize.md).
-#include <cmath>
+#include <functional>
 
 #include "graph/operators/common.h"
 #include "graph/operators/families.h"
@@ -59,21 +59,30 @@ void quantize_rule(const Node& n, Graph& g) {
   set_output(g, n, 0, out, x.shape);
 }
 
-te::Tensor quantize(const Graph& g, const Node& n, const Tensors& in) {
-  const Value& x = required_input(g, n, 0);
-  const size_t axis = quant_axis(g, n, x);
+// out[i] = f(x[i], scale at i, zero point at i or undefined): the compute
+// definition both operators share.
+using QuantFn = std::function<Expr(Expr x, Expr scale, Expr zero_point)>;
+te::Tensor per_element(const Graph& g, const Node& n, const Tensors& in, const QuantFn& f, const std::string& name) {
+  const size_t axis = quant_axis(g, n, required_input(g, n, 0));
   const bool has_zp = g.input(n, 2) != nullptr;
-  const DataType out = has_zp ? in.at(2).dtype() : DataType::UInt(8);
+  return te::compute(
+      in.at(0).shape(),
+      [&](const std::vector<Var>& i) {
+        return f(in.at(0)(std::vector<Expr>(i.begin(), i.end())), param_at(in.at(1), i, axis),
+                 has_zp ? param_at(in.at(2), i, axis) : Expr());
+      },
+      name);
+}
+
+te::Tensor quantize(const Graph& g, const Node& n, const Tensors& in) {
+  const DataType out = g.input(n, 2) ? in.at(2).dtype() : DataType::UInt(8);
   const DataType f = in.at(0).dtype();
   const double lo = out.is_uint() ? 0 : -128, hi = out.is_uint() ? 255 : 127;
-  std::vector<Expr> shape;
-  for (const Expr& d : in.at(0).shape()) shape.push_back(d);
-  return te::compute(
-      shape,
-      [&](const std::vector<Var>& i) {
-        std::vector<Expr> at(i.begin(), i.end());
-        Expr q = call(Intrinsic::round, {in.at(0)(at) / param_at(in.at(1), i, axis)});
-        if (has_zp) q = q + cast(f, param_at(in.at(2), i, axis));
+  return per_element(
+      g, n, in,
+      [&](Expr x, Expr scale, Expr zp) {
+        Expr q = call(Intrinsic::round, {x / scale});
+        if (zp.defined()) q = q + cast(f, zp);
         return cast(out, min(max(q, make_const(f, lo)), make_const(f, hi)));
       },
       "quantize");
@@ -92,21 +101,15 @@ void dequantize_rule(const Node& n, Graph& g) {
 }
 
 te::Tensor dequantize(const Graph& g, const Node& n, const Tensors& in) {
-  const Value& x = required_input(g, n, 0);
-  const size_t axis = quant_axis(g, n, x);
-  const bool has_zp = g.input(n, 2) != nullptr;
   const DataType f = in.at(1).dtype();
-  std::vector<Expr> shape;
-  for (const Expr& d : in.at(0).shape()) shape.push_back(d);
-  return te::compute(
-      shape,
-      [&](const std::vector<Var>& i) {
-        std::vector<Expr> at(i.begin(), i.end());
+  return per_element(
+      g, n, in,
+      [&](Expr x, Expr scale, Expr zp) {
         // As ONNX's reference computes it: both in the scale's type, then
         // subtracted (an int32 above 2^24 rounds first).
-        Expr v = cast(f, in.at(0)(at));
-        if (has_zp) v = v - cast(f, param_at(in.at(2), i, axis));
-        return v * param_at(in.at(1), i, axis);
+        Expr v = cast(f, x);
+        if (zp.defined()) v = v - cast(f, zp);
+        return v * scale;
       },
       "dequantize");
 }

@@ -50,7 +50,10 @@ std::vector<Schedule> tiling_with_intrin(const Schedule& in, const std::string& 
   const std::vector<LoopRole> roles = loop_roles(in.func(), block, loops);
   const std::vector<int> bound = bound_iter_vars(in.func(), block, loops);
   std::optional<size_t> lane_loop, depth_loop;
-  for (size_t i = 0; i < roles.size(); ++i) (roles[i] == LoopRole::kSpatial ? lane_loop : depth_loop) = i;
+  for (size_t i = 0; i < roles.size(); ++i) {
+    if (roles[i] == LoopRole::kSpatial) lane_loop = i;
+    if (roles[i] == LoopRole::kReduce) depth_loop = i;
+  }
   if (!lane_loop || !depth_loop || bound[*lane_loop] < 0 || bound[*depth_loop] < 0) return {};
   const std::optional<PackableRead> packed = packable_read(in.func(), block, static_cast<size_t>(bound[*lane_loop]));
   if (!packed) return {};

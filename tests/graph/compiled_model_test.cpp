@@ -86,6 +86,20 @@ class CompiledModelTest : public ::testing::Test {
     return model.run(run_in, pool);
   }
 
+  // A draw of `task`'s design space that packs a constant weight at the
+  // root (tir/transform/split_prepack.h), for `target`; nullopt when 400
+  // draws make none.
+  static std::optional<PrimFunc> a_prepacking_draw(const Graph& g, const Task& task, const Target& target) {
+    std::vector<size_t> constants;
+    for (int p : constant_params(g, task)) constants.push_back(static_cast<size_t>(p));
+    const PrimFunc f = canonical_workload(task.func);
+    const std::vector<Trace> space = search::design_space(f, search::SpaceParams::for_target(target));
+    for (uint64_t seed = 1; seed < 400; ++seed)
+      if (std::optional<search::Candidate> c = search::sample_candidate(f, space[seed % space.size()], seed))
+        if (!split_prepack(c->func, constants).packs.empty()) return c->func;
+    return std::nullopt;
+  }
+
   // `g` (one task) compiled with each of `draws` schedules drawn from its
   // design space and run on copies of `in`: its first output within 1e-4
   // of `want` every time. How many draws made a candidate.
@@ -189,16 +203,9 @@ TEST_F(CompiledModelTest, WeightsArePackedAtCompileTimeForTheKernelThatReadsThem
   const std::vector<FusedGroup> groups = fuse_operators(g);
   const std::vector<Task> tasks = extract_tasks(g, groups);
   ASSERT_EQ(tasks.size(), 1u);
-  std::vector<size_t> constants;
-  for (int p : constant_params(g, tasks[0])) constants.push_back(static_cast<size_t>(p));
-  ASSERT_EQ(constants, (std::vector<size_t>{1}));
+  ASSERT_EQ(constant_params(g, tasks[0]), (std::vector<int>{1}));
 
-  const PrimFunc f = canonical_workload(tasks[0].func);
-  const std::vector<Trace> space = search::design_space(f, search::SpaceParams::for_target(target));
-  std::optional<PrimFunc> packed;
-  for (uint64_t seed = 1; !packed && seed < 400; ++seed)
-    if (std::optional<search::Candidate> c = search::sample_candidate(f, space[seed % space.size()], seed))
-      if (!split_prepack(c->func, constants).packs.empty()) packed = c->func;
+  const std::optional<PrimFunc> packed = a_prepacking_draw(g, tasks[0], target);
   ASSERT_TRUE(packed) << "no draw of the space packs the weight at the root";
   write_compiled_model(g, groups, tasks, {*packed}, target, dir_, 1);
 
@@ -235,30 +242,20 @@ TEST_F(CompiledModelTest, AnInt8ProductIsTensorizedAndItsWeightsPrepacked) {
   const std::vector<FusedGroup> groups = fuse_operators(g);
   const std::vector<Task> tasks = extract_tasks(g, groups);
   ASSERT_EQ(tasks.size(), 1u);
-  std::vector<size_t> constants;
-  for (int p : constant_params(g, tasks[0])) constants.push_back(static_cast<size_t>(p));
-  const PrimFunc f = canonical_workload(tasks[0].func);
-  const std::vector<Trace> space = search::design_space(f, search::SpaceParams::for_target(target));
-  std::optional<PrimFunc> packed;
-  for (uint64_t seed = 1; !packed && seed < 400; ++seed)
-    if (std::optional<search::Candidate> c = search::sample_candidate(f, space[seed % space.size()], seed))
-      if (!split_prepack(c->func, constants).packs.empty()) packed = c->func;
+  const std::optional<PrimFunc> packed = a_prepacking_draw(g, tasks[0], target);
   ASSERT_TRUE(packed) << "no draw of the space packs the weight at the root";
   bool tensorized = false;
   post_order_visit(packed->body(), [&](const Stmt& s) {
     if (const auto* l = s.as<ForNode>()) tensorized = tensorized || l->annotations.count(kTensorizeAnn);
   });
   EXPECT_TRUE(tensorized) << to_string(*packed);
-  write_compiled_model(g, groups, tasks, {*packed}, target, dir_, 1);
 
   NDArray x(DataType::UInt(8), {8, 64});
   x.fill_random(5, 0, 255);
   std::vector<NDArray> in;
   in.push_back(x.copy());
   const NDArray want = std::move(run_reference(g, in)[0]);
-  CompiledModel model = CompiledModel::load(dir_);
-  ThreadPool pool(2);
-  std::vector<NDArray> out = model.run(in, pool);
+  std::vector<NDArray> out = compile_and_run(g, groups, tasks, {*packed}, in, 1);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(max_rel_error(out[0], want), 0);
 }

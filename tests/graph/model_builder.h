@@ -42,29 +42,15 @@ class ModelBuilder {
   }
 
   ModelBuilder& weights(const std::string& name, const std::vector<int64_t>& dims) {
-    onnx::TensorProto* t = model_.mutable_graph()->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::FLOAT);
-    int64_t n = 1;
-    for (int64_t d : dims) {
-      t->add_dims(d);
-      n *= d;
-    }
-    for (int64_t i = 0; i < n; ++i) t->add_float_data(static_cast<float>(i % 7) * 0.125f - 0.375f);
+    onnx::TensorProto* t = initializer(name, onnx::TensorProto::FLOAT, dims);
+    for (int64_t i = 0; i < numel(dims); ++i) t->add_float_data(static_cast<float>(i % 7) * 0.125f - 0.375f);
     return *this;
   }
 
   // An int8 constant, its values cycling over the byte's whole range.
   ModelBuilder& int8_weights(const std::string& name, const std::vector<int64_t>& dims) {
-    onnx::TensorProto* t = model_.mutable_graph()->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::INT8);
-    int64_t n = 1;
-    for (int64_t d : dims) {
-      t->add_dims(d);
-      n *= d;
-    }
-    for (int64_t i = 0; i < n; ++i) t->add_int32_data(static_cast<int32_t>((i * 37) % 256) - 128);
+    onnx::TensorProto* t = initializer(name, onnx::TensorProto::INT8, dims);
+    for (int64_t i = 0; i < numel(dims); ++i) t->add_int32_data(static_cast<int32_t>((i * 37) % 256) - 128);
     return *this;
   }
 
@@ -108,6 +94,20 @@ class ModelBuilder {
   std::string bytes() const { return model_.SerializeAsString(); }
 
  private:
+  // A constant of `dims` and type `elem`, its data for the caller to add.
+  onnx::TensorProto* initializer(const std::string& name, int32_t elem, const std::vector<int64_t>& dims) {
+    onnx::TensorProto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(elem);
+    for (int64_t d : dims) t->add_dims(d);
+    return t;
+  }
+  static int64_t numel(const std::vector<int64_t>& dims) {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+  }
+
   onnx::ModelProto model_;
 };
 

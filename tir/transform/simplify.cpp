@@ -162,7 +162,6 @@ class StmtSimplifier : public StmtMutator {
     for (size_t d = 0; d < st->indices.size(); ++d)
       if (!structural_equal(load->indices[d], st->indices[d])) return r;
     return no_op();
-    return r;
   }
 
   Stmt visit_IfThenElse(const IfThenElseNode* op, const Stmt& s) override {
