@@ -1,6 +1,7 @@
 #include "graph/layout.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -54,6 +55,20 @@ NDArray block_depthwise_weight(const NDArray& w, int64_t b, int64_t Cp) {
   return out;
 }
 
+// wq[K, C, R, S] (int8) -> [Kp / kb, Cp / cb, R, S, cb / 4, kb, 4]: four
+// input channels together per output channel, conv2d_nchwc_dot4's weights.
+NDArray block_weight_dot4(const NDArray& w, int64_t cb, int64_t kb, int64_t Cp, int64_t Kp) {
+  const Shape& s = w.shape();
+  const int64_t K = s[0], C = s[1], RS = s[2] * s[3];
+  NDArray out(w.dtype(), {Kp / kb, Cp / cb, s[2], s[3], cb / 4, kb, 4});
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t t = 0; t < RS; ++t)
+        out.set(((((k / kb) * (Cp / cb) + c / cb) * RS + t) * (cb / 4) + (c % cb) / 4) * kb * 4 + (k % kb) * 4 + c % 4,
+                w.get((k * C + c) * RS + t));
+  return out;
+}
+
 bool is_const_f32(const Graph& g, int id) {
   return id != Node::kNone && g.value(id).is_constant() && g.value(id).dtype == DataType::Float32();
 }
@@ -63,6 +78,13 @@ bool is_const_f32(const Graph& g, int id) {
 bool is_layout_agnostic_unary(const Node& n) {
   static const std::set<std::string> ops = {"Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Identity", "Clip", kSiLU};
   return ops.count(n.op) || (n.op == "Dropout" && n.outputs.size() == 1);
+}
+// (De)QuantizeLinear of one scale and zero point: elementwise alike.
+bool is_per_tensor_quantization(const Graph& g, const Node& n) {
+  if (n.op != "QuantizeLinear" && n.op != "DequantizeLinear") return false;
+  for (size_t i = 1; i < n.inputs.size(); ++i)
+    if (n.inputs[i] != Node::kNone && g.value(n.inputs[i]).numel() != 1) return false;
+  return true;
 }
 bool is_layout_agnostic_binary(const Node& n) {
   return n.op == "Add" || n.op == "Sub" || n.op == "Mul" || n.op == "Div";
@@ -82,14 +104,17 @@ class Converter {
 
   Graph run() {
     for (const Node& n : in_.nodes) {
-      if (!convert_conv(n) && !convert_pool(n) && !convert_global_pool(n) && !convert_elementwise(n)) keep(n);
+      if (!convert_conv(n) && !convert_qlinear_conv(n) && !convert_pool(n) && !convert_global_pool(n) && !convert_elementwise(n)) keep(n);
     }
     for (int id : g_.outputs) plain(id);
     return std::move(g_);
   }
 
  private:
-  ChannelBlocking blocking_of(int id) const { return channel_blocking(g_.value(id).shape.at(1), lanes_); }
+  ChannelBlocking blocking_of(int id) const {
+    auto it = blocking_.find(id);
+    return it != blocking_.end() ? it->second : channel_blocking(g_.value(id).shape.at(1), lanes_);
+  }
   bool is_padded(int id) const { return blocking_of(id).padded != g_.value(id).shape.at(1); }
 
   bool is_4d(int id) const { return id != Node::kNone && g_.value(id).shape.size() == 4; }
@@ -293,7 +318,7 @@ class Converter {
   // exists for a convolution's sake.
   bool convert_elementwise(const Node& n) {
     if (n.outputs.size() != 1 || !is_4d(n.outputs[0])) return false;
-    if (is_layout_agnostic_unary(n)) {
+    if (is_layout_agnostic_unary(n) || is_per_tensor_quantization(g_, n)) {
       if (!is_native(n.inputs.at(0))) return false;
       std::vector<int> inputs = n.inputs;
       inputs[0] = blocked(inputs[0]);
@@ -318,9 +343,66 @@ class Converter {
     return true;
   }
 
+  // A QLinearConv of one group, uint8 data and constant int8 weights whose
+  // zero points are zero, every quantization parameter constant: a
+  // kQLinearConvNCHWc, the requantization's constants computed here.
+  bool convert_qlinear_conv(const Node& n) {
+    if (n.op != "QLinearConv" || n.outputs.size() != 1 || n.inputs.size() < 8) return false;
+    const int x = n.inputs[0], w = n.inputs[3], bias = n.inputs.size() > 8 ? n.inputs[8] : Node::kNone;
+    for (size_t i : {size_t{1}, size_t{2}, size_t{3}, size_t{4}, size_t{6}, size_t{7}})
+      if (n.inputs[i] == Node::kNone || !g_.value(n.inputs[i]).is_constant()) return false;
+    if (!is_4d(x) || g_.value(x).dtype != DataType::UInt(8) || g_.value(w).dtype != DataType::Int(8) ||
+        g_.value(n.inputs[5]).dtype != DataType::Int(8) || n.attr_int("group", 1) != 1 ||
+        (bias != Node::kNone && !g_.value(bias).is_constant()))
+      return false;
+    for (size_t i : {size_t{1}, size_t{2}, size_t{6}, size_t{7}})
+      if (g_.value(n.inputs[i]).numel() != 1) return false;
+    const NDArray& zw = *g_.value(n.inputs[5]).data;
+    for (int64_t i = 0; i < zw.numel(); ++i)
+      if (zw.get(i) != 0) return false;
+    const Shape strides = n.attr_ints("strides", {1, 1}), dilations = n.attr_ints("dilations", {1, 1});
+    if (strides.size() != 2 || dilations.size() != 2 || strides[0] != strides[1] || dilations[0] != dilations[1])
+      return false;
+    // Input channels in blocks of a multiple of 4 (the dot products' depth).
+    const int64_t C = g_.value(x).shape[1];
+    if (!has_blocked(x) && blocking_of(x).block % 4 != 0) {
+      const int64_t Cp = (C + 3) / 4 * 4;
+      blocking_[x] = {channel_block(Cp, lanes_), Cp};
+    }
+    const auto [cb, Cp] = blocking_of(x);
+    if (cb % 4 != 0) return false;
+    const Value wv = g_.value(w);  // copies: adding values below moves them
+    const int64_t K = wv.shape[0];
+    const auto [kb, Kp] = channel_blocking(K, lanes_);
+    const NDArray& wq = *wv.data;
+    const NDArray& w_scale = *g_.value(n.inputs[4]).data;
+    const float x_scale = static_cast<float>(g_.value(n.inputs[1]).data->get(0));
+    const float y_scale = static_cast<float>(g_.value(n.inputs[6]).data->get(0));
+    const int64_t x_zp = static_cast<int64_t>(g_.value(n.inputs[2]).data->get(0));
+    NDArray offset(DataType::Int(32), {Kp / kb, kb}), multiplier(DataType::Float32(), {Kp / kb, kb});
+    const int64_t per = wq.numel() / K;
+    for (int64_t k = 0; k < K; ++k) {
+      int64_t sum = 0;
+      for (int64_t i = 0; i < per; ++i) sum += static_cast<int64_t>(wq.get(k * per + i));
+      const int64_t b = bias != Node::kNone ? static_cast<int64_t>(g_.value(bias).data->get(k)) : 0;
+      offset.set(k, static_cast<double>(b - x_zp * sum));
+      const float ws = static_cast<float>(w_scale.get(w_scale.numel() == 1 ? 0 : k));
+      multiplier.set(k, x_scale * ws / y_scale);
+    }
+    Node conv = n;
+    conv.attrs["kernel_shape"] = Shape{wv.shape[2], wv.shape[3]};
+    conv.attrs["pad_value"] = x_zp;
+    std::vector<int> inputs{blocked(x), add_constant(wv.name + "_nchwc_dot4", block_weight_dot4(wq, cb, kb, Cp, Kp)),
+                            add_constant(n.name + "_offset", std::move(offset)),
+                            add_constant(n.name + "_multiplier", std::move(multiplier)), n.inputs[7]};
+    emit_blocked(conv, kQLinearConvNCHWc, std::move(inputs));
+    return true;
+  }
+
   const Graph& in_;
   const int64_t lanes_;
   Graph g_;
+  std::map<int, ChannelBlocking> blocking_;  // values blocked otherwise than channel_blocking says
   std::vector<int> blocked_;  // per value: its blocked form's id, or kNone
   std::vector<bool> plain_;   // per value: whether its plain form is computed
   std::vector<bool> native_;  // per value: computed blocked (is_native)

@@ -35,7 +35,11 @@
 // dilation on both axes. Other convolutions keep NCHW. A 3×3 stride-1
 // convolution of one group where Winograd's algorithm pays
 // (winograd_tile) becomes a WinogradConvNCHWc, its weights transformed
-// here (ops/winograd.h). A MaxPool of a
+// here (ops/winograd.h). A QLinearConv of one group with uint8 data and
+// int8 weights (graph/fold_qdq.h makes them of a QDQ model's convolutions)
+// becomes a QLinearConvNCHWc, its data in blocks of a multiple of 4
+// channels (three channels padded to 4), and (De)QuantizeLinear of one
+// scale stay blocked like the elementwise operators. A MaxPool of a
 // blocked value with a common window (ops/pool.h's: one stride, one pad
 // all round, no dilation or ceil_mode) stays blocked too: a ResNet's pool
 // between its first convolution and the next.
@@ -62,6 +66,16 @@ inline constexpr const char* kGroupedConvNCHWc = "kiln.GroupedConvNCHWc";
 // plus winograd_tile (m); its weights U [m+2, m+2, K/kb, C/cb, cb, kb].
 inline constexpr const char* kWinogradConvNCHWc = "kiln.WinogradConvNCHWc";
 inline constexpr const char* kMaxPoolNCHWc = "kiln.MaxPoolNCHWc";
+// A QLinearConv of one group on blocked uint8 data (ops/blocked.h's
+// conv2d_nchwc_dot4, the int8 dot products' layout): inputs the data
+// [N, C/cb, H, W, cb] (cb a multiple of 4), the int8 weights
+// [K/kb, C/cb, R, S, cb/4, kb, 4], an int32 offset and a float32 multiplier
+// per output channel ([K/kb, kb]) and y's zero point; out[k] =
+// saturate(round((acc[k] + offset[k]) * multiplier[k]) + y_zp), with
+// offset = bias - x_zp · (the sum of channel k's weights) and multiplier =
+// x_scale · w_scale[k] / y_scale. The Conv's attributes plus pad_value:
+// x's zero point, what its padding holds.
+inline constexpr const char* kQLinearConvNCHWc = "kiln.QLinearConvNCHWc";
 
 // The block of a value with `channels` channels for a target of `lanes`
 // float32 lanes: the widest power of two up to `lanes` that divides them.

@@ -35,7 +35,7 @@ const std::unordered_map<std::string, const OpDef*>& by_name() {
 
 const std::vector<OpDef>& op_table() {
   static const std::vector<OpDef> table =
-      concatenated({operators::nn_ops(), operators::elementwise_ops(), operators::quantize_ops(), operators::reduction_ops(),
+      concatenated({operators::nn_ops(), operators::elementwise_ops(), operators::quantize_ops(), operators::qlinear_ops(), operators::reduction_ops(),
                     operators::normalization_ops(), operators::selection_ops(), operators::recurrent_ops(),
                     operators::spectral_ops(), operators::unpool_ops(), operators::loss_ops(), operators::movement_ops(),
                     operators::resize_ops(), operators::folded_ops()});

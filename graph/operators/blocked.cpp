@@ -5,6 +5,7 @@
 #include "graph/layout.h"
 #include "graph/operators/common.h"
 #include "graph/operators/families.h"
+#include "graph/operators/quantize.h"
 #include "ops/blocked.h"
 #include "ops/common.h"
 #include "ops/conv2d.h"
@@ -42,6 +43,36 @@ te::Tensor conv_nchwc(const Graph& g, const Node& n, const Tensors& in) {
       y.shape(), [&](Var b, Var k, Var p, Var q, Var c) { return y(b, k, p, q, c) + bias(k, c); }, "bias_add");
 }
 
+// graph/layout.h's QLinearConvNCHWc: the int8 product on blocked channels,
+// padded with x's zero point, then requantized per output channel.
+te::Tensor qlinear_conv_nchwc(const Graph& g, const Node& n, const Tensors& in) {
+  const Value& x = required_input(g, n, 0);
+  const Shape spatial{x.shape.at(2), x.shape.at(3)};
+  const Shape kernel = n.attr_ints("kernel_shape", {});
+  const Shape strides = n.attr_ints("strides", {1, 1}), dilations = n.attr_ints("dilations", {1, 1});
+  const Shape pads = window_pads(n, spatial, kernel, strides, dilations);
+  const int64_t pad_value = n.attr_int("pad_value", 0);
+  ops::Conv2dConfig cfg;
+  cfg.stride = strides.at(0);
+  cfg.dilation = dilations.at(0);
+  te::Tensor data = in[0];
+  const bool any_pad = pads[0] || pads[1] || pads[2] || pads[3];
+  if (pads[0] == pads[1] && pads[1] == pads[2] && pads[2] == pads[3] && (pad_value == 0 || !any_pad))
+    cfg.pad = pads[0];
+  else  // asymmetric, or padded with the zero point: a pad stage of its own
+    data = ops::pad(in[0], {0, 0, pads[0], pads[1], 0}, {0, 0, pads[2], pads[3], 0}, make_const(x.dtype, pad_value));
+  const te::Tensor acc = ops::conv2d_nchwc_dot4(data, in[1], cfg, DataType::Int(32));
+  const te::Tensor &offset = in[2], &multiplier = in[3], &y_zp = in[4];
+  return te::compute(
+      acc.shape(),
+      [&](Var b, Var k, Var p, Var q, Var c) {
+        const Expr zp = y_zp.shape().empty() ? y_zp(std::vector<Expr>{}) : y_zp(std::vector<Expr>{Expr(0)});
+        const Expr v = cast(DataType::Float32(), acc(b, k, p, q, c) + offset(k, c)) * multiplier(k, c);
+        return round_to_quantized(v, zp, y_zp.dtype());
+      },
+      "requantize");
+}
+
 // graph/layout.h's blocked MaxPool: its window is one ops/pool.h takes.
 te::Tensor max_pool_nchwc(const Graph&, const Node& n, const Tensors& in) {
   const te::Tensor& x = in.at(0);
@@ -70,6 +101,8 @@ std::vector<OpDef> blocked_ops() {
       {kDepthwiseConvNCHWc, "a depthwise Conv on blocked channels", OpPattern::kAnchor, {}, conv},
       {kGroupedConvNCHWc, "a grouped Conv on blocked channels", OpPattern::kAnchor, {}, conv},
       {kWinogradConvNCHWc, "a 3×3 Conv on blocked channels by Winograd's algorithm", OpPattern::kAnchor, {}, conv},
+      {kQLinearConvNCHWc, "a QLinearConv on blocked uint8 channels, int8 dot products", OpPattern::kAnchor, {},
+       one_output(qlinear_conv_nchwc)},
       {kMaxPoolNCHWc, "a MaxPool on blocked channels", OpPattern::kReduction, {}, one_output(max_pool_nchwc)},
       {kToNCHWc, "NCHW to NCHW[block]c", OpPattern::kInjective, {}, one_output(to_nchwc)},
       {kFromNCHWc, "NCHW[block]c to NCHW", OpPattern::kInjective, {}, one_output(from_nchwc)},

@@ -10,7 +10,8 @@ namespace kiln::graph::operators {
 
 std::vector<OpDef> nn_ops();           // nn.cpp: convolutions, pools, Gemm, MatMul, BatchNormalization
 std::vector<OpDef> elementwise_ops();  // elementwise.cpp: activations, arithmetic, Clip
-std::vector<OpDef> quantize_ops();     // quantize.cpp: QuantizeLinear, DequantizeLinear
+std::vector<OpDef> quantize_ops();     // quantize.cpp: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear
+std::vector<OpDef> qlinear_ops();      // qlinear.cpp: ConvInteger, QLinearConv, QLinearMatMul
 std::vector<OpDef> reduction_ops();    // reduction.cpp: Softmax, LayerNormalization, reductions, global pools
 std::vector<OpDef> movement_ops();     // movement.cpp: reshapes, Transpose, Concat, Slice, Pad, Gather
 std::vector<OpDef> normalization_ops();  // normalization.cpp: LRN, MeanVarianceNormalization

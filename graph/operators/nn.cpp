@@ -7,6 +7,7 @@
 
 #include "graph/operators/common.h"
 #include "graph/operators/families.h"
+#include "graph/operators/nn.h"
 #include "ops/broadcast.h"
 #include "ops/common.h"
 #include "ops/conv2d.h"
@@ -78,8 +79,11 @@ te::Tensor with_channel_bias(const Graph& g, const Node& n, const te::Tensor& y,
       [&](const std::vector<Var>& i) { return y(std::vector<Expr>(i.begin(), i.end())) + bias(i[1]); }, "bias_add");
 }
 
-void conv_rule(const Node& n, Graph& g) {
-  const auto [x, w] = conv_operands(g, n);
+}  // namespace
+
+Shape conv_shape(const Node& n, const Value& x, const Value& w, const Value* bias) {
+  require_spatial(n, x);
+  require_rank(n, w, x.shape.size());
   const int64_t group = n.attr_int("group", 1);
   if (group < 1 || x.shape[1] % group || w.shape[0] % group || w.shape[1] * group != x.shape[1])
     KILN_USER_ERROR() << n.describe() << ": " << x.shape[1] << " input channels, weights " << shape_str(w.shape)
@@ -88,10 +92,18 @@ void conv_rule(const Node& n, Graph& g) {
   if (kernel != Shape(w.shape.begin() + 2, w.shape.end()))
     KILN_USER_ERROR() << n.describe() << ": kernel_shape " << shape_str(kernel) << " is not the weights' "
                       << shape_str(w.shape);
-  if (const Value* b = g.input(n, 2); b && b->shape != Shape{w.shape[0]})
-    KILN_USER_ERROR() << n.describe() << ": bias of shape " << shape_str(b->shape) << " for " << w.shape[0]
+  if (bias && bias->shape != Shape{w.shape[0]})
+    KILN_USER_ERROR() << n.describe() << ": bias of shape " << shape_str(bias->shape) << " for " << w.shape[0]
                       << " output channels";
-  set_output(g, n, 0, x.dtype, window_shape(n, x, w.shape[0], window_of(n, x, kernel), false));
+  return window_shape(n, x, w.shape[0], window_of(n, x, kernel), false);
+}
+
+namespace {
+
+void conv_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  require_float(n, x);
+  set_output(g, n, 0, x.dtype, conv_shape(n, x, required_input(g, n, 1), g.input(n, 2)));
 }
 
 void pool_rule(const Node& n, Graph& g) {
@@ -121,6 +133,25 @@ void gemm_rule(const Node& n, Graph& g) {
   set_output(g, n, 0, a.dtype, {m, nn});
 }
 
+}  // namespace
+
+Shape matmul_shape(const Node& n, const Value& a, const Value& b) {
+  if (a.shape.empty() || b.shape.empty()) KILN_USER_ERROR() << n.describe() << ": an input is a scalar";
+  // numpy.matmul: a vector is a matrix of one row (A) or one column (B),
+  // that axis then dropped from the result.
+  Shape sa = a.shape.size() == 1 ? Shape{1, a.shape[0]} : a.shape;
+  Shape sb = b.shape.size() == 1 ? Shape{b.shape[0], 1} : b.shape;
+  if (sa.back() != sb[sb.size() - 2])
+    KILN_USER_ERROR() << n.describe() << ": " << shape_str(a.shape) << " and " << shape_str(b.shape)
+                      << " do not multiply";
+  Shape out = broadcast_shapes(n, Shape(sa.begin(), sa.end() - 2), Shape(sb.begin(), sb.end() - 2));
+  if (a.shape.size() > 1) out.push_back(sa[sa.size() - 2]);
+  if (b.shape.size() > 1) out.push_back(sb.back());
+  return out;
+}
+
+namespace {
+
 // MatMulInteger: (A - a_zero_point) * (B - b_zero_point) in int32, the
 // operands int8 or uint8, each zero point one value (or A's one per row,
 // B's one per column).
@@ -147,18 +178,7 @@ void matmul_rule(const Node& n, Graph& g) {
   } else if (a.dtype != b.dtype) {
     KILN_USER_ERROR() << n.describe() << ": inputs of " << a.dtype.str() << " and " << b.dtype.str();
   }
-  if (a.shape.empty() || b.shape.empty()) KILN_USER_ERROR() << n.describe() << ": an input is a scalar";
-  // numpy.matmul: a vector is a matrix of one row (A) or one column (B),
-  // that axis then dropped from the result.
-  Shape sa = a.shape.size() == 1 ? Shape{1, a.shape[0]} : a.shape;
-  Shape sb = b.shape.size() == 1 ? Shape{b.shape[0], 1} : b.shape;
-  if (sa.back() != sb[sb.size() - 2])
-    KILN_USER_ERROR() << n.describe() << ": " << shape_str(a.shape) << " and " << shape_str(b.shape)
-                      << " do not multiply";
-  Shape out = broadcast_shapes(n, Shape(sa.begin(), sa.end() - 2), Shape(sb.begin(), sb.end() - 2));
-  if (a.shape.size() > 1) out.push_back(sa[sa.size() - 2]);
-  if (b.shape.size() > 1) out.push_back(sb.back());
-  set_output(g, n, 0, is_matmul_integer(n) ? DataType::Int(32) : a.dtype, out);
+  set_output(g, n, 0, is_matmul_integer(n) ? DataType::Int(32) : a.dtype, matmul_shape(n, a, b));
 }
 
 void batch_norm_rule(const Node& n, Graph& g) {
@@ -216,22 +236,24 @@ te::Tensor gemm(const Graph& g, const Node& n, const Tensors& in) {
       prod, in[2], [&](Expr p, Expr cv) { return p * make_const(t, alpha) + cv * make_const(t, beta); }, "gemm_out");
 }
 
-te::Tensor matmul(const Graph& g, const Node& n, const Tensors& in) {
-  const Shape &a = required_input(g, n, 0).shape, &b = required_input(g, n, 1).shape;
-  const bool integer = is_matmul_integer(n);
-  const bool a_zp = integer && g.input(n, 2), b_zp = integer && g.input(n, 3);
-  // Without zero points, MatMulInteger's 2-D form is the product the int8
-  // dot products compute (ops/matmul.h, docs/tensorize.md).
-  if (integer && !a_zp && !b_zp && a.size() == 2 && b.size() == 2)
-    return ops::matmul_widened(in[0], in[1], DataType::Int(32), "matmul");
-  if (!integer && a.size() == 2 && b.size() == 2) return ops::matmul(in[0], in[1], "matmul");
-  if (!integer && a.size() == 3 && b.size() == 3 && a[0] == b[0]) return ops::batch_matmul(in[0], in[1], "matmul");
-  // Broadcast batches, vectors: by the formula, each operand read through
-  // broadcast_load of its batch axes.
-  const Shape& out = out_shape(g, n);
+// An integer operand's zero point in int32 at `index` (its row for A, its
+// column for B): one value, or one per row or column.
+Expr zero_point_at(const te::Tensor& zp, const Expr& index) {
+  std::vector<Expr> at;
+  if (!zp.shape().empty()) {
+    const int64_t* len = as_const_int(zp.shape()[0]);
+    at.push_back(len && *len == 1 ? Expr(0) : index);
+  }
+  return cast(DataType::Int(32), zp(at));
+}
+
+// Broadcast batches, vectors: numpy.matmul by the formula, each operand
+// read through broadcast_load of its batch axes; `integer`: in int32, less
+// the zero points given (A's by row, B's by column).
+te::Tensor product_by_formula(const Shape& a, const Shape& b, const Shape& out, const te::Tensor& A,
+                              const te::Tensor& B, bool integer, const te::Tensor* a_zp, const te::Tensor* b_zp) {
   const int64_t k = a.back();
   IterVar r = te::reduce_axis(Range(i32(0), i32(k)), "k");
-  const te::Tensor &A = in[0], &B = in[1];
   return te::compute(
       i32s(out),
       [&](const std::vector<Var>& i) {
@@ -247,21 +269,76 @@ te::Tensor matmul(const Graph& g, const Node& n, const Tensors& in) {
             if (s.size() > 1) idx.push_back(i[out.size() - 1]);
           }
           if (!integer) return t(idx);
-          // MatMulInteger: in int32, less the zero point (A's by row, B's by column).
-          const DataType i32t = DataType::Int(32);
-          Expr v = cast(i32t, t(idx));
-          if (is_a ? a_zp : b_zp) {
-            const te::Tensor& zp = in[is_a ? 2 : 3];
-            const int64_t* len = zp.shape().empty() ? nullptr : as_const_int(zp.shape()[0]);
-            std::vector<Expr> at;
-            if (!zp.shape().empty()) at.push_back(len && *len == 1 ? Expr(0) : idx[idx.size() - (is_a ? 2 : 1)]);
-            v = v - cast(i32t, zp(at));
-          }
+          Expr v = cast(DataType::Int(32), t(idx));
+          if (const te::Tensor* zp = is_a ? a_zp : b_zp) v = v - zero_point_at(*zp, idx[idx.size() - (is_a ? 2 : 1)]);
           return v;
         };
         return te::sum(operand(A, a, true) * operand(B, b, false), {r});
       },
       "matmul");
+}
+
+// The 2-D integer product with zero points, as the int8 dot products
+// compute it: the plain product of the operands (ops::matmul_widened, the
+// form the search tensorizes), less the zero points' terms,
+//   sum_k (a - za)(b - zb) = sum_k a b - za sum_k b - zb sum_k a + K za zb,
+// with B's column sums and A's row sums as small reductions of their own.
+te::Tensor integer_matmul_2d(const te::Tensor& A, const te::Tensor& B, const te::Tensor* a_zp,
+                             const te::Tensor* b_zp) {
+  const DataType i32t = DataType::Int(32);
+  te::Tensor prod = ops::matmul_widened(A, B, i32t, "matmul");
+  if (!a_zp && !b_zp) return prod;
+  const Expr M = A.shape()[0], K = A.shape()[1], N = B.shape()[1];
+  te::Tensor col_sum, row_sum;
+  if (a_zp) {
+    IterVar r = te::reduce_axis(Range(i32(0), K), "k");
+    col_sum = te::compute({N}, [&](Var j) { return te::sum(cast(i32t, B(r, j)), {r}); }, "column_sum");
+  }
+  if (b_zp) {
+    IterVar r = te::reduce_axis(Range(i32(0), K), "k");
+    row_sum = te::compute({M}, [&](Var i) { return te::sum(cast(i32t, A(i, r)), {r}); }, "row_sum");
+  }
+  return te::compute(
+      prod.shape(),
+      [&](Var i, Var j) {
+        Expr v = prod(i, j);
+        if (a_zp) v = v - zero_point_at(*a_zp, i) * col_sum(j);
+        if (b_zp) v = v - zero_point_at(*b_zp, j) * row_sum(i);
+        if (a_zp && b_zp) v = v + cast(i32t, K) * zero_point_at(*a_zp, i) * zero_point_at(*b_zp, j);
+        return v;
+      },
+      "matmul_zero_points");
+}
+
+}  // namespace
+
+te::Tensor integer_matmul(const Shape& a, const Shape& b, const Shape& out, const te::Tensor& A, const te::Tensor& B,
+                          const te::Tensor* a_zp, const te::Tensor* b_zp) {
+  if (a.size() == 2 && b.size() == 2) return integer_matmul_2d(A, B, a_zp, b_zp);
+  return product_by_formula(a, b, out, A, B, true, a_zp, b_zp);
+}
+
+const te::Tensor* zero_point_input(const Graph& g, const Node& n, size_t i, const Tensors& in) {
+  const Value* v = g.input(n, i);
+  if (!v) return nullptr;
+  if (v->is_constant()) {
+    bool zero = true;
+    for (int64_t k = 0; k < v->numel() && zero; ++k) zero = v->data->get(k) == 0;
+    if (zero) return nullptr;
+  }
+  return &in.at(i);
+}
+
+namespace {
+
+te::Tensor matmul(const Graph& g, const Node& n, const Tensors& in) {
+  const Shape &a = required_input(g, n, 0).shape, &b = required_input(g, n, 1).shape;
+  if (is_matmul_integer(n))
+    return integer_matmul(a, b, out_shape(g, n), in[0], in[1], zero_point_input(g, n, 2, in),
+                          zero_point_input(g, n, 3, in));
+  if (a.size() == 2 && b.size() == 2) return ops::matmul(in[0], in[1], "matmul");
+  if (a.size() == 3 && b.size() == 3 && a[0] == b[0]) return ops::batch_matmul(in[0], in[1], "matmul");
+  return product_by_formula(a, b, out_shape(g, n), in[0], in[1], false, nullptr, nullptr);
 }
 
 // A convolution by its formula, over any number of spatial axes, each
@@ -296,31 +373,35 @@ te::Tensor conv_general(const Node& n, const te::Tensor& x, const te::Tensor& w,
       "conv");
 }
 
-te::Tensor conv(const Graph& g, const Node& n, const Tensors& in) {
-  const Value& x = required_input(g, n, 0);
-  const Value& w = required_input(g, n, 1);
-  const Shape kernel(w.shape.begin() + 2, w.shape.end());
+}  // namespace
+
+te::Tensor convolution(const Node& n, const te::Tensor& x, const te::Tensor& w, const Shape& xs, const Shape& ws,
+                       const Shape& out) {
+  const Shape kernel(ws.begin() + 2, ws.end());
   const Shape strides = n.attr_ints("strides", Shape(kernel.size(), 1));
   const Shape dilations = n.attr_ints("dilations", Shape(kernel.size(), 1));
-  const Shape pads = window_pads(n, Shape(x.shape.begin() + 2, x.shape.end()), kernel, strides, dilations);
-  te::Tensor y;
-  if (kernel.size() == 2 && strides[0] == strides[1] && dilations[0] == dilations[1]) {
-    // ops::conv2d_nchw, whose workloads tune-op shares.
-    ops::Conv2dConfig cfg;
-    cfg.stride = strides[0];
-    cfg.dilation = dilations[0];
-    cfg.groups = n.attr_int("group", 1);
-    te::Tensor data = in[0];
-    if (pads[0] == pads[1] && pads[1] == pads[2] && pads[2] == pads[3]) {
-      cfg.pad = pads[0];
-    } else {  // asymmetric: an explicit pad stage, the convolution unpadded
-      data = ops::pad(in[0], {0, 0, pads[0], pads[1]}, {0, 0, pads[2], pads[3]}, make_zero(x.dtype));
-    }
-    y = ops::conv2d_nchw(data, in[1], cfg);
-  } else {
-    y = conv_general(n, in[0], in[1], x.shape, w.shape, out_shape(g, n), strides, dilations, pads);
+  const Shape pads = window_pads(n, Shape(xs.begin() + 2, xs.end()), kernel, strides, dilations);
+  if (kernel.size() != 2 || strides[0] != strides[1] || dilations[0] != dilations[1])
+    return conv_general(n, x, w, xs, ws, out, strides, dilations, pads);
+  // ops::conv2d_nchw, whose workloads tune-op shares.
+  ops::Conv2dConfig cfg;
+  cfg.stride = strides[0];
+  cfg.dilation = dilations[0];
+  cfg.groups = n.attr_int("group", 1);
+  te::Tensor data = x;
+  if (pads[0] == pads[1] && pads[1] == pads[2] && pads[2] == pads[3]) {
+    cfg.pad = pads[0];
+  } else {  // asymmetric: an explicit pad stage, the convolution unpadded
+    data = ops::pad(x, {0, 0, pads[0], pads[1]}, {0, 0, pads[2], pads[3]}, make_zero(x.dtype()));
   }
-  return with_channel_bias(g, n, y, in);
+  return ops::conv2d_nchw(data, w, cfg);
+}
+
+namespace {
+
+te::Tensor conv(const Graph& g, const Node& n, const Tensors& in) {
+  const Shape &xs = required_input(g, n, 0).shape, &ws = required_input(g, n, 1).shape;
+  return with_channel_bias(g, n, convolution(n, in[0], in[1], xs, ws, out_shape(g, n)), in);
 }
 
 // A pooling window ops/pool.h does not take: 1-D or 3-D, asymmetric pads,

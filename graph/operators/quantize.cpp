@@ -1,20 +1,34 @@
 // Linear quantization: QuantizeLinear and DequantizeLinear, elementwise
-// with a scale and a zero point per tensor or per channel (along `axis`).
+// with a scale and a zero point per tensor or per channel (along `axis`),
+// and DynamicQuantizeLinear, whose scale and zero point are its input's
+// range.
 //
 //   QuantizeLinear:    y = clamp(round(x / scale) + zero_point, qmin, qmax)   (round: half to even)
 //   DequantizeLinear:  y = (x - zero_point) * scale
 //
 // The output of QuantizeLinear has the zero point's type, uint8 without
 // one. These run a quantized (QDQ) model as written: a float graph between
-// its quantize and dequantize pairs, element by element. Folding the pairs
-// around a convolution or a matrix product into an integer kernel is the
-// layout of a later pass (docs/tensorize.md).
+// its quantize and dequantize pairs, element by element, except where
+// graph/fold_qdq.h folds the pairs around a convolution into a
+// QLinearConv (graph/operators/qlinear.cpp).
 #include <functional>
 
 #include "graph/operators/common.h"
 #include "graph/operators/families.h"
+#include "graph/operators/quantize.h"
 
 namespace kiln::graph::operators {
+
+bool is_quantized_type(DataType t) { return (t.is_int() || t.is_uint()) && t.bits() == 8; }
+
+Expr round_to_quantized(const Expr& v, const Expr& zero_point, DataType out) {
+  const DataType f = v.dtype();
+  Expr q = call(Intrinsic::round, {v});
+  if (zero_point.defined()) q = q + cast(f, zero_point);
+  const double lo = out.is_uint() ? 0 : -128, hi = out.is_uint() ? 255 : 127;
+  return cast(out, min(max(q, make_const(f, lo)), make_const(f, hi)));
+}
+
 namespace {
 
 // The axis the scale runs along, made non-negative; checks the scale and
@@ -36,8 +50,6 @@ size_t quant_axis(const Graph& g, const Node& n, const Value& x) {
                       << shape_str(scale.shape);
   return static_cast<size_t>(axis);
 }
-
-bool is_quantized_type(DataType t) { return (t.is_int() || t.is_uint()) && t.bits() == 8; }
 
 // A per-tensor or per-axis parameter at output index `i`.
 Expr param_at(const te::Tensor& p, const std::vector<Var>& i, size_t axis) {
@@ -76,16 +88,8 @@ te::Tensor per_element(const Graph& g, const Node& n, const Tensors& in, const Q
 
 te::Tensor quantize(const Graph& g, const Node& n, const Tensors& in) {
   const DataType out = g.input(n, 2) ? in.at(2).dtype() : DataType::UInt(8);
-  const DataType f = in.at(0).dtype();
-  const double lo = out.is_uint() ? 0 : -128, hi = out.is_uint() ? 255 : 127;
   return per_element(
-      g, n, in,
-      [&](Expr x, Expr scale, Expr zp) {
-        Expr q = call(Intrinsic::round, {x / scale});
-        if (zp.defined()) q = q + cast(f, zp);
-        return cast(out, min(max(q, make_const(f, lo)), make_const(f, hi)));
-      },
-      "quantize");
+      g, n, in, [&](Expr x, Expr scale, Expr zp) { return round_to_quantized(x / scale, zp, out); }, "quantize");
 }
 
 void dequantize_rule(const Node& n, Graph& g) {
@@ -114,6 +118,54 @@ te::Tensor dequantize(const Graph& g, const Node& n, const Tensors& in) {
       "dequantize");
 }
 
+
+// DynamicQuantizeLinear: x to uint8 with a scale and zero point of its own
+// range (0 always inside it), computed as it runs:
+//   scale = (max(0, max x) - min(0, min x)) / 255
+//   zero_point = saturate(round(-min(0, min x) / scale))
+//   y = saturate(round(x / scale) + zero_point)
+// A dynamically quantized transformer quantizes each product's input so.
+void dynamic_quantize_rule(const Node& n, Graph& g) {
+  const Value& x = required_input(g, n, 0);
+  if (x.dtype != DataType::Float32()) KILN_USER_ERROR() << n.describe() << ": x of " << x.dtype.str() << ", not float32";
+  set_output(g, n, 0, DataType::UInt(8), x.shape);
+  set_output(g, n, 1, DataType::Float32(), {});
+  set_output(g, n, 2, DataType::UInt(8), {});
+}
+
+std::vector<te::Tensor> dynamic_quantize(const Graph&, const Node&, const Tensors& in) {
+  const te::Tensor& x = in.at(0);
+  const DataType f = x.dtype();
+  auto whole = [&](bool largest) {
+    std::vector<IterVar> axes;
+    for (size_t a = 0; a < x.shape().size(); ++a)
+      axes.push_back(te::reduce_axis(Range(make_const(DataType::Int(32), 0), x.shape()[a]), "r" + std::to_string(a)));
+    return te::compute(
+        {},
+        [&](const std::vector<Var>&) {
+          std::vector<Expr> at;
+          for (const IterVar& a : axes) at.push_back(a.var());
+          return largest ? te::max_reduce(x(at), axes) : te::min_reduce(x(at), axes);
+        },
+        largest ? "range_max" : "range_min");
+  };
+  const te::Tensor hi = whole(true), lo = whole(false);
+  const Expr zero = make_zero(f);
+  const te::Tensor scale = te::compute(
+      {}, [&](const std::vector<Var>&) { return (max(hi({}), zero) - min(lo({}), zero)) / make_const(f, 255); },
+      "scale");
+  const te::Tensor zp = te::compute(
+      {}, [&](const std::vector<Var>&) { return round_to_quantized((zero - min(lo({}), zero)) / scale({}), Expr(), DataType::UInt(8)); },
+      "zero_point");
+  const te::Tensor y = te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        return round_to_quantized(x(std::vector<Expr>(i.begin(), i.end())) / scale({}), zp({}), DataType::UInt(8));
+      },
+      "quantize");
+  return {y, scale, zp};
+}
+
 }  // namespace
 
 std::vector<OpDef> quantize_ops() {
@@ -122,6 +174,8 @@ std::vector<OpDef> quantize_ops() {
        OpPattern::kElementwise, quantize_rule, one_output(quantize)},
       {"DequantizeLinear", "(x - zero_point) * scale; int8, uint8 or int32; per tensor or per axis",
        OpPattern::kElementwise, dequantize_rule, one_output(dequantize)},
+      {"DynamicQuantizeLinear", "x to uint8 with the scale and zero point of its range, computed as it runs",
+       OpPattern::kReduction, dynamic_quantize_rule, dynamic_quantize},
   };
 }
 

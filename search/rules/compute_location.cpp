@@ -3,6 +3,17 @@
 #include "tir/schedule/attempt.h"
 
 namespace kiln::search {
+namespace {
+
+// Whether block `b` stores a select whose other value is not zero: a
+// padding with a value other than zero.
+bool pads_with_nonzero(const BlockNode* b) {
+  const auto* store = b->body.as<BufferStoreNode>();
+  const auto* sel = store ? store->value.as<SelectNode>() : nullptr;
+  return sel && !is_zero(sel->false_value);
+}
+
+}  // namespace
 
 void compute_location(Schedule& sch) {
   for (const std::string& name : blocks_in_order(sch.func())) {
@@ -20,9 +31,10 @@ void compute_location(Schedule& sch) {
     // its nest. A padding stage is inlined (its select of zero, outside
     // the intrinsic's loops, guards the nest: tir/tensor_intrin.h), which
     // saves a padded copy of the input per call; the operand's packed
-    // copy stays at the root.
+    // copy stays at the root, and so does a padding of another value (a
+    // quantized input padded with its zero point), which guards nothing.
     if (feeds_intrin) {
-      if (info.is_permuted_copy) continue;
+      if (info.is_permuted_copy || pads_with_nonzero(info.block)) continue;
       if (Attempt<Schedule> inlined = attempt(sch, [&](Schedule& s) { s.compute_inline(s.get_block(name)); }))
         sch = std::move(*inlined);
       continue;

@@ -81,6 +81,19 @@ class ModelBuilder {
     return *this;
   }
 
+  // A constant of any numeric type with the values given (a scale per
+  // channel, a uint8 zero point: dims {} for one value).
+  ModelBuilder& constant(const std::string& name, int32_t elem, const std::vector<int64_t>& dims,
+                         const std::vector<double>& values) {
+    onnx::TensorProto* t = initializer(name, elem, dims);
+    for (double v : values) {
+      if (elem == onnx::TensorProto::FLOAT) t->add_float_data(static_cast<float>(v));
+      else if (elem == onnx::TensorProto::INT64) t->add_int64_data(static_cast<int64_t>(v));
+      else t->add_int32_data(static_cast<int32_t>(v));
+    }
+    return *this;
+  }
+
   onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs,
                         const std::vector<std::string>& outputs, const std::string& name = "") {
     onnx::NodeProto* n = model_.mutable_graph()->add_node();

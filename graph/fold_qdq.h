@@ -1,0 +1,36 @@
+// fold_qdq: a quantized (QDQ) model's convolutions computed in integers.
+//
+// A model quantized in the QDQ format (onnxruntime's quantization tool,
+// PyTorch's and TensorFlow's exporters) stays a float graph: each
+// convolution reads dequantized data and weights, and its output is
+// quantized again for the next one. Run as written, the product is in
+// float. The pattern is one quantized convolution, which ONNX has as an
+// operator:
+//
+//   %x  = DequantizeLinear(%xq, sx, zx)
+//   %w  = DequantizeLinear(%wq, sw, 0)              (a constant: int8, per channel or not)
+//   %b  = (a float constant, DequantizeLinear of int32 or not)
+//   %y  = Conv(%x, %w, %b)
+//  [%y  = Relu(%y)]
+//   %yq = QuantizeLinear(%y, sy, zy)
+//     ->
+//   %yq = QLinearConv(%xq, sx, zx, %wq, sw, 0, sy, zy, round(%b / (sx · sw)))
+//
+// QLinearConv computes the product in int32 exactly and rounds once, where
+// the float graph rounds each product; the two agree within one step of
+// the output's quantization. A Relu folds where zy is the lowest value of
+// its type (a quantized Relu's output: the saturation is the Relu). Folded
+// where sx, zx, sy and zy are one value each and constant, the weights'
+// zero points are zero (symmetric, as every quantization tool makes them
+// for int8) and %y is read by nothing else; the DequantizeLinear of %x
+// stays for its other readers, if any. graph/layout.h then computes the
+// QLinearConv on blocked channels with the CPU's int8 dot products.
+#pragma once
+
+#include "graph/graph.h"
+
+namespace kiln::graph {
+
+Graph fold_qdq(const Graph& g);
+
+}  // namespace kiln::graph
