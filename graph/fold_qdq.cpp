@@ -1,6 +1,8 @@
 #include "graph/fold_qdq.h"
 
 #include <cmath>
+#include <map>
+#include <tuple>
 
 namespace kiln::graph {
 namespace {
@@ -37,11 +39,14 @@ class Folder {
 
   Graph run() {
     drop_.assign(g_.nodes.size(), false);
+    before_.assign(g_.nodes.size(), {});
     for (size_t i = 0; i < g_.nodes.size(); ++i)
       if (g_.nodes[i].op == "Conv") fold_conv(i);
     std::vector<Node> kept;
-    for (size_t i = 0; i < g_.nodes.size(); ++i)
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      for (Node& n : before_[i]) kept.push_back(std::move(n));
       if (!drop_[i]) kept.push_back(std::move(g_.nodes[i]));
+    }
     g_.nodes = std::move(kept);
     return std::move(g_);
   }
@@ -98,7 +103,9 @@ class Folder {
     if (q.op != "QuantizeLinear" || !per_tensor(g_, q) || (relu && !is_lowest(input_of(q, 2)))) return;
     chain.push_back(static_cast<size_t>(r));
 
-    const int sx = input_of(*dx, 1), zx = input_of(*dx, 2);
+    const int sx = input_of(*dx, 1);
+    int xq = input_of(*dx, 0), zx = zero_point(input_of(*dx, 2), g_.value(xq).dtype, conv.name + "_x_zero_point");
+    if (g_.value(xq).dtype == DataType::Int(8)) std::tie(xq, zx) = as_uint8(xq, zx, ci);
     Node out;
     out.name = conv.name + "_qlinear";
     out.op = "QLinearConv";
@@ -106,13 +113,54 @@ class Folder {
     const int zw = input_of(*dw, 2) != Node::kNone
                        ? input_of(*dw, 2)
                        : g_.add_constant(conv.name + "_w_zero_point", NDArray(DataType::Int(8), {}));
-    out.inputs = {input_of(*dx, 0), sx, zero_point(zx, g_.value(input_of(*dx, 0)).dtype, conv.name + "_x_zero_point"),
-                  wq, sw, zw, input_of(q, 1),
+    out.inputs = {xq, sx, zx, wq, sw, zw, input_of(q, 1),
                   zero_point(input_of(q, 2), DataType::UInt(8), conv.name + "_y_zero_point")};
     if (bias != Node::kNone) out.inputs.push_back(quantized_bias(bias, sx, sw, K, conv.name));
     out.outputs = {q.outputs.at(0)};
     g_.nodes[ci] = std::move(out);
     for (size_t k = 1; k < chain.size(); ++k) drop_[chain[k]] = true;
+  }
+
+  // int8 data `x` of zero point `zx` as uint8 data of zero point zx + 128:
+  // x + 128, computed by a DequantizeLinear (scale 1, zero point -128) and
+  // a QuantizeLinear (scale 1, zero point 0 of uint8), exact, written
+  // before node `at`, once per value. x - zx is unchanged, and the int8 dot
+  // products take uint8 data.
+  std::pair<int, int> as_uint8(int x, int zx, size_t at) {
+    auto it = shifted_.find(x);
+    if (it == shifted_.end()) {
+      const std::string name = g_.value(x).name;
+      NDArray one(DataType::Float32(), {});
+      one.set(0, 1.0);
+      NDArray minus(DataType::Int(8), {});
+      minus.set(0, -128.0);
+      const int scale = g_.add_constant(name + "_unit_scale", std::move(one));
+      const int zp = g_.add_constant(name + "_minus_128", std::move(minus));
+      const int zero = g_.add_constant(name + "_zero_uint8", NDArray(DataType::UInt(8), {}));
+      Value f = g_.value(x);
+      f.name = name + "_plus_128";
+      f.dtype = DataType::Float32();
+      f.data.reset();
+      Value u = f;
+      u.name = name + "_uint8";
+      u.dtype = DataType::UInt(8);
+      const int fid = g_.add_value(std::move(f)), uid = g_.add_value(std::move(u));
+      Node dq, qn;
+      dq.name = name + "_plus_128";
+      dq.op = "DequantizeLinear";
+      dq.inputs = {x, scale, zp};
+      dq.outputs = {fid};
+      qn.name = name + "_to_uint8";
+      qn.op = "QuantizeLinear";
+      qn.inputs = {fid, scale, zero};
+      qn.outputs = {uid};
+      before_[at].push_back(std::move(dq));
+      before_[at].push_back(std::move(qn));
+      it = shifted_.emplace(x, uid).first;
+    }
+    NDArray z(DataType::UInt(8), {});
+    z.set(0, g_.value(zx).data->get(0) + 128);
+    return {it->second, g_.add_constant(g_.nodes[at].name + "_x_zero_point_uint8", std::move(z))};
   }
 
   // A zero point input: `id`, or a constant 0 of `dtype` where it is absent.
@@ -138,6 +186,8 @@ class Folder {
   ValueReaders readers_;
   std::vector<int> writer_;
   std::vector<bool> drop_;
+  std::vector<std::vector<Node>> before_;  // per node: nodes written before it
+  std::map<int, int> shifted_;             // int8 data -> its uint8 form
 };
 
 }  // namespace

@@ -23,7 +23,11 @@
 // where sx, zx, sy and zy are one value each and constant, the weights'
 // zero points are zero (symmetric, as every quantization tool makes them
 // for int8) and %y is read by nothing else; the DequantizeLinear of %x
-// stays for its other readers, if any. graph/layout.h then computes the
+// stays for its other readers, if any. int8 data (onnxruntime's default)
+// is read as uint8, x + 128 of zero point zx + 128, by a DequantizeLinear
+// and a QuantizeLinear of scale 1 written once per value (exact; fused
+// into whatever computes x): the int8 dot products take uint8 data.
+// graph/layout.h then computes the
 // QLinearConv on blocked channels with the CPU's int8 dot products.
 #pragma once
 

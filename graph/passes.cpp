@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "graph/fold_channel_scale.h"
 #include "graph/fold_qdq.h"
+#include "graph/fold_zero_points.h"
 #include "graph/layout.h"
 #include "graph/pad_attention.h"
 #include "graph/pad_dense.h"
@@ -204,6 +205,7 @@ const std::vector<Pass>& passes() {
   static const std::vector<Pass> table = {
       {"fold_batch_norm", [](const Graph& g, const PassOptions&) { return fold_batch_norm(g); }},
       {"fold_qdq", [](const Graph& g, const PassOptions&) { return fold_qdq(g); }},
+      {"fold_zero_points", [](const Graph& g, const PassOptions&) { return fold_zero_points(g); }},
       {"split_into_slices", [](const Graph& g, const PassOptions&) { return split_into_slices(g); }},
       {"recognize_layer_norm", [](const Graph& g, const PassOptions&) { return recognize_layer_norm(g); }},
       {"recognize_gelu", [](const Graph& g, const PassOptions&) { return recognize_gelu(g); }},

@@ -31,6 +31,7 @@ struct QConv {
   double x_zp = 130;  // uint8 x's zero point: the padding holds it
   double y_zp = 0;    // with relu, the Relu folds only where this is 0
   bool relu = true, bias = true;
+  bool signed_data = false;  // int8 x and y (zero points as int8)
 };
 
 // x (float) -> QuantizeLinear -> DequantizeLinear -> Conv(DQ(int8 w per
@@ -45,13 +46,13 @@ Graph qdq_conv(const QConv& c) {
   }
   m.input("x", {1, c.C, c.H, c.H})
       .constant("sx", TensorProto::FLOAT, {}, {0.01})
-      .constant("zx", TensorProto::UINT8, {}, {c.x_zp})
+      .constant("zx", c.signed_data ? TensorProto::INT8 : TensorProto::UINT8, {}, {c.x_zp})
       .int8_weights("wq", {c.K, c.C, c.kernel, c.kernel})
       .constant("sw", TensorProto::FLOAT, {c.K}, w_scale)
       .constant("zw", TensorProto::INT8, {c.K}, zeros)
       .constant("b", TensorProto::FLOAT, {c.K}, bias)
       .constant("sy", TensorProto::FLOAT, {}, {0.02})
-      .constant("zy", TensorProto::UINT8, {}, {c.y_zp})
+      .constant("zy", c.signed_data ? TensorProto::INT8 : TensorProto::UINT8, {}, {c.y_zp})
       .output("y");
   m.node("QuantizeLinear", {"x", "sx", "zx"}, {"xq"});
   m.node("DequantizeLinear", {"xq", "sx", "zx"}, {"xd"});
@@ -104,6 +105,30 @@ TEST(FoldQdq, WithoutReluBiasOrPaddingAndStrided) {
   const Graph after = eliminate_dead_code(fold_qdq(before));
   EXPECT_EQ(ops_of(after), (std::vector<std::string>{"QuantizeLinear", "QLinearConv", "DequantizeLinear"}));
   expect_within_one_step(before, after);
+}
+
+TEST(FoldQdq, Int8DataIsReadAsUint8) {
+  // int8 x of zero point 5 and y of -128 (so the Relu folds): x + 128 as
+  // uint8 by a DequantizeLinear and a QuantizeLinear of scale 1 before the
+  // QLinearConv, whose x zero point is 133. Blocked, it is the uint8
+  // convolution, and computes what the folded graph does exactly.
+  QConv c;
+  c.signed_data = true, c.x_zp = 5, c.y_zp = -128;
+  const Graph before = qdq_conv(c);
+  const Graph after = eliminate_dead_code(fold_qdq(before));
+  EXPECT_EQ(ops_of(after), (std::vector<std::string>{"QuantizeLinear", "DequantizeLinear", "QuantizeLinear",
+                                                     "QLinearConv", "DequantizeLinear"}));
+  const Node& q = after.nodes[3];
+  EXPECT_EQ(after.value(q.inputs[0]).dtype, DataType::UInt(8));
+  EXPECT_EQ(after.value(q.inputs[2]).data->get(0), 133);
+  expect_within_one_step(before, after);
+  const Graph blocked = convert_layout(after, 16);
+  const std::vector<std::string> ops = ops_of(blocked);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), std::string(kQLinearConvNCHWc)), 1);
+  std::vector<NDArray> in = testing::random_inputs(after, 5), in2;
+  for (const NDArray& a : in) in2.push_back(a.copy());
+  const NDArray want = std::move(run_reference(after, in)[0]), got = std::move(run_reference(blocked, in2)[0]);
+  for (int64_t i = 0; i < want.numel(); ++i) ASSERT_EQ(got.get(i), want.get(i)) << i;
 }
 
 TEST(FoldQdq, LeftWhereItDoesNotHold) {

@@ -182,7 +182,7 @@ TEST(RunPasses, AnUnknownPassIsNamedWithTheList) {
     run_passes(g, "fuse_everything");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("no graph pass called 'fuse_everything'; the passes are fold_batch_norm, fold_qdq, "
+    EXPECT_NE(std::string(e.what()).find("no graph pass called 'fuse_everything'; the passes are fold_batch_norm, fold_qdq, fold_zero_points, "
                                          "split_into_slices, recognize_layer_norm, recognize_gelu, recognize_silu, recognize_attention, "
                                          "eliminate_dead_code"),
               std::string::npos)
