@@ -48,6 +48,30 @@ bool is_crop(const Node& n) {
   return std::all_of(starts.begin(), starts.end(), [](int64_t s) { return s == 0; });
 }
 
+// Whether elementwise `c`, read into by a smaller chain (`broadcasts`: its
+// output is larger than the chain's, a scale or a mask broadcast into it),
+// reads another operand that an anchor computes, directly or through
+// elementwise operators (each followed back through its first input):
+// then it is that anchor's epilogue, and the small chain, which comes
+// first in node order, must not take it. A dynamically quantized layer's
+// Mul by a_scale · w_scale is its product's epilogue, after its Cast, not
+// the scalar Mul's.
+bool belongs_to_anchor(const Graph& g, const std::vector<int>& writer, const Node& c, bool broadcasts) {
+  if (!broadcasts) return false;
+  for (int id : c.inputs) {
+    for (int step = 0; id != Node::kNone && step < 8; ++step) {
+      const int w = writer[static_cast<size_t>(id)];
+      if (w < 0) break;
+      const Node& n = g.nodes[static_cast<size_t>(w)];
+      const OpPattern p = op_pattern(n);
+      if (p == OpPattern::kAnchor) return true;
+      if (p != OpPattern::kElementwise || n.inputs.empty()) break;
+      id = n.inputs[0];
+    }
+  }
+  return false;
+}
+
 // A group's inputs: what its nodes read that none of them writes.
 void set_inputs(const Graph& g, FusedGroup& group) {
   group.inputs.clear();
@@ -126,6 +150,10 @@ std::vector<FusedGroup> fuse_operators(const Graph& g) {
   const std::vector<std::vector<size_t>>& readers = value_reads.nodes;
   const std::vector<bool>& is_output = value_reads.is_output;
 
+  std::vector<int> writer(g.values.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int id : g.nodes[i].outputs)
+      if (id != Node::kNone) writer[static_cast<size_t>(id)] = static_cast<int>(i);
   std::vector<bool> taken(g.nodes.size(), false);
   std::vector<FusedGroup> groups;
   for (size_t start = 0; start < g.nodes.size(); ++start) {
@@ -150,7 +178,8 @@ std::vector<FusedGroup> fuse_operators(const Graph& g) {
                 (is_view(c) && g.value(c_out).numel() == g.value(out).numel()) ||
                 (is_crop(c) && g.value(c_out).shape.size() == g.value(out).shape.size());
       else
-        joins = p == OpPattern::kElementwise || p == OpPattern::kInjective;
+        joins = (p == OpPattern::kElementwise || p == OpPattern::kInjective) &&
+                !belongs_to_anchor(g, writer, c, g.value(c_out).numel() > g.value(out).numel());
       // The reader reads the chain once (Mul(x, x) would need the value twice).
       joins = joins && std::count(c.inputs.begin(), c.inputs.end(), out) == 1;
       if (!joins) break;

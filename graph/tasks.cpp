@@ -94,8 +94,9 @@ std::vector<Task> extract_tasks(const Graph& g, const std::vector<FusedGroup>& g
 std::string task_kind(const std::string& ops) {
   static const std::vector<std::pair<std::string, std::vector<std::string>>> kinds = {
       {"attention", {kAttention}},
-      {"conv", {"Conv", "ConvTranspose", kConvNCHWc, kDepthwiseConvNCHWc, kGroupedConvNCHWc, kWinogradConvNCHWc}},
-      {"dense", {"MatMul", "Gemm", "Einsum"}},
+      {"conv", {"Conv", "ConvTranspose", kConvNCHWc, kDepthwiseConvNCHWc, kGroupedConvNCHWc, kWinogradConvNCHWc,
+                "ConvInteger", "QLinearConv", kQLinearConvNCHWc}},
+      {"dense", {"MatMul", "Gemm", "Einsum", "MatMulInteger", "QLinearMatMul"}},
       {"recurrent", {"RNN", "GRU", "LSTM"}},
       {"norm", {"LayerNormalization", "InstanceNormalization", "BatchNormalization", "Softmax", "LogSoftmax",
                 "Hardmax"}},

@@ -18,6 +18,7 @@
 #include "graph/reference.h"
 #include "graph/tasks.h"
 #include "model_builder.h"
+#include "qdq_models.h"
 #include "same_outputs.h"
 #include "search/sample.h"
 #include "search/space.h"
@@ -258,6 +259,52 @@ TEST_F(CompiledModelTest, AnInt8ProductIsTensorizedAndItsWeightsPrepacked) {
   std::vector<NDArray> out = compile_and_run(g, groups, tasks, {*packed}, in, 1);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(max_rel_error(out[0], want), 0);
+}
+
+// A quantized (QDQ) convolution folded into a QLinearConv and blocked
+// (graph/fold_qdq.h, graph/layout.h), both kinds of data: the drawn
+// schedule of its convolution is tensorized, and the compiled model's
+// output is the passes' graph's on the reference executor exactly (the
+// integers are exact and the requantization's float operations the same).
+TEST_F(CompiledModelTest, AQuantizedConvolutionIsTensorizedAndExact) {
+  for (bool signed_data : {false, true}) {
+    testing::QConv c;
+    c.C = 16, c.K = 32, c.H = 9, c.signed_data = signed_data;
+    c.x_zp = signed_data ? -3 : 130, c.y_zp = signed_data ? -128 : 0;
+    const Graph g = run_passes(testing::qdq_conv(c), "", {.lanes = 16, .dense_lanes = 16});
+    const std::vector<FusedGroup> groups = fuse_operators(g);
+    const std::vector<Task> tasks = extract_tasks(g, groups);
+    const Target target = Target::parse("llvm -num-cores=2");
+    std::vector<PrimFunc> funcs;
+    bool tensorized = false;
+    for (const Task& t : tasks) {
+      const PrimFunc f = canonical_workload(t.func);
+      const std::vector<Trace> space = search::design_space(f, search::SpaceParams::for_target(target));
+      // The first draw, or the first tensorized one where there is one.
+      std::optional<search::Candidate> drawn;
+      for (uint64_t seed = 1; seed < 60; ++seed) {
+        std::optional<search::Candidate> c = search::sample_candidate(f, space[seed % space.size()], seed);
+        if (!c) continue;
+        bool has = false;
+        post_order_visit(c->func.body(), [&](const Stmt& s) {
+          if (const auto* l = s.as<ForNode>()) has = has || l->annotations.count(kTensorizeAnn);
+        });
+        if (!drawn || has) drawn = std::move(c);
+        if (has) {
+          tensorized = true;
+          break;
+        }
+      }
+      ASSERT_TRUE(drawn) << t.func.name();
+      funcs.push_back(drawn->func);
+    }
+    EXPECT_TRUE(tensorized) << "signed " << signed_data;
+    std::vector<NDArray> in = testing::random_inputs(g, 6);
+    const NDArray want = std::move(run_reference(g, in)[0]);
+    std::vector<NDArray> out = compile_and_run(g, groups, tasks, funcs, in, 2);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(max_rel_error(out[0], want), 0) << "signed " << signed_data;
+  }
 }
 
 // A MatMul onto 300 columns, padded to 320 (graph/pad_dense.h): the Slice

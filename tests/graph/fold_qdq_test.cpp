@@ -13,60 +13,20 @@
 #include "graph/passes.h"
 #include "graph/reference.h"
 #include "model_builder.h"
+#include "qdq_models.h"
 #include "same_outputs.h"
 
 namespace kiln::graph {
 namespace {
 
 using testing::ModelBuilder;
+using testing::qdq_conv;
+using testing::QConv;
 
 std::vector<std::string> ops_of(const Graph& g) {
   std::vector<std::string> out;
   for (const Node& n : g.nodes) out.push_back(n.op);
   return out;
-}
-
-struct QConv {
-  int64_t C = 3, K = 8, H = 10, kernel = 3, stride = 1, pad = 1;
-  double x_zp = 130;  // uint8 x's zero point: the padding holds it
-  double y_zp = 0;    // with relu, the Relu folds only where this is 0
-  bool relu = true, bias = true;
-  bool signed_data = false;  // int8 x and y (zero points as int8)
-};
-
-// x (float) -> QuantizeLinear -> DequantizeLinear -> Conv(DQ(int8 w per
-// channel), bias) [-> Relu] -> QuantizeLinear -> DequantizeLinear -> y.
-Graph qdq_conv(const QConv& c) {
-  ModelBuilder m;
-  using onnx::TensorProto;
-  std::vector<double> w_scale, zeros(static_cast<size_t>(c.K), 0.0), bias;
-  for (int64_t k = 0; k < c.K; ++k) {
-    w_scale.push_back(0.002 + 0.0005 * static_cast<double>(k));
-    bias.push_back(0.05 * static_cast<double>(k % 5) - 0.1);
-  }
-  m.input("x", {1, c.C, c.H, c.H})
-      .constant("sx", TensorProto::FLOAT, {}, {0.01})
-      .constant("zx", c.signed_data ? TensorProto::INT8 : TensorProto::UINT8, {}, {c.x_zp})
-      .int8_weights("wq", {c.K, c.C, c.kernel, c.kernel})
-      .constant("sw", TensorProto::FLOAT, {c.K}, w_scale)
-      .constant("zw", TensorProto::INT8, {c.K}, zeros)
-      .constant("b", TensorProto::FLOAT, {c.K}, bias)
-      .constant("sy", TensorProto::FLOAT, {}, {0.02})
-      .constant("zy", c.signed_data ? TensorProto::INT8 : TensorProto::UINT8, {}, {c.y_zp})
-      .output("y");
-  m.node("QuantizeLinear", {"x", "sx", "zx"}, {"xq"});
-  m.node("DequantizeLinear", {"xq", "sx", "zx"}, {"xd"});
-  onnx::NodeProto& dw = m.node("DequantizeLinear", {"wq", "sw", "zw"}, {"w"});
-  testing::set_int(dw, "axis", 0);
-  std::vector<std::string> conv_in{"xd", "w"};
-  if (c.bias) conv_in.push_back("b");
-  onnx::NodeProto& conv = m.node("Conv", conv_in, {"conv"});
-  testing::set_ints(conv, "pads", {c.pad, c.pad, c.pad, c.pad});
-  testing::set_ints(conv, "strides", {c.stride, c.stride});
-  if (c.relu) m.node("Relu", {"conv"}, {"act"});
-  m.node("QuantizeLinear", {c.relu ? "act" : "conv", "sy", "zy"}, {"yq"});
-  m.node("DequantizeLinear", {"yq", "sy", "zy"}, {"y"});
-  return import_onnx_bytes(m.bytes());
 }
 
 // The float graph's output and the folded one's differ by at most one step
