@@ -20,6 +20,8 @@ bool per_tensor(const Graph& g, const Node& n) {
          (zp == Node::kNone || (is_constant(g, zp) && g.value(zp).numel() == 1));
 }
 
+using Shape = std::vector<int64_t>;
+
 bool all_zero(const Graph& g, int id) {
   if (id == Node::kNone) return true;
   if (!is_constant(g, id)) return false;
@@ -42,6 +44,7 @@ class Folder {
     before_.assign(g_.nodes.size(), {});
     for (size_t i = 0; i < g_.nodes.size(); ++i)
       if (g_.nodes[i].op == "Conv") fold_conv(i);
+      else if (g_.nodes[i].op == "MatMul" || g_.nodes[i].op == "Gemm") fold_product(i);
     std::vector<Node> kept;
     for (size_t i = 0; i < g_.nodes.size(); ++i) {
       for (Node& n : before_[i]) kept.push_back(std::move(n));
@@ -119,6 +122,127 @@ class Folder {
     out.outputs = {q.outputs.at(0)};
     g_.nodes[ci] = std::move(out);
     for (size_t k = 1; k < chain.size(); ++k) drop_[chain[k]] = true;
+  }
+
+  // A MatMul or Gemm of dequantized data by dequantized constant int8
+  // weights of zero point 0: the integer product, scaled back to float.
+  //   %y = MatMul(DQ(%a, sa, za), DQ(%W, sw, 0)) [+ C]
+  //     -> %y = Add(Mul(Cast(MatMulInteger(%a, %W', za)), sa · sw), C)
+  // (W' the weights as [K, N]; A of more than two axes reshaped to rows
+  // and back). fold_zero_points then takes za out of the product.
+  void fold_product(size_t pi) {
+    const Node node = g_.nodes[pi];
+    const bool gemm = node.op == "Gemm";
+    if (node.outputs.size() != 1 || g_.value(node.outputs[0]).dtype != DataType::Float32()) return;
+    if (gemm && (node.attr_int("transA", 0) != 0 || node.attr_float("alpha", 1.0) != 1.0 ||
+                 node.attr_float("beta", 1.0) != 1.0))
+      return;
+    const Node* da = written_by(input_of(node, 0), "DequantizeLinear");
+    const Node* dw = written_by(input_of(node, 1), "DequantizeLinear");
+    if (!da || !dw || !per_tensor(g_, *da)) return;
+    const int wq = input_of(*dw, 0), sw = input_of(*dw, 1);
+    if (!is_constant(g_, wq) || g_.value(wq).dtype != DataType::Int(8) || g_.value(wq).shape.size() != 2 ||
+        !is_constant(g_, sw) || !all_zero(g_, input_of(*dw, 2)))
+      return;
+    const bool trans_b = gemm && node.attr_int("transB", 0) != 0;
+    const Shape w_shape = g_.value(wq).shape;
+    const int64_t K = trans_b ? w_shape[1] : w_shape[0], N = trans_b ? w_shape[0] : w_shape[1];
+    // The weights' scale: one, or one per output column (axis 1 of [K, N], 0 of [N, K]).
+    const int64_t per = g_.value(sw).numel();
+    const int64_t rank_w = 2;
+    int64_t axis = dw->attr_int("axis", 1);
+    if (axis < 0) axis += rank_w;
+    if (per != 1 && (per != N || axis != (trans_b ? 0 : 1))) return;
+    const int bias = gemm ? input_of(node, 2) : Node::kNone;
+    if (bias != Node::kNone && (!is_constant(g_, bias) || g_.value(bias).dtype != DataType::Float32() ||
+                                g_.value(bias).numel() != N || g_.value(bias).shape.back() != N))
+      return;
+    int a = input_of(*da, 0);
+    const int sa = input_of(*da, 1);
+    int za = input_of(*da, 2);
+    if (g_.value(a).dtype == DataType::Int(8))
+      std::tie(a, za) = as_uint8(a, zero_point(za, DataType::Int(8), node.name + "_a_zero_point"), pi);
+    if (za != Node::kNone && all_zero(g_, za)) za = Node::kNone;
+    const Shape a_shape = g_.value(a).shape;
+    if (a_shape.size() < 2 || a_shape.back() != K) return;
+    const Value out = g_.value(node.outputs[0]);
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < a_shape.size(); ++d) rows *= a_shape[d];
+
+    std::vector<Node>& at = before_[pi];
+    const std::string& name = node.name;
+    // A as rows, where it has more than two axes.
+    int a2 = a;
+    if (a_shape.size() > 2) a2 = reshape(a, {rows, K}, name + "_rows", at);
+    // W as [K, N], int8.
+    int w = wq;
+    if (trans_b) {
+      const NDArray& src = *g_.value(wq).data;
+      NDArray t(DataType::Int(8), {K, N});
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t n = 0; n < N; ++n) t.set(k * N + n, src.get(n * K + k));
+      w = g_.add_constant(g_.value(wq).name + "_kn", std::move(t));
+    }
+    const int acc = new_value(name + "_int32", DataType::Int(32), {rows, N});
+    Node mm = make_node(name + "_integer", "MatMulInteger", {a2, w}, {acc});
+    if (za != Node::kNone) mm.inputs.push_back(za);
+    at.push_back(std::move(mm));
+    const int f = new_value(name + "_float", DataType::Float32(), {rows, N});
+    Node cast = make_node(name + "_float", "Cast", {acc}, {f});
+    cast.attrs["to"] = int64_t{1};  // ONNX's FLOAT
+    at.push_back(std::move(cast));
+    // sa · sw, one value or one per column.
+    NDArray scale(DataType::Float32(), {per});
+    const float a_scale = static_cast<float>(g_.value(sa).data->get(0));
+    for (int64_t n = 0; n < per; ++n) scale.set(n, a_scale * static_cast<float>(g_.value(sw).data->get(n)));
+    const int scale_id = g_.add_constant(name + "_scale", std::move(scale));
+    const bool reshaped = a_shape.size() > 2;
+    const int scaled = bias == Node::kNone && !reshaped ? node.outputs[0]
+                                                         : new_value(name + "_scaled", DataType::Float32(), {rows, N});
+    at.push_back(make_node(name + "_scaled", "Mul", {f, scale_id}, {scaled}));
+    int last = scaled;
+    if (bias != Node::kNone) {
+      const int biased = reshaped ? new_value(name + "_biased", DataType::Float32(), {rows, N}) : node.outputs[0];
+      at.push_back(make_node(name + "_bias", "Add", {scaled, bias}, {biased}));
+      last = biased;
+    }
+    if (reshaped) {
+      const int shape = g_.add_constant(name + "_out_shape", shape_constant(out.shape));
+      at.push_back(make_node(name + "_unrows", "Reshape", {last, shape}, {node.outputs[0]}));
+    }
+    drop_[pi] = true;
+  }
+
+  NDArray shape_constant(const Shape& s) {
+    NDArray a(DataType::Int(64), {static_cast<int64_t>(s.size())});
+    for (size_t i = 0; i < s.size(); ++i) a.set(static_cast<int64_t>(i), static_cast<double>(s[i]));
+    return a;
+  }
+
+  // A Reshape of `x` to `shape`, written into `at`; its output.
+  int reshape(int x, const Shape& shape, const std::string& name, std::vector<Node>& at) {
+    const int s = g_.add_constant(name + "_shape", shape_constant(shape));
+    const int out = new_value(name, g_.value(x).dtype, shape);
+    at.push_back(make_node(name, "Reshape", {x, s}, {out}));
+    return out;
+  }
+
+  int new_value(const std::string& name, DataType dtype, const Shape& shape) {
+    Value v;
+    v.name = name;
+    v.dtype = dtype;
+    v.shape = shape;
+    return g_.add_value(std::move(v));
+  }
+
+  static Node make_node(const std::string& name, const std::string& op, std::vector<int> inputs,
+                        std::vector<int> outputs) {
+    Node n;
+    n.name = name;
+    n.op = op;
+    n.inputs = std::move(inputs);
+    n.outputs = std::move(outputs);
+    return n;
   }
 
   // int8 data `x` of zero point `zx` as uint8 data of zero point zx + 128:

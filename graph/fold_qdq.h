@@ -27,6 +27,17 @@
 // is read as uint8, x + 128 of zero point zx + 128, by a DequantizeLinear
 // and a QuantizeLinear of scale 1 written once per value (exact; fused
 // into whatever computes x): the int8 dot products take uint8 data.
+// A MatMul or Gemm of dequantized data by dequantized constant int8
+// weights (zero points zero) becomes the integer product scaled back to
+// float,
+//
+//   %y = MatMul(DQ(%a, sa, za), DQ(%W, sw, 0)) [+ C]
+//     -> %y = Add(Mul(Cast(MatMulInteger(%a, %W', za), float), sa · sw), C)
+//
+// (W' the weights as [K, N], a Gemm's transposed ones transposed here; A of
+// more than two axes reshaped to rows and back); its output stays float,
+// as the graph had it, for whatever follows. graph/fold_zero_points.h then
+// takes za out of the product, which the search tensorizes.
 // graph/layout.h then computes the
 // QLinearConv on blocked channels with the CPU's int8 dot products.
 #pragma once

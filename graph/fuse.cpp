@@ -90,7 +90,7 @@ void set_inputs(const Graph& g, FusedGroup& group) {
 // layouts, as graph/layout.h converts them).
 bool starts_with_product(const Graph& g, const FusedGroup& group) {
   const std::string& op = g.nodes[group.nodes.front()].op;
-  return op == "MatMul" || op == "Gemm" || op == kAttention;
+  return op == "MatMul" || op == "Gemm" || op == "MatMulInteger" || op == kAttention;
 }
 
 // Index maps into their product: a group of data movement alone (the

@@ -117,5 +117,59 @@ TEST(FoldQdq, BlockedTheConvolutionIsTheInt8DotProductsExactly) {
   for (int64_t i = 0; i < want.numel(); ++i) ASSERT_EQ(got.get(i), want.get(i)) << i;
 }
 
+// a (float [2, 5, 32]) quantized to uint8 (or int8) and dequantized, by
+// int8 weights dequantized per column: a MatMul ([32, 24]) or a Gemm
+// (transB, [24, 32], with a bias) of the batch's rows.
+Graph qdq_product(bool gemm, bool signed_data) {
+  ModelBuilder m;
+  using onnx::TensorProto;
+  std::vector<double> w_scale, zeros(24, 0.0), bias;
+  for (int64_t n = 0; n < 24; ++n) {
+    w_scale.push_back(0.003 + 0.0002 * static_cast<double>(n));
+    bias.push_back(0.1 * static_cast<double>(n % 3));
+  }
+  const TensorProto::DataType q = signed_data ? TensorProto::INT8 : TensorProto::UINT8;
+  m.input("a", gemm ? std::vector<int64_t>{10, 32} : std::vector<int64_t>{2, 5, 32})
+      .constant("sa", TensorProto::FLOAT, {}, {0.02})
+      .constant("za", q, {}, {signed_data ? -7.0 : 121.0})
+      .int8_weights("wq", gemm ? std::vector<int64_t>{24, 32} : std::vector<int64_t>{32, 24})
+      .constant("sw", TensorProto::FLOAT, {24}, w_scale)
+      .constant("zw", TensorProto::INT8, {24}, zeros)
+      .constant("c", TensorProto::FLOAT, {24}, bias)
+      .output("y");
+  m.node("QuantizeLinear", {"a", "sa", "za"}, {"aq"});
+  m.node("DequantizeLinear", {"aq", "sa", "za"}, {"ad"});
+  onnx::NodeProto& dw = m.node("DequantizeLinear", {"wq", "sw", "zw"}, {"w"});
+  testing::set_int(dw, "axis", gemm ? 0 : 1);
+  if (gemm) {
+    onnx::NodeProto& n = m.node("Gemm", {"ad", "w", "c"}, {"y"});
+    testing::set_int(n, "transB", 1);
+  } else {
+    m.node("MatMul", {"ad", "w"}, {"y"});
+  }
+  return import_onnx_bytes(m.bytes());
+}
+
+TEST(FoldQdq, AProductOfDequantizedOperandsIsTheIntegerProductScaled) {
+  // Before: a float product of dequantized operands. After: MatMulInteger
+  // of the quantized data (as rows; int8 data as uint8) by the int8
+  // weights ([K, N]), cast, scaled by sa · sw[n], the Gemm's bias added.
+  // The same values, to float rounding.
+  for (bool signed_data : {false, true}) {
+    const Graph mm = qdq_product(false, signed_data);
+    const Graph mm_after = eliminate_dead_code(fold_qdq(mm));
+    std::vector<std::string> want{"QuantizeLinear", "Reshape", "MatMulInteger", "Cast", "Mul", "Reshape"};
+    if (signed_data) want.insert(want.begin() + 1, {"DequantizeLinear", "QuantizeLinear"});
+    EXPECT_EQ(ops_of(mm_after), want);
+    testing::expect_same_outputs(mm, mm_after);
+    const Graph gemm = qdq_product(true, signed_data);
+    const Graph gemm_after = eliminate_dead_code(fold_qdq(gemm));
+    want = {"QuantizeLinear", "MatMulInteger", "Cast", "Mul", "Add"};
+    if (signed_data) want.insert(want.begin() + 1, {"DequantizeLinear", "QuantizeLinear"});
+    EXPECT_EQ(ops_of(gemm_after), want);
+    testing::expect_same_outputs(gemm, gemm_after);
+  }
+}
+
 }  // namespace
 }  // namespace kiln::graph
