@@ -25,10 +25,12 @@ std::vector<double> onednn_matmul(const float* A, const float* B, float* C, int6
 // C[M,N] = A[M,K] * B[K,N] in int32, A uint8, B int8, row-major (oneDNN's
 // u8s8s32 matmul). With `prepacked`, B is reordered into the layout oneDNN
 // picks before the timed runs, as a graph compiler folds a constant
-// weight; without, oneDNN takes it as it is, as kiln's kernel does. `impl`
-// gets the implementation oneDNN chose.
+// weight; without, oneDNN takes it as it is, as kiln's kernel does. With
+// `b_transposed`, B is stored [N, K] (a dense layer's weights, dense_u8s8s32).
+// `impl` gets the implementation oneDNN chose.
 std::vector<double> onednn_matmul_u8s8s32(const uint8_t* A, const int8_t* B, int32_t* C, int64_t M, int64_t N,
-                                          int64_t K, bool prepacked, int threads, int repeat, std::string* impl);
+                                          int64_t K, bool prepacked, bool b_transposed, int threads, int repeat,
+                                          std::string* impl);
 // out[N,K,P,Q] = conv(in[N,C,H,W], weight[K,C,R,S]), plain nchw/oihw layouts,
 // algorithm convolution_direct.
 std::vector<double> onednn_conv2d_nchw(const float* in, const float* weight, float* out, const ConvShape& s,
@@ -53,6 +55,10 @@ std::vector<double> onednn_conv2d_nchwc(const float* in, const float* weight, fl
 std::vector<double> onednn_conv2d_nchwc_u8s8s32(const uint8_t* in, const int8_t* weight, int32_t* out,
                                                 const ConvShape& s, int64_t block, int threads, int repeat,
                                                 std::string* impl);
+// The same for kiln's plain tensors (conv2d_nchw_u8s8s32: nchw data and
+// output, oihw weights), reordered untimed into oneDNN's own layouts.
+std::vector<double> onednn_conv2d_nchw_u8s8s32(const uint8_t* in, const int8_t* weight, int32_t* out,
+                                               const ConvShape& s, int threads, int repeat, std::string* impl);
 
 // A grouped convolution on kiln's blocked tensors (grouped_conv2d_nchwc, and
 // depthwise_conv2d_nchwc, whose [C/b, R, S, b] weights are the grouped

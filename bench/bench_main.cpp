@@ -77,16 +77,26 @@ NDArray direct_weights(const ops::Workload& w) {
 
 std::vector<Baseline> baselines_for(const ops::Workload& w, const std::vector<NDArray>& args,
                                     const NDArray& direct, int threads) {
-  if (w.op == "matmul_u8s8s32") {
+  if (w.op == "matmul_u8s8s32" || w.op == "dense_u8s8s32") {
     const auto* a = static_cast<const uint8_t*>(args[0].data());
     const auto* b = static_cast<const int8_t*>(args[1].data());
     int64_t M = w.params.at("M"), N = w.params.at("N"), K = w.params.at("K");
+    const bool dense = w.op == "dense_u8s8s32";  // B as [N, K]
     auto run = [=](bool packed) {
       return [=](void* out, int r, std::string* impl) {
-        return onednn_matmul_u8s8s32(a, b, static_cast<int32_t*>(out), M, N, K, packed, threads, r, impl);
+        return onednn_matmul_u8s8s32(a, b, static_cast<int32_t*>(out), M, N, K, packed, dense, threads, r, impl);
       };
     };
     return {{"onednn_matmul_u8s8s32", run(false)}, {"onednn_matmul_u8s8s32_prepacked", run(true)}};
+  }
+  if (w.op == "conv2d_nchw_u8s8s32" && w.params.at("dilation") == 1 && w.params.at("groups") == 1) {
+    const auto* x = static_cast<const uint8_t*>(args[0].data());
+    const auto* k = static_cast<const int8_t*>(args[1].data());
+    const ConvShape s{w.params.at("N"), w.params.at("C"), w.params.at("H"),      w.params.at("W"),  w.params.at("K"),
+                      w.params.at("R"), w.params.at("S"), w.params.at("stride"), w.params.at("pad")};
+    return {{"onednn_conv2d_u8s8s32", [=](void* out, int r, std::string* impl) {
+               return onednn_conv2d_nchw_u8s8s32(x, k, static_cast<int32_t*>(out), s, threads, r, impl);
+             }}};
   }
   if (w.op == "conv2d_nchwc_u8s8s32" && w.params.at("dilation") == 1 && w.params.at("cb") == w.params.at("kb") &&
       (w.params.at("cb") == 8 || w.params.at("cb") == 16)) {

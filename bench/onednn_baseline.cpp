@@ -62,10 +62,12 @@ std::vector<double> onednn_matmul(const float* A, const float* B, float* C, int6
 }
 
 std::vector<double> onednn_matmul_u8s8s32(const uint8_t* A, const int8_t* B, int32_t* C, int64_t M, int64_t N,
-                                          int64_t K, bool prepacked, int threads, int repeat, std::string* impl) {
+                                          int64_t K, bool prepacked, bool b_transposed, int threads, int repeat,
+                                          std::string* impl) {
   omp_set_num_threads(threads);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
-  dnnl::memory::desc a_md({M, K}, dt::u8, tag::ab), b_plain({K, N}, dt::s8, tag::ab), c_md({M, N}, dt::s32, tag::ab);
+  dnnl::memory::desc a_md({M, K}, dt::u8, tag::ab), b_plain({K, N}, dt::s8, b_transposed ? tag::ba : tag::ab),
+      c_md({M, N}, dt::s32, tag::ab);
   dnnl::memory::desc b_md = prepacked ? dnnl::memory::desc({K, N}, dt::s8, tag::any) : b_plain;
   dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), eng);
   if (impl) *impl = pd.impl_info_str();
@@ -147,20 +149,42 @@ std::vector<double> onednn_conv2d_nchwc(const float* in, const float* weight, fl
   return time_primitive(eng, prim, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}}, repeat);
 }
 
+namespace {
+
+// An int8 convolution given its tensors in the layouts `act` (data and
+// output) and `weights`; oneDNN's int8 kernels take their own layouts
+// (nhwc for brgconv): data, weights and output all in the layouts it picks,
+// reordered untimed, as a graph compiler keeps activations in one layout
+// between layers and folds the weights.
+std::vector<double> onednn_conv2d_u8s8s32(const uint8_t* in, const int8_t* weight, int32_t* out, const ConvShape& s,
+                                          dnnl::memory::format_tag act, dnnl::memory::format_tag weights, int threads,
+                                          int repeat, std::string* impl);
+
+}  // namespace
+
+std::vector<double> onednn_conv2d_nchw_u8s8s32(const uint8_t* in, const int8_t* weight, int32_t* out,
+                                               const ConvShape& s, int threads, int repeat, std::string* impl) {
+  return onednn_conv2d_u8s8s32(in, weight, out, s, tag::nchw, tag::oihw, threads, repeat, impl);
+}
+
 std::vector<double> onednn_conv2d_nchwc_u8s8s32(const uint8_t* in, const int8_t* weight, int32_t* out,
                                                 const ConvShape& s, int64_t block, int threads, int repeat,
                                                 std::string* impl) {
+  const bool b16 = block == 16;
+  return onednn_conv2d_u8s8s32(in, weight, out, s, b16 ? tag::nChw16c : tag::nChw8c,
+                               b16 ? tag::OIhw4i16o4i : tag::OIhw2i8o4i, threads, repeat, impl);
+}
+
+namespace {
+
+std::vector<double> onednn_conv2d_u8s8s32(const uint8_t* in, const int8_t* weight, int32_t* out, const ConvShape& s,
+                                          dnnl::memory::format_tag act, dnnl::memory::format_tag weights, int threads,
+                                          int repeat, std::string* impl) {
   omp_set_num_threads(threads);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
-  const bool b16 = block == 16;
-  const tag act = b16 ? tag::nChw16c : tag::nChw8c;
-  // oneDNN's int8 kernels take their own layouts (nhwc for brgconv), not
-  // the blocked ones: data, weights and output all in the layouts it
-  // picks, reordered untimed, as a graph compiler keeps activations in
-  // one layout between layers and folds the weights.
   const dnnl::memory::desc src_user_md({s.N, s.C, s.H, s.W}, dt::u8, act);
   const dnnl::memory::desc dst_user_md({s.N, s.K, s.P(), s.Q()}, dt::s32, act);
-  const dnnl::memory::desc w_user_md({s.K, s.C, s.R, s.S}, dt::s8, b16 ? tag::OIhw4i16o4i : tag::OIhw2i8o4i);
+  const dnnl::memory::desc w_user_md({s.K, s.C, s.R, s.S}, dt::s8, weights);
   const dnnl::memory::desc src_any({s.N, s.C, s.H, s.W}, dt::u8, tag::any);
   const dnnl::memory::desc dst_any({s.N, s.K, s.P(), s.Q()}, dt::s32, tag::any);
   const dnnl::memory::desc w_any({s.K, s.C, s.R, s.S}, dt::s8, tag::any);
@@ -173,6 +197,8 @@ std::vector<double> onednn_conv2d_nchwc_u8s8s32(const uint8_t* in, const int8_t*
   dnnl::memory dst_user(dst_user_md, eng, out);
   return time_in_own_layouts(eng, pd, src_user, w_user, dst_user, repeat);
 }
+
+}  // namespace
 
 std::vector<double> onednn_grouped_conv2d_nchwc(const float* in, const float* weight, float* out, const ConvShape& s,
                                                 int64_t groups, int64_t block, int threads, int repeat,

@@ -13,11 +13,13 @@ struct ConvShape {
   int64_t N, C, H, W, K, R, S, P, Q;
 };
 
+// `widened`: data and kernel may differ in type (each is widened to the
+// accumulator's before the product).
 ConvShape conv_shape(const std::string& op, const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg,
-                     bool channels_last) {
+                     bool channels_last, bool widened = false) {
   require_rank(op, data, 4);
   require_rank(op, kernel, 4);
-  require_same_dtype(op, data, kernel);
+  if (!widened) require_same_dtype(op, data, kernel);
   ConvShape s{};
   s.N = const_extent(op, data, 0);
   s.C = const_extent(op, data, channels_last ? 3 : 1);
@@ -47,8 +49,8 @@ Expr input_channel(const Var& k, const Var& rc, const ConvShape& s, int64_t grou
 
 }  // namespace
 
-te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg) {
-  ConvShape s = conv_shape("conv2d_nchw", data, kernel, cfg, false);
+te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg, DataType acc) {
+  ConvShape s = conv_shape("conv2d_nchw", data, kernel, cfg, false, !acc.is_void());
   te::Tensor padded = pad(data, {0, 0, cfg.pad, cfg.pad}, {0, 0, cfg.pad, cfg.pad}, make_zero(data.dtype()));
   IterVar rc = te::reduce_axis(Range(i32(0), i32(s.C / cfg.groups)), "rc");
   IterVar rr = te::reduce_axis(Range(i32(0), i32(s.R)), "r");
@@ -59,7 +61,9 @@ te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& kernel, const C
         Expr h = window_index(p, rr.var(), {s.R, cfg.stride, cfg.pad, cfg.dilation});
         Expr w = window_index(q, rs.var(), {s.S, cfg.stride, cfg.pad, cfg.dilation});
         Expr c = input_channel(k, rc.var(), s, cfg.groups);
-        return te::sum(padded(n, c, h, w) * kernel(k, rc, rr, rs), {rc, rr, rs});
+        Expr x = padded(n, c, h, w), y = kernel(k, rc, rr, rs);
+        if (!acc.is_void()) x = cast(acc, x), y = cast(acc, y);
+        return te::sum(x * y, {rc, rr, rs});
       },
       "conv2d_nchw");
 }

@@ -22,7 +22,10 @@ struct Conv2dConfig {
 
 // out[n, k, p, q] = sum_{c, r, s} pad[n, c', p*stride + r*dilation, q*stride + s*dilation] * kernel[k, c, r, s]
 // data: [N, C, H, W], kernel: [K, C/groups, R, S] -> [N, K, P, Q]; stage "conv2d_nchw".
-te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg);
+// With `acc` (not void), data and kernel are each widened to it before
+// the product (uint8 data, int8 weights, int32 sums).
+te::Tensor conv2d_nchw(const te::Tensor& data, const te::Tensor& kernel, const Conv2dConfig& cfg,
+                       DataType acc = DataType());
 
 // The same in channels-last layout: data: [N, H, W, C], kernel: [R, S, C/groups, K]
 // -> [N, P, Q, K]; stage "conv2d_nhwc".

@@ -24,6 +24,16 @@ te::Tensor matmul_widened(const te::Tensor& A, const te::Tensor& B, DataType acc
       [&](Var i, Var j) { return te::sum(cast(acc, A(i, k)) * cast(acc, B(k, j)), {k}); }, name);
 }
 
+te::Tensor dense_widened(const te::Tensor& X, const te::Tensor& W, DataType acc, const std::string& name) {
+  require_rank("dense", X, 2);
+  require_rank("dense", W, 2);
+  require_same_extent("dense", X, 1, W, 1);
+  IterVar k = te::reduce_axis(Range(i32(0), X.shape()[1]), "k");
+  return te::compute(
+      {X.shape()[0], W.shape()[0]},
+      [&](Var i, Var j) { return te::sum(cast(acc, X(i, k)) * cast(acc, W(j, k)), {k}); }, name);
+}
+
 te::Tensor batch_matmul(const te::Tensor& A, const te::Tensor& B, const std::string& name) {
   require_rank("batch_matmul", A, 3);
   require_rank("batch_matmul", B, 3);

@@ -23,6 +23,11 @@ te::Tensor matmul(const te::Tensor& A, const te::Tensor& B, const std::string& n
 // what the CPUs' int8 dot-product instructions compute).
 te::Tensor matmul_widened(const te::Tensor& A, const te::Tensor& B, DataType acc, const std::string& name = "C");
 
+// Y[i, j] = sum_k acc(X[i, k]) * acc(W[j, k]): dense (below) without bias
+// or activation, each input widened to `acc` before the product, as
+// matmul_widened (uint8 X, int8 W, int32 sums).
+te::Tensor dense_widened(const te::Tensor& X, const te::Tensor& W, DataType acc, const std::string& name = "dense");
+
 // C[b, i, j] = sum_k A[b, i, k] * B[b, k, j];  A: [B, M, K], B: [B, K, N].
 te::Tensor batch_matmul(const te::Tensor& A, const te::Tensor& B, const std::string& name = "C");
 

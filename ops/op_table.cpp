@@ -128,6 +128,17 @@ std::vector<OpSpec> make_table() {
       [](const Workload& w) { return 2 * product({param(w, "M"), param(w, "N"), param(w, "K")}); }, nullptr});
 
   t.push_back(OpSpec{
+      "dense_u8s8s32", "int8 fully connected layer: uint8 X, int8 W (one row per output feature), int32 sums",
+      "X[M,K] uint8, W[N,K] int8 -> Y[M,N] int32", "2·M·N·K",
+      {req("M", "rows (batch)"), req("N", "output features"), req("K", "input features")}, DTypeRule::kFixed,
+      [](const Workload& w) {
+        Tensor X = input("X", {param(w, "M"), param(w, "K")}, DataType::UInt(8));
+        Tensor W = input("W", {param(w, "N"), param(w, "K")}, DataType::Int(8));
+        return te::create_prim_func({X, W, dense_widened(X, W, DataType::Int(32))}, w.op);
+      },
+      [](const Workload& w) { return 2 * product({param(w, "M"), param(w, "N"), param(w, "K")}); }, nullptr});
+
+  t.push_back(OpSpec{
       "batch_matmul", "batched matrix product", "A[B,M,K], B[B,K,N] -> C[B,M,N]", "2·B·M·N·K",
       {req("B", "batch"), req("M", "rows of A and C"), req("N", "columns of B and C"), req("K", "reduced extent")},
       DTypeRule::kNumeric,
@@ -177,6 +188,22 @@ std::vector<OpSpec> make_table() {
         Tensor kernel = input(w, "kernel",
                               {param(w, "K"), param(w, "C") / param(w, "groups"), param(w, "R"), param(w, "S")});
         return te::create_prim_func({data, kernel, conv2d_nchw(data, kernel, conv_config(w))}, w.op);
+      },
+      conv_flops,
+      [](const Workload& w) {
+        check_groups(w);
+        window_out(w, param(w, "dilation"));
+      }});
+
+  t.push_back(OpSpec{
+      "conv2d_nchw_u8s8s32", "int8 2-D convolution, channels first: uint8 data, int8 weights, int32 sums",
+      "data[N,C,H,W] uint8, kernel[K,C/groups,R,S] int8 -> out[N,K,P,Q] int32", "2·N·K·P·Q·(C/groups)·R·S",
+      conv_params(), DTypeRule::kFixed,
+      [](const Workload& w) {
+        Tensor data = input("data", {param(w, "N"), param(w, "C"), param(w, "H"), param(w, "W")}, DataType::UInt(8));
+        Tensor kernel = input("kernel", {param(w, "K"), param(w, "C") / param(w, "groups"), param(w, "R"), param(w, "S")},
+                              DataType::Int(8));
+        return te::create_prim_func({data, kernel, conv2d_nchw(data, kernel, conv_config(w), DataType::Int(32))}, w.op);
       },
       conv_flops,
       [](const Workload& w) {

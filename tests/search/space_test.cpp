@@ -74,6 +74,10 @@ TEST(DesignSpace, AnInt8ProductIsTiledForTheTargetsDotProduct) {
   EXPECT_EQ(intrin_of(design_space(
                 workload("conv2d_nchwc_u8s8s32:N=1,C=32,H=8,W=8,K=16,R=3,S=3,stride=1,pad=1,cb=16,kb=16"), vnni)),
             std::set<std::string>{"x86_vnni_u8s8s32_16x4"});
+  // A dense layer's weights, one row per output feature: packed into the
+  // intrinsic's layout like matmul's B.
+  EXPECT_EQ(intrin_of(design_space(workload("dense_u8s8s32:M=64,N=64,K=64"), vnni)),
+            std::set<std::string>{"x86_vnni_u8s8s32_16x4"});
   // Without a dot product, the usual tiling.
   const SpaceParams sse = SpaceParams::for_target(Target::parse("llvm -mcpu=x86-64 -num-cores=2"));
   EXPECT_TRUE(intrin_of(design_space(f, sse)).empty());
@@ -244,6 +248,12 @@ TEST(Candidates, Matmul) { expect_candidates_correct("matmul:M=16,N=24,K=8", 4);
 TEST(Candidates, Int8Matmul) { expect_candidates_correct("matmul_u8s8s32:M=8,N=32,K=16", 3); }
 TEST(Candidates, Int8Conv2dNchwc) {
   expect_candidates_correct("conv2d_nchwc_u8s8s32:N=1,C=16,H=6,W=6,K=8,R=3,S=3,stride=1,pad=1,cb=8,kb=8", 2);
+}
+TEST(Candidates, Int8Dense) { expect_candidates_correct("dense_u8s8s32:M=8,N=32,K=16", 3); }
+// channels first: output channels are not contiguous in the output, which
+// the intrinsic writes 8 or 16 of at once; the usual tiling, in int32.
+TEST(Candidates, Int8Conv2dNchw) {
+  expect_candidates_correct("conv2d_nchw_u8s8s32:N=1,C=8,H=6,W=6,K=8,R=3,S=3,stride=1,pad=1", 2);
 }
 TEST(Candidates, BatchMatmul) { expect_candidates_correct("batch_matmul:B=2,M=8,N=16,K=8", 2); }
 TEST(Candidates, DenseBiasRelu) { expect_candidates_correct("dense:M=8,N=16,K=8,bias=1,act=relu", 3); }
