@@ -16,23 +16,36 @@
 namespace kiln::graph::operators {
 namespace {
 
-// The blocked convolutions of graph/layout.h: data [N, C/cb, H, W, cb],
-// weights as ops/blocked.h has them, the bias [K/kb, kb].
-te::Tensor conv_nchwc(const Graph& g, const Node& n, const Tensors& in) {
+// A blocked convolution's window from the node's attributes, and its data:
+// the input as it is where the convolution pads it (alike on every side,
+// with zeros), else an explicit pad stage of `pad_value` (asymmetric pads;
+// a quantized input's zero point) and the convolution unpadded.
+struct BlockedWindow {
+  ops::Conv2dConfig cfg;
+  te::Tensor data;
+};
+BlockedWindow blocked_window(const Graph& g, const Node& n, const te::Tensor& in, int64_t pad_value = 0) {
   const Value& x = required_input(g, n, 0);
   const Shape spatial{x.shape.at(2), x.shape.at(3)};
   const Shape kernel = n.attr_ints("kernel_shape", {});
   const Shape strides = n.attr_ints("strides", {1, 1}), dilations = n.attr_ints("dilations", {1, 1});
   const Shape pads = window_pads(n, spatial, kernel, strides, dilations);
-  ops::Conv2dConfig cfg;
-  cfg.stride = strides.at(0);
-  cfg.dilation = dilations.at(0);
-  te::Tensor data = in[0];
-  if (pads[0] == pads[1] && pads[1] == pads[2] && pads[2] == pads[3])
-    cfg.pad = pads[0];
+  BlockedWindow w{{}, in};
+  w.cfg.stride = strides.at(0);
+  w.cfg.dilation = dilations.at(0);
+  w.cfg.groups = n.attr_int("group", 1);
+  const bool alike = pads[0] == pads[1] && pads[1] == pads[2] && pads[2] == pads[3];
+  if (alike && (pad_value == 0 || pads[0] == 0))
+    w.cfg.pad = pads[0];
   else
-    data = ops::pad(in[0], {0, 0, pads[0], pads[1], 0}, {0, 0, pads[2], pads[3], 0}, make_zero(x.dtype));
-  cfg.groups = n.attr_int("group", 1);
+    w.data = ops::pad(in, {0, 0, pads[0], pads[1], 0}, {0, 0, pads[2], pads[3], 0}, make_const(x.dtype, pad_value));
+  return w;
+}
+
+// The blocked convolutions of graph/layout.h: data [N, C/cb, H, W, cb],
+// weights as ops/blocked.h has them, the bias [K/kb, kb].
+te::Tensor conv_nchwc(const Graph& g, const Node& n, const Tensors& in) {
+  const auto [cfg, data] = blocked_window(g, n, in[0]);
   te::Tensor y = n.op == kWinogradConvNCHWc ? ops::conv2d_winograd_nchwc(data, in[1], cfg.pad, n.attr_int("winograd_tile", 0))
                  : n.op == kConvNCHWc       ? ops::conv2d_nchwc(data, in[1], cfg)
                  : n.op == kGroupedConvNCHWc ? ops::grouped_conv2d_nchwc(data, in[1], cfg)
@@ -46,21 +59,7 @@ te::Tensor conv_nchwc(const Graph& g, const Node& n, const Tensors& in) {
 // graph/layout.h's QLinearConvNCHWc: the int8 product on blocked channels,
 // padded with x's zero point, then requantized per output channel.
 te::Tensor qlinear_conv_nchwc(const Graph& g, const Node& n, const Tensors& in) {
-  const Value& x = required_input(g, n, 0);
-  const Shape spatial{x.shape.at(2), x.shape.at(3)};
-  const Shape kernel = n.attr_ints("kernel_shape", {});
-  const Shape strides = n.attr_ints("strides", {1, 1}), dilations = n.attr_ints("dilations", {1, 1});
-  const Shape pads = window_pads(n, spatial, kernel, strides, dilations);
-  const int64_t pad_value = n.attr_int("pad_value", 0);
-  ops::Conv2dConfig cfg;
-  cfg.stride = strides.at(0);
-  cfg.dilation = dilations.at(0);
-  te::Tensor data = in[0];
-  const bool any_pad = pads[0] || pads[1] || pads[2] || pads[3];
-  if (pads[0] == pads[1] && pads[1] == pads[2] && pads[2] == pads[3] && (pad_value == 0 || !any_pad))
-    cfg.pad = pads[0];
-  else  // asymmetric, or padded with the zero point: a pad stage of its own
-    data = ops::pad(in[0], {0, 0, pads[0], pads[1], 0}, {0, 0, pads[2], pads[3], 0}, make_const(x.dtype, pad_value));
+  const auto [cfg, data] = blocked_window(g, n, in[0], n.attr_int("pad_value", 0));
   const te::Tensor acc = ops::conv2d_nchwc_dot4(data, in[1], cfg, DataType::Int(32));
   const te::Tensor &offset = in[2], &multiplier = in[3], &y_zp = in[4];
   return te::compute(
