@@ -16,6 +16,7 @@
 #include "ops/winograd.h"
 #include "ops/window.h"
 #include "tir/te/create_prim_func.h"
+#include "tir/tensor_intrin.h"
 
 namespace kiln::ops {
 
@@ -99,6 +100,9 @@ Pool2dConfig pool_config(const Workload& w) {
   return {param(w, "R"), param(w, "S"), param(w, "stride"), param(w, "pad")};
 }
 
+// An int8 product whose weights hold 7 bits (tir/tensor_intrin.h).
+Tensor small_weights(const Tensor& t) { return te::annotate(t, kSmallWeightsAnn, Expr(1)); }
+
 // --- the table ----------------------------------------------------------------
 
 std::vector<OpSpec> make_table() {
@@ -115,17 +119,24 @@ std::vector<OpSpec> make_table() {
       },
       [](const Workload& w) { return 2 * product({param(w, "M"), param(w, "N"), param(w, "K")}); }, nullptr});
 
-  t.push_back(OpSpec{
-      "matmul_u8s8s32", "int8 matrix product: unsigned A, signed B, int32 sums",
-      "A[M,K] uint8, B[K,N] int8 -> C[M,N] int32", "2·M·N·K",
-      {req("M", "rows of A and C"), req("N", "columns of B and C"), req("K", "reduced extent")},
-      DTypeRule::kFixed,
-      [](const Workload& w) {
-        Tensor A = input("A", {param(w, "M"), param(w, "K")}, DataType::UInt(8));
-        Tensor B = input("B", {param(w, "K"), param(w, "N")}, DataType::Int(8));
-        return te::create_prim_func({A, B, matmul_widened(A, B, DataType::Int(32))}, w.op);
-      },
-      [](const Workload& w) { return 2 * product({param(w, "M"), param(w, "N"), param(w, "K")}); }, nullptr});
+  // int8 products: uint8 A, int8 B; `small`: B's values in [-64, 64], the
+  // product annotated so (tir/tensor_intrin.h, kSmallWeightsAnn).
+  for (const bool small : {false, true}) {
+    t.push_back(OpSpec{
+        small ? "matmul_u8s7s32" : "matmul_u8s8s32",
+        small ? "int8 matrix product, B of 7 bits: unsigned A, signed B in [-64, 64], int32 sums"
+              : "int8 matrix product: unsigned A, signed B, int32 sums",
+        "A[M,K] uint8, B[K,N] int8 -> C[M,N] int32", "2·M·N·K",
+        {req("M", "rows of A and C"), req("N", "columns of B and C"), req("K", "reduced extent")},
+        DTypeRule::kFixed,
+        [small](const Workload& w) {
+          Tensor A = input("A", {param(w, "M"), param(w, "K")}, DataType::UInt(8));
+          Tensor B = input("B", {param(w, "K"), param(w, "N")}, DataType::Int(8));
+          Tensor C = matmul_widened(A, B, DataType::Int(32));
+          return te::create_prim_func({A, B, small ? small_weights(C) : C}, w.op);
+        },
+        [](const Workload& w) { return 2 * product({param(w, "M"), param(w, "N"), param(w, "K")}); }, nullptr});
+  }
 
   t.push_back(OpSpec{
       "dense_u8s8s32", "int8 fully connected layer: uint8 X, int8 W (one row per output feature), int32 sums",
@@ -262,26 +273,33 @@ std::vector<OpSpec> make_table() {
       blocked_conv_flops,
       check_nchwc});
 
-  t.push_back(OpSpec{
-      "conv2d_nchwc_u8s8s32", "int8 2-D convolution, channels in blocks: uint8 data, int8 weights, int32 sums",
-      "data[N,C/cb,H,W,cb] uint8, kernel[K/kb,C/cb,R,S,cb/4,kb,4] int8 -> out[N,K/kb,P,Q,kb] int32",
-      "2·N·K·P·Q·C·R·S", blocked_params(true), DTypeRule::kFixed,
-      [](const Workload& w) {
-        const int64_t cb = param(w, "cb"), kb = param(w, "kb");
-        Tensor data = input("data", {param(w, "N"), param(w, "C") / cb, param(w, "H"), param(w, "W"), cb},
-                            DataType::UInt(8));
-        Tensor kernel = input("kernel", {param(w, "K") / kb, param(w, "C") / cb, param(w, "R"), param(w, "S"), cb / 4, kb, 4},
-                              DataType::Int(8));
-        Conv2dConfig cfg{param(w, "stride"), param(w, "pad"), param(w, "dilation"), 1};
-        return te::create_prim_func({data, kernel, conv2d_nchwc_dot4(data, kernel, cfg, DataType::Int(32))}, w.op);
-      },
-      blocked_conv_flops,
-      [check_nchwc](const Workload& w) {
-        check_nchwc(w);
-        if (param(w, "cb") % 4 != 0)
-          KILN_USER_ERROR() << w.op << ": cb=" << param(w, "cb") << " must be a multiple of 4 (the weights hold four "
-                            << "input channels together)";
-      }});
+  for (const bool small : {false, true}) {
+    t.push_back(OpSpec{
+        small ? "conv2d_nchwc_u8s7s32" : "conv2d_nchwc_u8s8s32",
+        small ? "int8 2-D convolution, channels in blocks, weights of 7 bits: uint8 data, int8 weights in [-64, 64], "
+                "int32 sums"
+              : "int8 2-D convolution, channels in blocks: uint8 data, int8 weights, int32 sums",
+        "data[N,C/cb,H,W,cb] uint8, kernel[K/kb,C/cb,R,S,cb/4,kb,4] int8 -> out[N,K/kb,P,Q,kb] int32",
+        "2·N·K·P·Q·C·R·S", blocked_params(true), DTypeRule::kFixed,
+        [small](const Workload& w) {
+          const int64_t cb = param(w, "cb"), kb = param(w, "kb");
+          Tensor data = input("data", {param(w, "N"), param(w, "C") / cb, param(w, "H"), param(w, "W"), cb},
+                              DataType::UInt(8));
+          Tensor kernel = input(
+              "kernel", {param(w, "K") / kb, param(w, "C") / cb, param(w, "R"), param(w, "S"), cb / 4, kb, 4},
+              DataType::Int(8));
+          Conv2dConfig cfg{param(w, "stride"), param(w, "pad"), param(w, "dilation"), 1};
+          Tensor out = conv2d_nchwc_dot4(data, kernel, cfg, DataType::Int(32));
+          return te::create_prim_func({data, kernel, small ? small_weights(out) : out}, w.op);
+        },
+        blocked_conv_flops,
+        [check_nchwc](const Workload& w) {
+          check_nchwc(w);
+          if (param(w, "cb") % 4 != 0)
+            KILN_USER_ERROR() << w.op << ": cb=" << param(w, "cb") << " must be a multiple of 4 (the weights hold four "
+                              << "input channels together)";
+        }});
+  }
 
   t.push_back(OpSpec{
       "conv2d_winograd_nchwc",

@@ -235,6 +235,11 @@ std::vector<TensorIntrin> make_intrins() {
   // vpmaddubsw would add two u8 x s8 products into a saturating int16
   // (255 * 127 * 2 = 64770 does not fit); the bytes are widened to int16
   // first and vpmaddwd adds pairs into int32, exactly.
+  // With weights of 7 bits (kSmallWeightsAnn) two products never leave
+  // the int16: vpmaddubsw, then vpmaddwd by ones, the same dot product in
+  // two instructions where the exact form takes about seven.
+  t.push_back({"x86_avx2_u8s7s32_8x4", "vpmaddubsw and vpmaddwd on 256 bits (AVX2), weights in [-64, 64]",
+               dot_u8s8s32_desc("x86_avx2_u8s7s32_8x4", 8), 0, {{"avx2"}}, nullptr, kSmallWeightsAnn});
   t.push_back({"x86_avx2_u8s8s32_8x4", "vpmovzxbw/vpmovsxbw and vpmaddwd on 256 bits (AVX2), exact",
                dot_u8s8s32_desc("x86_avx2_u8s8s32_8x4", 8), 0, {{"avx2"}}});
   for (TensorIntrin& i : t) {

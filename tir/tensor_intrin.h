@@ -43,6 +43,15 @@ namespace kiln {
 // computes the loop nest under this loop.
 inline constexpr const char* kTensorizeAnn = "kiln.tensorize";
 
+// Block annotation (any value): the block's int8 operand (its weights)
+// holds values in [-64, 64] only, so that two of its products with uint8
+// data, summed, fit an int16 (255 · 64 · 2 = 32640): what vpmaddubsw needs
+// not to saturate. The graph sets it where the weights are constants of
+// that range (a model quantized with 7-bit weights, onnxruntime's
+// reduce_range, as quantization tools do for CPUs without VNNI); the
+// workloads matmul_u8s7s32 and conv2d_nchwc_u8s7s32 say it by name.
+inline constexpr const char* kSmallWeightsAnn = "kiln.weights_7bit";
+
 // The description analysed once, at registration: its nest, its value's
 // shape and each operand's strides (tensor_intrin.cpp), which every match
 // compares with.
@@ -58,6 +67,10 @@ struct TensorIntrin {
   // make the intrinsic available.
   std::vector<std::vector<std::string>> feature_sets;
   std::shared_ptr<const TensorIntrinPattern> pattern;
+  // A block annotation the matched block must carry (empty: none): a
+  // promise about its operands' values that the instructions rely on and
+  // the description cannot say (kSmallWeightsAnn).
+  std::string needs_annotation;
 };
 
 // Whether a CPU with the features `has_feature` says yes to has `t`'s

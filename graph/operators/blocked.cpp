@@ -12,6 +12,7 @@
 #include "ops/pad.h"
 #include "ops/pool.h"
 #include "ops/winograd.h"
+#include "tir/tensor_intrin.h"
 
 namespace kiln::graph::operators {
 namespace {
@@ -60,7 +61,8 @@ te::Tensor conv_nchwc(const Graph& g, const Node& n, const Tensors& in) {
 // padded with x's zero point, then requantized per output channel.
 te::Tensor qlinear_conv_nchwc(const Graph& g, const Node& n, const Tensors& in) {
   const auto [cfg, data] = blocked_window(g, n, in[0], n.attr_int("pad_value", 0));
-  const te::Tensor acc = ops::conv2d_nchwc_dot4(data, in[1], cfg, DataType::Int(32));
+  te::Tensor acc = ops::conv2d_nchwc_dot4(data, in[1], cfg, DataType::Int(32));
+  if (holds_7_bits(required_input(g, n, 1))) acc = te::annotate(acc, kSmallWeightsAnn, Expr(1));
   const te::Tensor &offset = in[2], &multiplier = in[3], &y_zp = in[4];
   return te::compute(
       acc.shape(),

@@ -8,6 +8,7 @@
 #include "graph/operators/common.h"
 #include "graph/operators/families.h"
 #include "graph/operators/nn.h"
+#include "graph/operators/quantize.h"
 #include "ops/broadcast.h"
 #include "ops/common.h"
 #include "ops/conv2d.h"
@@ -15,6 +16,7 @@
 #include "ops/pad.h"
 #include "ops/pool.h"
 #include "ops/window.h"
+#include "tir/tensor_intrin.h"
 
 namespace kiln::graph::operators {
 namespace {
@@ -284,9 +286,10 @@ te::Tensor product_by_formula(const Shape& a, const Shape& b, const Shape& out, 
 //   sum_k (a - za)(b - zb) = sum_k a b - za sum_k b - zb sum_k a + K za zb,
 // with B's column sums and A's row sums as small reductions of their own.
 te::Tensor integer_matmul_2d(const te::Tensor& A, const te::Tensor& B, const te::Tensor* a_zp,
-                             const te::Tensor* b_zp) {
+                             const te::Tensor* b_zp, bool small_weights) {
   const DataType i32t = DataType::Int(32);
   te::Tensor prod = ops::matmul_widened(A, B, i32t, "matmul");
+  if (small_weights) prod = te::annotate(prod, kSmallWeightsAnn, Expr(1));
   if (!a_zp && !b_zp) return prod;
   const Expr M = A.shape()[0], K = A.shape()[1], N = B.shape()[1];
   te::Tensor col_sum, row_sum;
@@ -313,8 +316,8 @@ te::Tensor integer_matmul_2d(const te::Tensor& A, const te::Tensor& B, const te:
 }  // namespace
 
 te::Tensor integer_matmul(const Shape& a, const Shape& b, const Shape& out, const te::Tensor& A, const te::Tensor& B,
-                          const te::Tensor* a_zp, const te::Tensor* b_zp) {
-  if (a.size() == 2 && b.size() == 2) return integer_matmul_2d(A, B, a_zp, b_zp);
+                          const te::Tensor* a_zp, const te::Tensor* b_zp, bool small_weights) {
+  if (a.size() == 2 && b.size() == 2) return integer_matmul_2d(A, B, a_zp, b_zp, small_weights);
   return product_by_formula(a, b, out, A, B, true, a_zp, b_zp);
 }
 
@@ -335,7 +338,7 @@ te::Tensor matmul(const Graph& g, const Node& n, const Tensors& in) {
   const Shape &a = required_input(g, n, 0).shape, &b = required_input(g, n, 1).shape;
   if (is_matmul_integer(n))
     return integer_matmul(a, b, out_shape(g, n), in[0], in[1], zero_point_input(g, n, 2, in),
-                          zero_point_input(g, n, 3, in));
+                          zero_point_input(g, n, 3, in), holds_7_bits(required_input(g, n, 1)));
   if (a.size() == 2 && b.size() == 2) return ops::matmul(in[0], in[1], "matmul");
   if (a.size() == 3 && b.size() == 3 && a[0] == b[0]) return ops::batch_matmul(in[0], in[1], "matmul");
   return product_by_formula(a, b, out_shape(g, n), in[0], in[1], false, nullptr, nullptr);

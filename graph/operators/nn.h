@@ -25,9 +25,10 @@ Shape matmul_shape(const Node& n, const Value& a, const Value& b);
 // numpy.matmul of int8/uint8 `A` (shape a) and `B` (shape b) in int32,
 // less the zero points given (null: none; one value, A's one per row, B's
 // one per column). The 2-D form is the plain widened product the search
-// tensorizes, with the zero points' terms after it.
+// tensorizes, with the zero points' terms after it; `small_weights` marks
+// it as B holding 7 bits (tir/tensor_intrin.h, kSmallWeightsAnn).
 te::Tensor integer_matmul(const Shape& a, const Shape& b, const Shape& out, const te::Tensor& A, const te::Tensor& B,
-                          const te::Tensor* a_zp, const te::Tensor* b_zp);
+                          const te::Tensor* a_zp, const te::Tensor* b_zp, bool small_weights = false);
 
 // Input `i` of `n`, a zero point, as a tensor of `in`; null where it is
 // absent or a constant of zeros (which subtracts nothing).

@@ -138,8 +138,9 @@ void qlinear_matmul_rule(const Node& n, Graph& g) {
 
 te::Tensor qlinear_matmul(const Graph& g, const Node& n, const Tensors& in) {
   const Shape& out = out_shape(g, n);
-  const te::Tensor acc = integer_matmul(required_input(g, n, 0).shape, required_input(g, n, 3).shape, out, in[0],
-                                        in[3], zero_point_input(g, n, 2, in), zero_point_input(g, n, 5, in));
+  const te::Tensor acc =
+      integer_matmul(required_input(g, n, 0).shape, required_input(g, n, 3).shape, out, in[0], in[3],
+                     zero_point_input(g, n, 2, in), zero_point_input(g, n, 5, in), holds_7_bits(required_input(g, n, 3)));
   return requantize(acc, nullptr, in[1], in[4], in[6], in[7], out.size() - 1);
 }
 

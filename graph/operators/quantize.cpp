@@ -11,6 +11,7 @@
 // its quantize and dequantize pairs, element by element, except where
 // graph/fold_qdq.h folds the pairs around a convolution into a
 // QLinearConv (graph/operators/qlinear.cpp).
+#include <cmath>
 #include <functional>
 
 #include "graph/operators/common.h"
@@ -27,6 +28,13 @@ Expr round_to_quantized(const Expr& v, const Expr& zero_point, DataType out) {
   if (zero_point.defined()) q = q + cast(f, zero_point);
   const double lo = out.is_uint() ? 0 : -128, hi = out.is_uint() ? 255 : 127;
   return cast(out, min(max(q, make_const(f, lo)), make_const(f, hi)));
+}
+
+bool holds_7_bits(const Value& v) {
+  if (!v.is_constant()) return false;
+  for (int64_t i = 0; i < v.data->numel(); ++i)
+    if (std::abs(v.data->get(i)) > 64) return false;
+  return true;
 }
 
 namespace {

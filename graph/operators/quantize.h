@@ -4,6 +4,7 @@
 
 #include "core/dtype.h"
 #include "core/expr.h"
+#include "graph/graph.h"
 
 namespace kiln::graph::operators {
 
@@ -14,5 +15,10 @@ bool is_quantized_type(DataType t);
 // plus `zero_point` (undefined: none), saturated to `out` (int8 or uint8)
 // and cast to it; v is a float.
 Expr round_to_quantized(const Expr& v, const Expr& zero_point, DataType out);
+
+// Whether `v` is a constant whose values all lie in [-64, 64]: int8
+// weights of 7 bits, which the int8 products mark for the intrinsics that
+// need them (tir/tensor_intrin.h, kSmallWeightsAnn).
+bool holds_7_bits(const Value& v);
 
 }  // namespace kiln::graph::operators

@@ -62,6 +62,7 @@ std::vector<Schedule> tiling_with_intrin(const Schedule& in, const std::string& 
   if (depth_dim < 0 || depth_dim == packed->dim) return {};
   for (const std::string& name : p.tensor_intrins) {
     const TensorIntrin& t = *find_tensor_intrin(name);
+    if (!t.needs_annotation.empty() && !info.block->annotations.count(t.needs_annotation)) continue;
     const int64_t lanes = *as_const_int(t.desc.params()[2].shape()[0]);
     const int64_t depth = *as_const_int(t.desc.params()[0].shape()[0]);
     // The intrinsic's loops innermost, its operand packed in its layout;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "core/error.h"
 #include "graph/compiled_model.h"
@@ -20,6 +21,7 @@
 #include "model_builder.h"
 #include "qdq_models.h"
 #include "same_outputs.h"
+#include "search/rules/rules.h"
 #include "search/sample.h"
 #include "search/space.h"
 #include "targets/runtime/check.h"
@@ -304,6 +306,26 @@ TEST_F(CompiledModelTest, AQuantizedConvolutionIsTensorizedAndExact) {
     std::vector<NDArray> out = compile_and_run(g, groups, tasks, funcs, in, 2);
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(max_rel_error(out[0], want), 0) << "signed " << signed_data;
+  }
+}
+
+// Weights of 7 bits mark the quantized convolution's product for
+// vpmaddubsw's form, which an AVX2 target's space then tiles it for;
+// weights over the whole byte keep the exact form.
+TEST_F(CompiledModelTest, A7BitQuantizedConvolutionTakesVpmaddubswOnAvx2) {
+  const search::SpaceParams avx2 = search::SpaceParams::for_target(Target::parse("llvm -mcpu=haswell -num-cores=2"));
+  for (bool small : {true, false}) {
+    testing::QConv c;
+    c.C = 16, c.K = 16, c.small_weights = small;
+    const Graph g = run_passes(testing::qdq_conv(c), "", {.lanes = 8, .dense_lanes = 8});
+    const std::vector<Task> tasks = extract_tasks(g, fuse_operators(g));
+    std::set<std::string> intrins;
+    for (const Task& t : tasks)
+      for (const Trace& sketch : search::design_space(canonical_workload(t.func), avx2))
+        for (const Instruction& i : sketch.instructions())
+          if (const auto* a = std::get_if<AnnotateAttrs>(&i.attrs); a && a->key == search::kTensorIntrinAnn)
+            intrins.insert(std::get<std::string>(*a->value));
+    EXPECT_EQ(intrins, std::set<std::string>{small ? "x86_avx2_u8s7s32_8x4" : "x86_avx2_u8s8s32_8x4"});
   }
 }
 

@@ -16,7 +16,16 @@ struct QConv {
   double y_zp = 0;    // with relu, the Relu folds only where this is 0
   bool relu = true, bias = true;
   bool signed_data = false;  // int8 x and y (zero points as int8)
+  bool small_weights = false;  // weights in [-64, 64] (7 bits), else over the whole byte
 };
+
+// The weights' values: cycling over the byte, or over [-64, 64].
+inline std::vector<double> weights(const QConv& c) {
+  std::vector<double> w;
+  for (int64_t i = 0; i < c.K * c.C * c.kernel * c.kernel; ++i)
+    w.push_back(c.small_weights ? static_cast<double>((i * 37) % 129) - 64 : static_cast<double>((i * 37) % 256) - 128);
+  return w;
+}
 
 // x (float) -> QuantizeLinear -> DequantizeLinear -> Conv(DQ(int8 w per
 // channel), bias) [-> Relu] -> QuantizeLinear -> DequantizeLinear -> y.
@@ -31,7 +40,7 @@ inline Graph qdq_conv(const QConv& c) {
   m.input("x", {1, c.C, c.H, c.H})
       .constant("sx", TensorProto::FLOAT, {}, {0.01})
       .constant("zx", c.signed_data ? TensorProto::INT8 : TensorProto::UINT8, {}, {c.x_zp})
-      .int8_weights("wq", {c.K, c.C, c.kernel, c.kernel})
+      .constant("wq", TensorProto::INT8, {c.K, c.C, c.kernel, c.kernel}, weights(c))
       .constant("sw", TensorProto::FLOAT, {c.K}, w_scale)
       .constant("zw", TensorProto::INT8, {c.K}, zeros)
       .constant("b", TensorProto::FLOAT, {c.K}, bias)

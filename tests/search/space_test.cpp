@@ -61,10 +61,16 @@ TEST(DesignSpace, AnInt8ProductIsTiledForTheTargetsDotProduct) {
   std::vector<Trace> sketches = design_space(f, avx2());
   ASSERT_EQ(sketches.size(), 3u);
   EXPECT_EQ(intrin_of(sketches), std::set<std::string>{"x86_avx2_u8s8s32_8x4"});
+  // Weights of 7 bits (the block says so): vpmaddubsw's form on AVX2; on a
+  // VNNI CPU, VNNI's all the same.
+  EXPECT_EQ(intrin_of(design_space(workload("matmul_u8s7s32:M=64,N=64,K=64"), avx2())),
+            std::set<std::string>{"x86_avx2_u8s7s32_8x4"});
   EXPECT_NE(sketches[0].str().find("lambda a0, a1: (a1 // 8, a0 // 4, a1 % 8, a0 % 4)"), std::string::npos)
       << sketches[0].str();
   const SpaceParams vnni = SpaceParams::for_target(Target::parse("llvm -mcpu=sapphirerapids -num-cores=2"));
   EXPECT_EQ(intrin_of(design_space(f, vnni)), std::set<std::string>{"x86_vnni_u8s8s32_16x4"});
+  EXPECT_EQ(intrin_of(design_space(workload("matmul_u8s7s32:M=64,N=64,K=64"), vnni)),
+            std::set<std::string>{"x86_vnni_u8s8s32_16x4"});
   // Columns no 16 divides: the 8 lanes of the 256-bit form.
   EXPECT_EQ(intrin_of(design_space(workload("matmul_u8s8s32:M=64,N=40,K=64"), vnni)),
             std::set<std::string>{"x86_vnni_u8s8s32_8x4"});
@@ -249,6 +255,7 @@ TEST(Candidates, Int8Matmul) { expect_candidates_correct("matmul_u8s8s32:M=8,N=3
 TEST(Candidates, Int8Conv2dNchwc) {
   expect_candidates_correct("conv2d_nchwc_u8s8s32:N=1,C=16,H=6,W=6,K=8,R=3,S=3,stride=1,pad=1,cb=8,kb=8", 2);
 }
+TEST(Candidates, Int8MatmulOf7BitWeights) { expect_candidates_correct("matmul_u8s7s32:M=8,N=32,K=16", 3); }
 TEST(Candidates, Int8Dense) { expect_candidates_correct("dense_u8s8s32:M=8,N=32,K=16", 3); }
 // channels first: output channels are not contiguous in the output, which
 // the intrinsic writes 8 or 16 of at once; the usual tiling, in int32.

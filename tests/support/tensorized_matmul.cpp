@@ -19,12 +19,12 @@ LoopRV pack_for_dot_product(Schedule& sch, int64_t lanes) {
   return j[1];
 }
 
-std::vector<NDArray> full_range_int8_arguments(const PrimFunc& f) {
+std::vector<NDArray> full_range_int8_arguments(const PrimFunc& f, double int8_lo, double int8_hi) {
   std::vector<NDArray> args = make_arguments(f, 11);
   for (size_t i = 0; i + 1 < args.size(); ++i) {
     const DataType t = args[i].dtype();
     if (t == DataType::UInt(8)) args[i].fill_random(101 + i, 0, 255);
-    else if (t == DataType::Int(8)) args[i].fill_random(101 + i, -128, 127);
+    else if (t == DataType::Int(8)) args[i].fill_random(101 + i, int8_lo, int8_hi);
   }
   return args;
 }

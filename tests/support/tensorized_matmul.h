@@ -20,6 +20,6 @@ LoopRV pack_for_dot_product(Schedule& sch, int64_t lanes);
 
 // Arguments for `f` (uint8 and int8 inputs) over the types' whole ranges,
 // seeded: the products the instructions must not saturate on.
-std::vector<NDArray> full_range_int8_arguments(const PrimFunc& f);
+std::vector<NDArray> full_range_int8_arguments(const PrimFunc& f, double int8_lo = -128, double int8_hi = 127);
 
 }  // namespace kiln::testing

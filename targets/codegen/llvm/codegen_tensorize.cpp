@@ -14,6 +14,8 @@
 //
 //   x86_vnni_u8s8s32_16x4   vpdpbusd zmm (llvm.x86.avx512.vpdpbusd.512)
 //   x86_vnni_u8s8s32_8x4    vpdpbusd ymm, EVEX or VEX as the target has it
+//   x86_avx2_u8s7s32_8x4    vpmaddubsw sums pairs into int16 (weights of 7
+//                           bits: no saturation), vpmaddwd by ones into int32
 //   x86_avx2_u8s8s32_8x4    bytes widened to int16, vpmaddwd sums pairs
 //                           into int32 (exact; vpmaddubsw would saturate),
 //                           then the pairs of each lane added
@@ -68,6 +70,14 @@ void CodeGen::emit_tensorized(const Stmt& loop) {
     r = b_.CreateIntrinsic(llvm::Intrinsic::x86_avx512_vpdpbusd_512, {}, {acc, a, b});
   } else if (t->name == "x86_vnni_u8s8s32_8x4") {
     r = b_.CreateIntrinsic(llvm::Intrinsic::x86_avx512_vpdpbusd_256, {}, {acc, a, b});
+  } else if (t->name == "x86_avx2_u8s7s32_8x4") {
+    // Pairs of u8 x s8 products summed into int16 (exact for weights of 7
+    // bits: the block's kSmallWeightsAnn), then pairs of those into int32.
+    auto* bytes = llvm::FixedVectorType::get(b_.getInt8Ty(), 4 * lanes);
+    llvm::Value* pairs = b_.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pmadd_ub_sw, {},
+                                            {b_.CreateBitCast(a, bytes), b_.CreateBitCast(b, bytes)});
+    llvm::Value* ones = llvm::ConstantVector::getSplat(llvm::ElementCount::getFixed(2 * lanes), b_.getInt16(1));
+    r = b_.CreateAdd(acc, b_.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pmadd_wd, {}, {pairs, ones}));
   } else if (t->name == "x86_avx2_u8s8s32_8x4") {
     // Bytes to int16: A zero-extended, B sign-extended; each half of 16
     // holds four lanes' four bytes, which vpmaddwd turns into two int32

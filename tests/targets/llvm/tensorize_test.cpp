@@ -29,6 +29,7 @@ Expected expected(const std::string& intrin) {
   // Alder Lake has AVX-VNNI and no AVX-512: the VEX encoding.
   if (intrin == "x86_vnni_u8s8s32_8x4") return {"alderlake", "{vex}\tvpdpbusd\t%ymm"};
   if (intrin == "x86_avx2_u8s8s32_8x4") return {"haswell", "vpmaddwd\t%ymm"};
+  if (intrin == "x86_avx2_u8s7s32_8x4") return {"haswell", "vpmaddubsw\t%ymm"};
   ADD_FAILURE() << "no expectation for " << intrin;
   return {"", ""};
 }
@@ -57,8 +58,11 @@ class TensorizeCodegen : public ::testing::TestWithParam<std::string> {};
 TEST_P(TensorizeCodegen, EmitsTheInstructionAndComputesTheProduct) {
   const TensorIntrin& t = *find_tensor_intrin(GetParam());
   const int64_t lanes = *as_const_int(t.desc.params()[2].shape()[0]);
-  // Two column panels, three steps of k, a row count no tile divides.
-  const std::string w = "matmul_u8s8s32:M=3,N=" + std::to_string(2 * lanes) + ",K=12";
+  // Two column panels, three steps of k, a row count no tile divides; the
+  // weights of 7 bits where the intrinsic needs them (kSmallWeightsAnn).
+  const bool small = !t.needs_annotation.empty();
+  const std::string w =
+      std::string(small ? "matmul_u8s7s32" : "matmul_u8s8s32") + ":M=3,N=" + std::to_string(2 * lanes) + ",K=12";
   const PrimFunc original = workload_func(w);
   Schedule sch(original);
   sch.tensorize(testing::pack_for_dot_product(sch, lanes), t.name);
@@ -70,7 +74,7 @@ TEST_P(TensorizeCodegen, EmitsTheInstructionAndComputesTheProduct) {
 
   if (!host_has(t)) GTEST_SKIP() << "this CPU lacks " << t.name << "; its assembly was checked for " << e.cpu;
   const Target host = Target::parse("llvm -num-cores=2");
-  std::vector<NDArray> args = testing::full_range_int8_arguments(original);
+  std::vector<NDArray> args = testing::full_range_int8_arguments(original, small ? -64 : -128, small ? 64 : 127);
   const NDArray want = reference_outputs(original, args).back().copy();
   auto kernel = build(lower(sch.func(), host), host);
   for (int threads : {1, 2}) {
@@ -81,7 +85,29 @@ TEST_P(TensorizeCodegen, EmitsTheInstructionAndComputesTheProduct) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Intrinsics, TensorizeCodegen,
-                         ::testing::Values("x86_vnni_u8s8s32_16x4", "x86_vnni_u8s8s32_8x4", "x86_avx2_u8s8s32_8x4"));
+                         ::testing::Values("x86_vnni_u8s8s32_16x4", "x86_vnni_u8s8s32_8x4", "x86_avx2_u8s7s32_8x4",
+                                           "x86_avx2_u8s8s32_8x4"));
+
+// Why the 7-bit form asks for its weights' range: given weights over the
+// whole byte, two products of 255 by -128 leave the int16 and saturate,
+// and the result is not the product. (The interpreter runs the description,
+// which does not saturate.)
+TEST(TensorizeCodegen, The7BitFormSaturatesOnWholeByteWeights) {
+  const TensorIntrin& t = *find_tensor_intrin("x86_avx2_u8s7s32_8x4");
+  if (!host_has(t)) GTEST_SKIP() << "this CPU lacks AVX2";
+  const PrimFunc original = workload_func("matmul_u8s7s32:M=3,N=16,K=12");
+  Schedule sch(original);
+  sch.tensorize(testing::pack_for_dot_product(sch, 8), t.name);
+  const Target host = Target::parse("llvm -num-cores=2");
+  std::vector<NDArray> args = testing::full_range_int8_arguments(original);
+  // Every weight -128 and every byte of data 255: each pair sums to -65280.
+  args[0].fill_random(1, 255, 255);
+  args[1].fill_random(1, -128, -128);
+  const NDArray want = reference_outputs(original, args).back().copy();
+  ThreadPool pool(1);
+  run_kernel(*build(lower(sch.func(), host), host), args, pool);
+  EXPECT_GT(max_relative_error(args.back(), want), 0.4);
+}
 
 TEST(TensorizeCodegen, APartialTileOfRowsGuardsTheNest) {
   // Five rows in tiles of three: the last tile's third row does not exist,
