@@ -22,6 +22,9 @@ using ops::param;
 const std::vector<std::string> kExamples = {
     "matmul:M=4,N=5,K=6",
     "matmul_u8s8s32:M=4,N=5,K=6",
+    "matmul_u8s7s32:M=4,N=5,K=6",
+    "dense_u8s8s32:M=4,N=5,K=6",
+    "conv2d_nchw_u8s8s32:N=1,C=3,H=7,W=7,K=4,R=3,S=3,stride=1,pad=1",
     "batch_matmul:B=2,M=3,N=4,K=5",
     "dense:M=4,N=5,K=6",
     "dense:M=4,N=5,K=6,bias=1,act=relu",
@@ -31,6 +34,7 @@ const std::vector<std::string> kExamples = {
     "depthwise_conv2d_nchw:N=1,C=8,H=9,W=9,R=3,S=3,stride=1,pad=1",
     "conv2d_nchwc:N=1,C=4,H=7,W=7,K=8,R=3,S=3,stride=2,pad=1,cb=2,kb=4",
     "conv2d_nchwc_u8s8s32:N=1,C=8,H=7,W=7,K=16,R=3,S=3,stride=2,pad=1,cb=8,kb=16",
+    "conv2d_nchwc_u8s7s32:N=1,C=8,H=7,W=7,K=16,R=3,S=3,stride=2,pad=1,cb=8,kb=16",
     "depthwise_conv2d_nchwc:N=1,C=8,H=9,W=9,R=3,S=3,stride=1,pad=1,b=4",
     "grouped_conv2d_nchwc:N=1,C=16,H=9,W=9,R=3,S=3,stride=2,pad=1,b=8,groups=4",
     "conv2d_winograd_nchwc:N=1,C=8,H=7,W=6,K=8,pad=1,cb=4,kb=4,m=2",
