@@ -22,14 +22,8 @@ bool per_tensor(const Graph& g, const Node& n) {
 
 using Shape = std::vector<int64_t>;
 
-bool all_zero(const Graph& g, int id) {
-  if (id == Node::kNone) return true;
-  if (!is_constant(g, id)) return false;
-  const NDArray& d = *g.value(id).data;
-  for (int64_t i = 0; i < d.numel(); ++i)
-    if (d.get(i) != 0) return false;
-  return true;
-}
+// An absent zero point, or one of zeros.
+bool all_zero(const Graph& g, int id) { return id == Node::kNone || g.value(id).is_zeros(); }
 
 class Folder {
  public:

@@ -3,12 +3,6 @@
 namespace kiln::graph {
 namespace {
 
-bool all_zero(const Value& v) {
-  for (int64_t i = 0; i < v.data->numel(); ++i)
-    if (v.data->get(i) != 0) return false;
-  return true;
-}
-
 // Whether MatMulInteger `n` folds: B a constant matrix, A's zero point one
 // value, B's absent or zeros.
 bool folds(const Graph& g, const Node& n) {
@@ -17,7 +11,7 @@ bool folds(const Graph& g, const Node& n) {
   const Value* za = g.input(n, 2);
   const Value* zb = g.input(n, 3);
   return b && b->is_constant() && b->shape.size() == 2 && za && za->numel() == 1 &&
-         (!zb || (zb->is_constant() && all_zero(*zb)));
+         (!zb || zb->is_zeros());
 }
 
 }  // namespace

@@ -79,6 +79,13 @@ TensorAttr Node::attr_tensor(const std::string& key) const {
 
 std::string Node::describe() const { return "node '" + name + "' (" + op + ")"; }
 
+bool Value::is_zeros() const {
+  if (!data) return false;
+  for (int64_t i = 0; i < data->numel(); ++i)
+    if (data->get(i) != 0) return false;
+  return true;
+}
+
 int Graph::add_value(Value v) {
   values.push_back(std::move(v));
   return static_cast<int>(values.size()) - 1;

@@ -46,6 +46,9 @@ struct Value {
 
   bool is_constant() const { return data != nullptr; }
   int64_t numel() const;
+  // Whether it is a constant of zeros only (a zero point that subtracts
+  // nothing).
+  bool is_zeros() const;
 };
 
 struct Node {

@@ -357,9 +357,7 @@ class Converter {
       return false;
     for (size_t i : {size_t{1}, size_t{2}, size_t{6}, size_t{7}})
       if (g_.value(n.inputs[i]).numel() != 1) return false;
-    const NDArray& zw = *g_.value(n.inputs[5]).data;
-    for (int64_t i = 0; i < zw.numel(); ++i)
-      if (zw.get(i) != 0) return false;
+    if (!g_.value(n.inputs[5]).is_zeros()) return false;
     const Shape strides = n.attr_ints("strides", {1, 1}), dilations = n.attr_ints("dilations", {1, 1});
     if (strides.size() != 2 || dilations.size() != 2 || strides[0] != strides[1] || dilations[0] != dilations[1])
       return false;

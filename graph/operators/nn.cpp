@@ -323,13 +323,7 @@ te::Tensor integer_matmul(const Shape& a, const Shape& b, const Shape& out, cons
 
 const te::Tensor* zero_point_input(const Graph& g, const Node& n, size_t i, const Tensors& in) {
   const Value* v = g.input(n, i);
-  if (!v) return nullptr;
-  if (v->is_constant()) {
-    bool zero = true;
-    for (int64_t k = 0; k < v->numel() && zero; ++k) zero = v->data->get(k) == 0;
-    if (zero) return nullptr;
-  }
-  return &in.at(i);
+  return v && !v->is_zeros() ? &in.at(i) : nullptr;
 }
 
 namespace {
