@@ -14,12 +14,7 @@ namespace {
 
 using testing::expect_same_outputs;
 using testing::ModelBuilder;
-
-std::vector<std::string> ops_of(const Graph& g) {
-  std::vector<std::string> out;
-  for (const Node& n : g.nodes) out.push_back(n.op);
-  return out;
-}
+using testing::ops_of;
 
 // a = Conv(x) [N, C, H, H] scaled per channel by
 // Sigmoid(GlobalAveragePool(a)) (a squeeze and excitation without its 1×1

@@ -20,14 +20,9 @@ namespace kiln::graph {
 namespace {
 
 using testing::ModelBuilder;
+using testing::ops_of;
 using testing::qdq_conv;
 using testing::QConv;
-
-std::vector<std::string> ops_of(const Graph& g) {
-  std::vector<std::string> out;
-  for (const Node& n : g.nodes) out.push_back(n.op);
-  return out;
-}
 
 // The float graph's output and the folded one's differ by at most one step
 // of y's quantization (0.02) and in few elements: the folded product is

@@ -13,12 +13,7 @@ namespace kiln::graph {
 namespace {
 
 using testing::ModelBuilder;
-
-std::vector<std::string> ops_of(const Graph& g) {
-  std::vector<std::string> out;
-  for (const Node& n : g.nodes) out.push_back(n.op);
-  return out;
-}
+using testing::ops_of;
 
 // a (uint8 [6, 32]) by constant int8 B [32, 16], A's zero point an input
 // (as DynamicQuantizeLinear computes it), B's a constant `zb`.

@@ -20,15 +20,10 @@ namespace kiln::graph {
 namespace {
 
 using testing::ModelBuilder;
+using testing::ops_of;
 using testing::expect_same_outputs;
 using testing::set_int;
 using testing::set_ints;
-
-std::vector<std::string> ops_of(const Graph& g) {
-  std::vector<std::string> out;
-  for (const Node& n : g.nodes) out.push_back(n.op);
-  return out;
-}
 
 // Scale, bias, mean and a positive variance for `c` channels.
 void bn_params(ModelBuilder& m, int64_t c) {

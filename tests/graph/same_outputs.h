@@ -1,10 +1,12 @@
-// Whether a graph pass kept what a graph computes: both graphs run on the
-// reference executor with one seeded random input.
+// What the graph passes' tests share: whether a pass kept what a graph
+// computes (both graphs run on the reference executor with one seeded
+// random input), and the operators a graph holds, in order.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "graph/graph.h"
@@ -20,6 +22,12 @@ inline std::vector<NDArray> random_inputs(const Graph& g, uint64_t seed) {
     in.back().fill_random(seed);
   }
   return in;
+}
+
+inline std::vector<std::string> ops_of(const Graph& g) {
+  std::vector<std::string> out;
+  for (const Node& n : g.nodes) out.push_back(n.op);
+  return out;
 }
 
 inline void expect_same_outputs(const Graph& before, const Graph& after) {
