@@ -5,8 +5,7 @@
 namespace kiln {
 namespace {
 
-bool is_float_arith(const Expr& e) {
-  if (!e.dtype().is_float()) return false;
+bool is_arith(const Expr& e) {
   switch (e.kind()) {
     case ExprKind::Add:
     case ExprKind::Sub:
@@ -16,6 +15,34 @@ bool is_float_arith(const Expr& e) {
     case ExprKind::Max: return true;
     default: return false;
   }
+}
+
+bool is_float_arith(const Expr& e) { return e.dtype().is_float() && is_arith(e); }
+
+// The integer arithmetic on loaded data in `e` (an int8 product's widened
+// multiply-adds), added to `ops`: an integer operation one of whose
+// operands reads a buffer. Index arithmetic reads none (a load's indices
+// are not visited, nor a select's condition: padding). Returns whether `e`
+// reads a buffer.
+bool integer_ops_on_data(const Expr& e, double& ops) {
+  if (e.as<BufferLoadNode>()) return true;
+  if (const auto* c = e.as<CastNode>()) return integer_ops_on_data(c->value, ops);
+  if (const auto* s = e.as<SelectNode>()) {
+    const bool t = integer_ops_on_data(s->true_value, ops);
+    return integer_ops_on_data(s->false_value, ops) || t;
+  }
+  if (const auto* c = e.as<CallNode>()) {
+    bool reads = false;
+    for (const Expr& a : c->args) reads = integer_ops_on_data(a, ops) || reads;
+    return reads;
+  }
+  if (BinaryOperands b = binary_operands(e)) {
+    const bool ra = integer_ops_on_data(*b.a, ops);
+    const bool reads = integer_ops_on_data(*b.b, ops) || ra;
+    if (reads && (e.dtype().is_int() || e.dtype().is_uint()) && is_arith(e)) ops += 1;
+    return reads;
+  }
+  return false;
 }
 
 // What is counted: a leaf statement (a store, an evaluation) costs what
@@ -65,6 +92,7 @@ double estimate_flops(const PrimFunc& f) {
   const auto float_ops = [](const Stmt& s) {
     double ops = 0;
     visit_exprs(s, [&](const Expr& e) { ops += is_float_arith(e); });
+    if (const auto* st = s.as<BufferStoreNode>()) integer_ops_on_data(st->value, ops);
     return ops;
   };
   return count(f.body(), 1.0, Measure<decltype(float_ops)>{false, false, float_ops});

@@ -6,8 +6,10 @@
 // its activation) has none, so the count is read off the program: per
 // block, the float additions, subtractions, multiplications, divisions,
 // minima and maxima of its body, times the iterations of the loops around
-// it. A reduction's init is not counted, nor is integer index arithmetic,
-// a comparison or a select (padding). For conv2d this is the formula's
+// it, and the integer operations on loaded data (an int8 product's
+// widened multiply-adds: its operations, counted as FLOPs are). A
+// reduction's init is not counted, nor is integer index arithmetic, a
+// comparison or a select (padding). For conv2d this is the formula's
 // 2·N·K·H·W·C·R·S; a bias add or a ReLU adds one per output element.
 //
 // A copy (a transpose, a reshape) has no FLOPs and still costs time to
