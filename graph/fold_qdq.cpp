@@ -4,6 +4,8 @@
 #include <map>
 #include <tuple>
 
+#include "graph/recognize/match.h"
+
 namespace kiln::graph {
 namespace {
 
@@ -27,11 +29,7 @@ bool all_zero(const Graph& g, int id) { return id == Node::kNone || g.value(id).
 
 class Folder {
  public:
-  explicit Folder(const Graph& in) : g_(in), readers_(value_readers(in)), writer_(in.values.size(), -1) {
-    for (size_t i = 0; i < g_.nodes.size(); ++i)
-      for (int id : g_.nodes[i].outputs)
-        if (id != Node::kNone) writer_[static_cast<size_t>(id)] = static_cast<int>(i);
-  }
+  explicit Folder(const Graph& in) : in_(in), g_(in), match_(in) {}
 
   Graph run() {
     drop_.assign(g_.nodes.size(), false);
@@ -49,17 +47,10 @@ class Folder {
   }
 
  private:
-  // The node writing `id` when it is `op`, else null.
-  const Node* written_by(int id, const std::string& op) const {
-    if (id == Node::kNone) return nullptr;
-    const int w = writer_[static_cast<size_t>(id)];
-    return w >= 0 && g_.nodes[static_cast<size_t>(w)].op == op ? &g_.nodes[static_cast<size_t>(w)] : nullptr;
-  }
-
-  // The one node reading `id` (not a graph output), else -1.
+  // The index of the one node reading `id` (not a graph output), else -1.
   int only_reader(int id) const {
-    const auto& r = readers_.nodes[static_cast<size_t>(id)];
-    return r.size() == 1 && !readers_.is_output[static_cast<size_t>(id)] ? static_cast<int>(r[0]) : -1;
+    const Node* r = match_.sole_reader(id);
+    return r ? static_cast<int>(r - in_.nodes.data()) : -1;
   }
 
   // Whether the zero point `zp` (kNone: 0 of uint8) is its type's lowest value.
@@ -72,8 +63,8 @@ class Folder {
   void fold_conv(size_t ci) {
     const Node conv = g_.nodes[ci];
     if (conv.outputs.size() != 1) return;
-    const Node* dx = written_by(input_of(conv, 0), "DequantizeLinear");
-    const Node* dw = written_by(input_of(conv, 1), "DequantizeLinear");
+    const Node* dx = match_.writer(input_of(conv, 0), "DequantizeLinear");
+    const Node* dw = match_.writer(input_of(conv, 1), "DequantizeLinear");
     if (!dx || !dw || !per_tensor(g_, *dx)) return;
     const int wq = input_of(*dw, 0), sw = input_of(*dw, 1);
     if (!is_constant(g_, wq) || g_.value(wq).dtype != DataType::Int(8) || !is_constant(g_, sw) ||
@@ -89,14 +80,14 @@ class Folder {
     std::vector<size_t> chain{ci};
     int r = only_reader(at);
     bool relu = false;
-    if (r >= 0 && g_.nodes[static_cast<size_t>(r)].op == "Relu") {
+    if (r >= 0 && in_.nodes[static_cast<size_t>(r)].op == "Relu") {
       relu = true;
       chain.push_back(static_cast<size_t>(r));
-      at = g_.nodes[static_cast<size_t>(r)].outputs.at(0);
+      at = in_.nodes[static_cast<size_t>(r)].outputs.at(0);
       r = only_reader(at);
     }
     if (r < 0) return;
-    const Node& q = g_.nodes[static_cast<size_t>(r)];
+    const Node& q = in_.nodes[static_cast<size_t>(r)];
     if (q.op != "QuantizeLinear" || !per_tensor(g_, q) || (relu && !is_lowest(input_of(q, 2)))) return;
     chain.push_back(static_cast<size_t>(r));
 
@@ -131,8 +122,8 @@ class Folder {
     if (gemm && (node.attr_int("transA", 0) != 0 || node.attr_float("alpha", 1.0) != 1.0 ||
                  node.attr_float("beta", 1.0) != 1.0))
       return;
-    const Node* da = written_by(input_of(node, 0), "DequantizeLinear");
-    const Node* dw = written_by(input_of(node, 1), "DequantizeLinear");
+    const Node* da = match_.writer(input_of(node, 0), "DequantizeLinear");
+    const Node* dw = match_.writer(input_of(node, 1), "DequantizeLinear");
     if (!da || !dw || !per_tensor(g_, *da)) return;
     const int wq = input_of(*dw, 0), sw = input_of(*dw, 1);
     if (!is_constant(g_, wq) || g_.value(wq).dtype != DataType::Int(8) || g_.value(wq).shape.size() != 2 ||
@@ -255,25 +246,10 @@ class Folder {
       const int scale = g_.add_constant(name + "_unit_scale", std::move(one));
       const int zp = g_.add_constant(name + "_minus_128", std::move(minus));
       const int zero = g_.add_constant(name + "_zero_uint8", NDArray(DataType::UInt(8), {}));
-      Value f = g_.value(x);
-      f.name = name + "_plus_128";
-      f.dtype = DataType::Float32();
-      f.data.reset();
-      Value u = f;
-      u.name = name + "_uint8";
-      u.dtype = DataType::UInt(8);
-      const int fid = g_.add_value(std::move(f)), uid = g_.add_value(std::move(u));
-      Node dq, qn;
-      dq.name = name + "_plus_128";
-      dq.op = "DequantizeLinear";
-      dq.inputs = {x, scale, zp};
-      dq.outputs = {fid};
-      qn.name = name + "_to_uint8";
-      qn.op = "QuantizeLinear";
-      qn.inputs = {fid, scale, zero};
-      qn.outputs = {uid};
-      before_[at].push_back(std::move(dq));
-      before_[at].push_back(std::move(qn));
+      const int fid = new_value(name + "_plus_128", DataType::Float32(), g_.value(x).shape);
+      const int uid = new_value(name + "_uint8", DataType::UInt(8), g_.value(x).shape);
+      before_[at].push_back(make_node(name + "_plus_128", "DequantizeLinear", {x, scale, zp}, {fid}));
+      before_[at].push_back(make_node(name + "_to_uint8", "QuantizeLinear", {fid, scale, zero}, {uid}));
       it = shifted_.emplace(x, uid).first;
     }
     NDArray z(DataType::UInt(8), {});
@@ -300,9 +276,10 @@ class Folder {
     return g_.add_constant(name + "_bias_int32", std::move(out));
   }
 
-  Graph g_;
-  ValueReaders readers_;
-  std::vector<int> writer_;
+  const Graph& in_;
+  Graph g_;  // the graph folded: nodes replaced in place, values added
+  // Writers and readers of in_: the nodes a fold reads, which it never changes.
+  recognize::Matcher match_;
   std::vector<bool> drop_;
   std::vector<std::vector<Node>> before_;  // per node: nodes written before it
   std::map<int, int> shifted_;             // int8 data -> its uint8 form

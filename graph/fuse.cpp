@@ -6,6 +6,7 @@
 
 #include "graph/op_table.h"
 #include "graph/recognize.h"
+#include "graph/recognize/match.h"
 
 namespace kiln::graph {
 namespace {
@@ -56,17 +57,16 @@ bool is_crop(const Node& n) {
 // first in node order, must not take it. A dynamically quantized layer's
 // Mul by a_scale · w_scale is its product's epilogue, after its Cast, not
 // the scalar Mul's.
-bool belongs_to_anchor(const Graph& g, const std::vector<int>& writer, const Node& c, bool broadcasts) {
+bool belongs_to_anchor(const recognize::Matcher& m, const Node& c, bool broadcasts) {
   if (!broadcasts) return false;
   for (int id : c.inputs) {
-    for (int step = 0; id != Node::kNone && step < 8; ++step) {
-      const int w = writer[static_cast<size_t>(id)];
-      if (w < 0) break;
-      const Node& n = g.nodes[static_cast<size_t>(w)];
-      const OpPattern p = op_pattern(n);
+    for (int step = 0; step < 8; ++step) {
+      const Node* n = m.writer(id);
+      if (!n) break;
+      const OpPattern p = op_pattern(*n);
       if (p == OpPattern::kAnchor) return true;
-      if (p != OpPattern::kElementwise || n.inputs.empty()) break;
-      id = n.inputs[0];
+      if (p != OpPattern::kElementwise || n->inputs.empty()) break;
+      id = n->inputs[0];
     }
   }
   return false;
@@ -150,10 +150,7 @@ std::vector<FusedGroup> fuse_operators(const Graph& g) {
   const std::vector<std::vector<size_t>>& readers = value_reads.nodes;
   const std::vector<bool>& is_output = value_reads.is_output;
 
-  std::vector<int> writer(g.values.size(), -1);
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (int id : g.nodes[i].outputs)
-      if (id != Node::kNone) writer[static_cast<size_t>(id)] = static_cast<int>(i);
+  const recognize::Matcher match(g);
   std::vector<bool> taken(g.nodes.size(), false);
   std::vector<FusedGroup> groups;
   for (size_t start = 0; start < g.nodes.size(); ++start) {
@@ -179,7 +176,7 @@ std::vector<FusedGroup> fuse_operators(const Graph& g) {
                 (is_crop(c) && g.value(c_out).shape.size() == g.value(out).shape.size());
       else
         joins = (p == OpPattern::kElementwise || p == OpPattern::kInjective) &&
-                !belongs_to_anchor(g, writer, c, g.value(c_out).numel() > g.value(out).numel());
+                !belongs_to_anchor(match, c, g.value(c_out).numel() > g.value(out).numel());
       // The reader reads the chain once (Mul(x, x) would need the value twice).
       joins = joins && std::count(c.inputs.begin(), c.inputs.end(), out) == 1;
       if (!joins) break;

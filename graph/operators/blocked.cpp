@@ -67,9 +67,8 @@ te::Tensor qlinear_conv_nchwc(const Graph& g, const Node& n, const Tensors& in) 
   return te::compute(
       acc.shape(),
       [&](Var b, Var k, Var p, Var q, Var c) {
-        const Expr zp = y_zp.shape().empty() ? y_zp(std::vector<Expr>{}) : y_zp(std::vector<Expr>{Expr(0)});
         const Expr v = cast(DataType::Float32(), acc(b, k, p, q, c) + offset(k, c)) * multiplier(k, c);
-        return round_to_quantized(v, zp, y_zp.dtype());
+        return round_to_quantized(v, param_at(y_zp, 0), y_zp.dtype());
       },
       "requantize");
 }

@@ -240,14 +240,7 @@ te::Tensor gemm(const Graph& g, const Node& n, const Tensors& in) {
 
 // An integer operand's zero point in int32 at `index` (its row for A, its
 // column for B): one value, or one per row or column.
-Expr zero_point_at(const te::Tensor& zp, const Expr& index) {
-  std::vector<Expr> at;
-  if (!zp.shape().empty()) {
-    const int64_t* len = as_const_int(zp.shape()[0]);
-    at.push_back(len && *len == 1 ? Expr(0) : index);
-  }
-  return cast(DataType::Int(32), zp(at));
-}
+Expr zero_point_at(const te::Tensor& zp, const Expr& index) { return cast(DataType::Int(32), param_at(zp, index)); }
 
 // Broadcast batches, vectors: numpy.matmul by the formula, each operand
 // read through broadcast_load of its batch axes; `integer`: in int32, less

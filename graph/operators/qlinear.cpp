@@ -40,13 +40,6 @@ void require_param(const Graph& g, const Node& n, size_t i, int64_t per, DataTyp
                       << " is neither one value" << (per ? " nor one per output channel (" + std::to_string(per) + ")" : "");
 }
 
-// A parameter (scale or zero point) at channel `k`: its one value, or its k-th.
-Expr param_at(const te::Tensor& p, const Expr& k) {
-  if (p.shape().empty()) return p(std::vector<Expr>{});
-  const int64_t* len = as_const_int(p.shape()[0]);
-  return p(std::vector<Expr>{len && *len == 1 ? Expr(0) : k});
-}
-
 // t in int32 less its zero point `zp` (null: none), which runs along `axis`
 // of t when it has one value per element of it.
 te::Tensor shifted(const te::Tensor& t, const te::Tensor* zp, size_t axis, const std::string& name) {

@@ -30,6 +30,12 @@ Expr round_to_quantized(const Expr& v, const Expr& zero_point, DataType out) {
   return cast(out, min(max(q, make_const(f, lo)), make_const(f, hi)));
 }
 
+Expr param_at(const te::Tensor& p, const Expr& k) {
+  if (p.shape().empty()) return p(std::vector<Expr>{});
+  const int64_t* len = as_const_int(p.shape()[0]);
+  return p(std::vector<Expr>{len && *len == 1 ? Expr(0) : k});
+}
+
 bool holds_7_bits(const Value& v) {
   if (!v.is_constant()) return false;
   for (int64_t i = 0; i < v.data->numel(); ++i)
@@ -59,13 +65,6 @@ size_t quant_axis(const Graph& g, const Node& n, const Value& x) {
   return static_cast<size_t>(axis);
 }
 
-// A per-tensor or per-axis parameter at output index `i`.
-Expr param_at(const te::Tensor& p, const std::vector<Var>& i, size_t axis) {
-  if (p.shape().empty()) return p(std::vector<Expr>{});
-  const int64_t* n = as_const_int(p.shape()[0]);
-  return p(std::vector<Expr>{n && *n == 1 ? Expr(0) : Expr(i.at(axis))});
-}
-
 void quantize_rule(const Node& n, Graph& g) {
   const Value& x = required_input(g, n, 0);
   require_float(n, x);
@@ -88,8 +87,8 @@ te::Tensor per_element(const Graph& g, const Node& n, const Tensors& in, const Q
   return te::compute(
       in.at(0).shape(),
       [&](const std::vector<Var>& i) {
-        return f(in.at(0)(std::vector<Expr>(i.begin(), i.end())), param_at(in.at(1), i, axis),
-                 has_zp ? param_at(in.at(2), i, axis) : Expr());
+        return f(in.at(0)(std::vector<Expr>(i.begin(), i.end())), param_at(in.at(1), i.at(axis)),
+                 has_zp ? param_at(in.at(2), i.at(axis)) : Expr());
       },
       name);
 }

@@ -62,6 +62,15 @@ std::string residual_model() {
   return m.bytes();
 }
 
+// Whether some loop of `f` is tensorized (tir/tensor_intrin.h's kTensorizeAnn).
+bool is_tensorized(const PrimFunc& f) {
+  bool found = false;
+  post_order_visit(f.body(), [&](const Stmt& s) {
+    if (const auto* l = s.as<ForNode>()) found = found || l->annotations.count(kTensorizeAnn);
+  });
+  return found;
+}
+
 double max_rel_error(const NDArray& got, const NDArray& want) {
   double worst = 0;
   for (int64_t i = 0; i < want.numel(); ++i)
@@ -247,11 +256,7 @@ TEST_F(CompiledModelTest, AnInt8ProductIsTensorizedAndItsWeightsPrepacked) {
   ASSERT_EQ(tasks.size(), 1u);
   const std::optional<PrimFunc> packed = a_prepacking_draw(g, tasks[0], target);
   ASSERT_TRUE(packed) << "no draw of the space packs the weight at the root";
-  bool tensorized = false;
-  post_order_visit(packed->body(), [&](const Stmt& s) {
-    if (const auto* l = s.as<ForNode>()) tensorized = tensorized || l->annotations.count(kTensorizeAnn);
-  });
-  EXPECT_TRUE(tensorized) << to_string(*packed);
+  EXPECT_TRUE(is_tensorized(*packed)) << to_string(*packed);
 
   NDArray x(DataType::UInt(8), {8, 64});
   x.fill_random(5, 0, 255);
@@ -287,10 +292,7 @@ TEST_F(CompiledModelTest, AQuantizedConvolutionIsTensorizedAndExact) {
       for (uint64_t seed = 1; seed < 60; ++seed) {
         std::optional<search::Candidate> c = search::sample_candidate(f, space[seed % space.size()], seed);
         if (!c) continue;
-        bool has = false;
-        post_order_visit(c->func.body(), [&](const Stmt& s) {
-          if (const auto* l = s.as<ForNode>()) has = has || l->annotations.count(kTensorizeAnn);
-        });
+        const bool has = is_tensorized(c->func);
         if (!drawn || has) drawn = std::move(c);
         if (has) {
           tensorized = true;
