@@ -39,6 +39,7 @@
 #include "core/error.h"
 #include "driver/tune.h"
 #include "targets/codegen/llvm/codegen.h"
+#include "targets/codegen/llvm/cpu_info.h"
 #include "targets/codegen/llvm/linker.h"
 #include "targets/codegen/llvm/optimize.h"
 #include "targets/codegen/llvm/target_machine.h"
@@ -123,7 +124,7 @@ Stages rebuild(const PrimFunc& func, const std::string& trace_json, const std::v
   }
   std::string so = std::filesystem::temp_directory_path() / ("kiln-build-bench." + std::to_string(getpid()) + ".so");
   t0 = Clock::now();
-  llvm_backend::link_shared_library(objects, so);
+  llvm_backend::link_shared_library(objects, so, llvm_backend::process_triple());
   s.link = ms_since(t0);
   for (const std::string& o : objects) std::filesystem::remove(o);
   std::filesystem::remove(so);

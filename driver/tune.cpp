@@ -9,6 +9,7 @@
 #include "driver/op_program.h"
 #include "ops/workload.h"
 #include "rpc/builder.h"
+#include "rpc/runner/device.h"
 #include "rpc/runner_client.h"
 #include "search/strategy_by_name.h"
 #include "targets/runtime/arguments.h"
@@ -20,16 +21,20 @@
 namespace kiln {
 namespace {
 
-std::unique_ptr<rpc::Runner> connect(const RunnerAddress& r) {
-  std::string token = r.token;
-  if (const char* env = std::getenv("KILN_RUNNER_TOKEN"); token.empty() && env) token = env;
-  return rpc::connect_runner(r.address, token, r.tls_ca);
-}
-
 // The search runs between batches, on the machine's cores.
 int search_threads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
 
 }  // namespace
+
+std::unique_ptr<rpc::Runner> connect_runner(const RunnerAddress& r, const Target& target) {
+  // Another CPU's target: a local runner of that device, whose worker runs
+  // under emulation (rpc/runner/device.h's run_worker_argv).
+  if (r.address == "local" && rpc::is_emulated(target))
+    return std::make_unique<rpc::LocalRunner>(rpc::LocalRunnerOptions{.args = {"--device-target=" + target.str()}});
+  std::string token = r.token;
+  if (const char* env = std::getenv("KILN_RUNNER_TOKEN"); token.empty() && env) token = env;
+  return rpc::connect_runner(r.address, token, r.tls_ca);
+}
 
 std::string func_signature(const PrimFunc& f) {
   const std::vector<ArgSpec> specs = arg_specs(f);
@@ -66,7 +71,7 @@ search::TuneResult tune_workload(const search::TuneTask& task, const search::Tun
                                  const std::atomic<bool>* stop) {
   auto database = tuning::open_database(db);
   rpc::Builder builder({.workers = std::max(1, o.target.num_cores())});
-  std::unique_ptr<rpc::Runner> r = connect(runner);
+  std::unique_ptr<rpc::Runner> r = connect_runner(runner, o.target);
   std::unique_ptr<search::SearchStrategy> strategy =
       search::make_strategy(o.strategy, o.cost_model, o.seed, search_threads());
   return search::tune(task, o, {*database, builder, *r}, *strategy, on_progress, stop);
@@ -88,7 +93,7 @@ search::SchedulerResult tune_model(const std::vector<search::SchedulerTask>& tas
                                    const std::function<void(const search::SchedulerProgress&)>& on_progress,
                                    const std::atomic<bool>* stop) {
   rpc::Builder builder({.workers = std::max(1, o.tune.target.num_cores())});
-  std::unique_ptr<rpc::Runner> runner = rpc::connect_runner("local", "");
+  std::unique_ptr<rpc::Runner> runner = connect_runner(RunnerAddress{}, o.tune.target);
   return search::tune_tasks(
       tasks, o, {db, builder, *runner},
       [&](size_t) { return search::make_strategy(o.tune.strategy, o.tune.cost_model, o.tune.seed, search_threads()); },

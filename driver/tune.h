@@ -31,6 +31,12 @@ struct RunnerAddress {
   std::string tls_ca;
 };
 
+// The runner at `r` for kernels of `target`: "local" is a runner spawned as
+// this process's child, for the device `target` names (another CPU's: its
+// worker emulated, rpc/runner/device.h); a token left empty is
+// $KILN_RUNNER_TOKEN. Throws kiln::Error when it cannot be reached.
+std::unique_ptr<rpc::Runner> connect_runner(const RunnerAddress& r, const Target& target);
+
 // What people read for a function that no workload string names:
 // "fused(float32[64, 32], float32[32, 16]) -> float32[64, 16]".
 std::string func_signature(const PrimFunc& f);

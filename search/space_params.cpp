@@ -8,7 +8,7 @@ SpaceParams SpaceParams::for_target(const Target& t) {
   SpaceParams p;
   p.cores = std::max(1, t.num_cores());
   p.lanes = std::max(1, t.vector_lanes(DataType::Float32()));
-  p.registers = t.has_feature("avx512f") ? 32 : 16;
+  p.registers = t.is_cpu() ? t.vector_registers() : 16;
   p.max_parallel_extent = kJobsPerCore * p.cores;
   if (t.is_cpu())
     for (const TensorIntrin& intrin : kiln::tensor_intrins())

@@ -20,6 +20,7 @@ struct Target::Data {
   std::string mtriple, mcpu;
   std::vector<std::string> mattr;
   int num_cores = 1;
+  int vscale = 0;
   bool fp_contract = true;
   std::string arch;
   GpuLimits gpu;
@@ -72,8 +73,26 @@ int parse_num_cores(const std::string& s) {
   return n;
 }
 
+// A positive integer option up to `max`, or `fallback` when absent.
+int64_t positive_option(const std::map<std::string, std::string>& opts, const std::string& name, int64_t fallback,
+                        int64_t max = std::numeric_limits<int64_t>::max()) {
+  auto it = opts.find(name);
+  if (it == opts.end()) return fallback;
+  size_t used = 0;
+  int64_t v = 0;
+  try {
+    v = std::stoll(it->second, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != it->second.size() || v <= 0)
+    KILN_USER_ERROR() << "-" << name << " must be a positive integer, not '" << it->second << "'";
+  if (v > max) KILN_USER_ERROR() << "-" << name << "=" << v << " is more than " << max;
+  return v;
+}
+
 void parse_llvm(Target::Data& d, std::map<std::string, std::string> opts) {
-  check_allowed(d.kind, opts, {"mtriple", "mcpu", "mattr", "num-cores", "fp-contract"});
+  check_allowed(d.kind, opts, {"mtriple", "mcpu", "mattr", "num-cores", "fp-contract", "vscale"});
   const std::string host_triple = llvm_backend::process_triple();
   d.mtriple = opts.count("mtriple") ? llvm_backend::checked_triple(opts["mtriple"]) : host_triple;
   const bool foreign = d.mtriple != host_triple;
@@ -102,6 +121,13 @@ void parse_llvm(Target::Data& d, std::map<std::string, std::string> opts) {
   unsigned hw = std::thread::hardware_concurrency();
   d.num_cores = opts.count("num-cores") ? parse_num_cores(opts["num-cores"]) : static_cast<int>(std::max(1u, hw));
 
+  if (opts.count("vscale")) {
+    d.vscale = static_cast<int>(positive_option(opts, "vscale", 0, 16));
+    if (!std::binary_search(d.features.begin(), d.features.end(), std::string("sve")))
+      KILN_USER_ERROR() << "-vscale=" << d.vscale << " needs SVE: " << d.mtriple << " -mcpu=" << d.mcpu
+                        << " has no sve (add -mattr=+sve)";
+  }
+
   if (opts.count("fp-contract")) {
     const std::string& v = opts["fp-contract"];
     if (v != "on" && v != "off") KILN_USER_ERROR() << "-fp-contract must be on or off, not '" << v << "'";
@@ -116,6 +142,7 @@ void parse_llvm(Target::Data& d, std::map<std::string, std::string> opts) {
     os << " -mattr=";
     for (size_t i = 0; i < d.mattr.size(); ++i) os << (i ? "," : "") << d.mattr[i];
   }
+  if (d.vscale) os << " -vscale=" << d.vscale;
   os << " -num-cores=" << d.num_cores;
   if (!d.fp_contract) os << " -fp-contract=off";
   d.canonical = os.str();
@@ -160,24 +187,6 @@ void parse_cuda(Target::Data& d, std::map<std::string, std::string> opts) {
     d.canonical += " -arch=" + a;
   }
   d.gpu = cuda_limits(sm);
-}
-
-// A positive integer option up to `max`, or `fallback` when absent.
-int64_t positive_option(const std::map<std::string, std::string>& opts, const std::string& name, int64_t fallback,
-                        int64_t max = std::numeric_limits<int64_t>::max()) {
-  auto it = opts.find(name);
-  if (it == opts.end()) return fallback;
-  size_t used = 0;
-  int64_t v = 0;
-  try {
-    v = std::stoll(it->second, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != it->second.size() || v <= 0)
-    KILN_USER_ERROR() << "-" << name << " must be a positive integer, not '" << it->second << "'";
-  if (v > max) KILN_USER_ERROR() << "-" << name << "=" << v << " is more than " << max;
-  return v;
 }
 
 // OpenCL devices differ too much for one table: by default what almost any
@@ -251,6 +260,7 @@ const std::string& Target::mtriple() const { return d_->mtriple; }
 const std::string& Target::mcpu() const { return d_->mcpu; }
 const std::vector<std::string>& Target::mattr() const { return d_->mattr; }
 int Target::num_cores() const { return d_->num_cores; }
+int Target::vscale() const { return d_->vscale; }
 bool Target::fp_contract() const { return d_->fp_contract; }
 const std::string& Target::arch() const { return d_->arch; }
 
@@ -267,7 +277,7 @@ bool Target::has_feature(const std::string& name) const {
 const std::vector<std::string>& Target::features() const { return d_->features; }
 
 std::vector<std::string> Target::isa_features() const {
-  static const std::vector<std::string> detectable = llvm_backend::host_detectable_features();
+  const std::vector<std::string> detectable = llvm_backend::isa_feature_names(mtriple());
   std::vector<std::string> out;
   std::set_intersection(features().begin(), features().end(), detectable.begin(), detectable.end(),
                         std::back_inserter(out));
@@ -288,6 +298,9 @@ std::string Target::cannot_run_on(const Target& device) const {
     return "";
   }
   if (mtriple() != device.mtriple()) return "built for " + mtriple() + ", the device is " + device.mtriple();
+  if (vscale() != 0 && vscale() != device.vscale())
+    return "built for SVE vectors of " + std::to_string(128 * vscale()) + " bits, the device's are " +
+           (device.vscale() ? std::to_string(128 * device.vscale()) + " bits" : "not fixed (-vscale)");
   std::vector<std::string> missing, mine = isa_features(), theirs = device.isa_features();
   std::set_difference(mine.begin(), mine.end(), theirs.begin(), theirs.end(), std::back_inserter(missing));
   if (missing.empty()) return "";
@@ -301,8 +314,14 @@ int Target::vector_width_bits(DataType t) const {
   const bool small_int = !t.is_float() && t.bits() < 32;
   if (has_feature("avx512f") && (!small_int || has_feature("avx512bw"))) return 512;
   if (has_feature("avx2") || (has_feature("avx") && t.is_float())) return 256;
+  if (vscale() > 0) return 128 * vscale();
   if (has_feature("sse2") || has_feature("neon")) return 128;
   return std::max(64, t.bits());
+}
+
+int Target::vector_registers() const {
+  if (has_feature("avx512f") || llvm_backend::is_aarch64(mtriple())) return 32;
+  return 16;
 }
 
 int Target::vector_lanes(DataType t) const { return std::max(1, vector_width_bits(t) / std::max(1, t.bits())); }

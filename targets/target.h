@@ -4,6 +4,7 @@
 //   llvm -mcpu=skylake-avx512 -num-cores=2 a named CPU with its default features
 //   llvm -mcpu=native -mattr=-avx512f      the host, one feature taken away
 //   llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-v1
+//   llvm -mtriple=aarch64-linux-gnu -mattr=+sve -vscale=2   SVE at 256 bits
 //   llvm -fp-contract=off                  no FMA fusion: bit-exact float arithmetic
 //   cuda -arch=sm_90
 //   opencl
@@ -72,6 +73,12 @@ class Target {
   const std::vector<std::string>& mattr() const;
   // llvm: threads for parallel loops; defaults to the hardware threads.
   int num_cores() const;
+  // llvm, AArch64 with SVE: the vector length the code is built for, in
+  // units of 128 bits (-vscale=2: 256-bit vectors), as a fixed width; 0 when
+  // not given (then NEON's 128 bits are the width). SVE's registers are
+  // scalable, but a schedule's tiles are not: kiln builds for one length,
+  // and the code runs only on a CPU of that length.
+  int vscale() const;
   // llvm: whether a float multiply and add may fuse into one FMA (one
   // rounding instead of two). On by default (-fp-contract=on), as in C
   // compilers; -fp-contract=off makes float results bit-identical to the
@@ -102,10 +109,14 @@ class Target {
 
   // Width in bits of the widest vector register worth using for values of
   // type t: 512 with AVX-512, 256 with AVX2 (AVX for floats), 128 with SSE or
-  // NEON. On GPU kinds, t's own width: vectors there are threads.
+  // NEON, 128 x vscale with SVE at a fixed length. On GPU kinds, t's own
+  // width: vectors there are threads.
   int vector_width_bits(DataType t) const;
   // vector_width_bits(t) / t.bits(), at least 1.
   int vector_lanes(DataType t) const;
+  // Architectural vector registers a register tile may fill: 32 with
+  // AVX-512 and on AArch64 (NEON and SVE alike), 16 on other x86 CPUs.
+  int vector_registers() const;
 
   // The LLVM feature string for code generation ("+a,-b"), mattr joined.
   std::string llvm_features() const;

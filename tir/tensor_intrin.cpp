@@ -242,6 +242,12 @@ std::vector<TensorIntrin> make_intrins() {
                dot_u8s8s32_desc("x86_avx2_u8s7s32_8x4", 8), 0, {{"avx2"}}, nullptr, kSmallWeightsAnn});
   t.push_back({"x86_avx2_u8s8s32_8x4", "vpmovzxbw/vpmovsxbw and vpmaddwd on 256 bits (AVX2), exact",
                dot_u8s8s32_desc("x86_avx2_u8s8s32_8x4", 8), 0, {{"avx2"}}});
+  // Armv8.6's I8MM: usdot sums four u8 x s8 products into each 32-bit lane
+  // of a 128-bit NEON register, exactly. SVE CPUs have NEON as well, so the
+  // same instruction serves an SVE target of any length; the schedule's
+  // vector loops around the nest make the wider tile.
+  t.push_back({"arm_neon_usdot_u8s8s32_4x4", "usdot on 128 bits (AArch64 NEON with I8MM)",
+               dot_u8s8s32_desc("arm_neon_usdot_u8s8s32_4x4", 4), 0, {{"i8mm"}}});
   for (TensorIntrin& i : t) {
     i.pattern = analyse(i);
     i.num_loops = i.pattern->nest.loops.size();

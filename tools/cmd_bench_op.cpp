@@ -16,10 +16,13 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "driver/tune.h"
 #include "rpc/builder.h"
+#include "rpc/runner/device.h"
 #include "rpc/runner_client.h"
 #include "tir/analysis/workload_key.h"
 #include "tools/commands.h"
+#include "tools/tune_session.h"
 #include "driver/op_program.h"
 #include "tuning_logs/apply_record.h"
 
@@ -87,9 +90,8 @@ void run_on_runner(const Args& a) {
   log << "kiln: " << w.str() << " built in " << std::fixed << std::setprecision(1) << built[0].build_ms
       << " ms; measuring through runner " << a.runner << "\n";
 
-  std::string token = a.token;
-  if (const char* env = std::getenv("KILN_RUNNER_TOKEN"); token.empty() && env) token = env;
-  std::unique_ptr<rpc::Runner> runner = rpc::connect_runner(a.runner, token, a.tls_ca);
+  if (a.runner == "local") note_emulation(target);
+  std::unique_ptr<rpc::Runner> runner = connect_runner(RunnerAddress{a.runner, a.token, a.tls_ca}, target);
   rpc::MeasureBatch batch;
   static_cast<TimingOptions&>(batch.timing) = timing_of(a);
   batch.timing.timeout_ms = a.timeout_ms;
@@ -137,11 +139,13 @@ void run(const Args& a) {
     KILN_USER_ERROR() << "--postprocess-again is measured in this process; drop --runner";
   if (!a.runner.empty()) return run_on_runner(a);
   Target target = Target::parse(a.target);
-  if (target.is_gpu()) {
-    // Kernels for a GPU run on a device a runner has: the local one here.
+  if (target.is_gpu() || rpc::is_emulated(target)) {
+    // Kernels for a GPU, or for another CPU, run on a device a runner has:
+    // the local one here (another CPU's emulated).
     if (is_workload_key(a.workload))
-      KILN_USER_ERROR() << "a GPU target measures a workload string through a runner; a workload key ("
-                        << a.workload << ") cannot be";
+      KILN_USER_ERROR() << "a " << (target.is_gpu() ? "GPU target" : "target of another CPU")
+                        << " measures a workload string through a runner; a workload key (" << a.workload
+                        << ") cannot be";
     Args local = a;
     local.runner = "local";
     return run_on_runner(local);

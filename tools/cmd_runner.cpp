@@ -50,7 +50,8 @@ void run(const Args& a) {
   rpc::RunnerOptions o;
   o.device = Target::parse(a.device_target);
   o.device_key = a.key.empty() ? o.device.mcpu() : a.key;
-  if (!a.cpu_only) o.gpus = rpc::detect_gpus();
+  const bool emulated = rpc::is_emulated(o.device);
+  if (!a.cpu_only && !emulated) o.gpus = rpc::detect_gpus();
   o.token = a.token;
   o.tls = a.tls;
   if (o.token.empty())
@@ -71,6 +72,9 @@ void run(const Args& a) {
   std::cout << "kiln runner: device '" << d.device_key << "': " << d.cpu_model << " (" << d.cpu_name << "), "
             << d.num_cores << " cores, kiln " << d.kiln_version << "\n"
             << "kiln runner: runs target " << d.targets.front() << "\n";
+  if (emulated)
+    std::cout << "kiln runner: its worker runs under emulation: outputs are checked for real, but its timings say "
+                 "nothing about the device's speed\n";
   for (size_t i = 0; i < d.gpus.size(); ++i)
     std::cout << "kiln runner: and on " << d.gpus[i] << ", target " << d.targets[i + 1] << "\n";
   std::cout << "kiln runner: listening on " << server.address() << std::endl;
@@ -102,7 +106,8 @@ void add_runner(CLI::App& app) {
   cmd->add_option("--key", a->key, "device key this runner reports (default: the CPU's name)");
   cmd->add_option("--token", a->token, "require this token from clients (or set KILN_RUNNER_TOKEN)");
   cmd->add_option("--device-target", a->device_target,
-                  "the target whose CPU features this device offers; artifacts needing more are refused")
+                  "the target whose CPU features this device offers; artifacts needing more are refused. Another "
+                  "CPU's target (-mtriple=aarch64-linux-gnu) runs that CPU's worker under qemu-user")
       ->capture_default_str();
   cmd->add_flag("--cpu-only", a->cpu_only, "measure on the CPU only, even where an OpenCL device is found");
   cmd->add_option("--workdir", a->workdir, "where artifacts and reference outputs go (default: a private temporary one)");

@@ -66,6 +66,7 @@ void run(const Args& a) {
   if (a.trials > 0) std::cerr << ", " << a.trials << " trials in all (" << earlier << " in the database)";
   if (a.trials_per_task > 0) std::cerr << ", at most " << a.trials_per_task << " per task";
   std::cerr << ", " << a.policy << " task scheduling, into " << tuning::database_name(a.db) << "\n";
+  note_emulation(target);
   std::cerr << "kiln: timing each task's default program for the untuned estimate\n";
 
   search::SchedulerResult r;

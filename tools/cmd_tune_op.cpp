@@ -100,6 +100,7 @@ void run(const Args& a) {
   std::cerr << "kiln: tuning " << name << " (" << entry.key << ") for '" << o.target.str() << "': " << o.trials
             << " trials, " << o.strategy << " search"
             << (o.strategy == "random" ? "" : " with cost model " + o.cost_model) << ", into " << tuning::database_name(a.db) << "\n";
+  note_emulation(o.target);
   search::TuneResult r;
   {
     StopOnInterrupt interrupt;

@@ -2,9 +2,11 @@
 
 #include <csignal>
 #include <iomanip>
+#include <iostream>
 #include <sstream>
 
 #include "core/error.h"
+#include "rpc/runner/device.h"
 #include "tuning_logs/open_database.h"
 
 namespace kiln::cli {
@@ -25,6 +27,13 @@ StopOnInterrupt::StopOnInterrupt() {
 }
 StopOnInterrupt::~StopOnInterrupt() { std::signal(SIGINT, SIG_DFL); }
 const std::atomic<bool>* StopOnInterrupt::stop() const { return &g_stop; }
+
+void note_emulation(const Target& target) {
+  if (!rpc::is_emulated(target)) return;
+  std::cerr << "kiln: " << target.mtriple() << " is not this machine's CPU: its kernels run under qemu-user, "
+            << "checked against the reference as on the device, but their timings say nothing about the "
+            << "device's speed (docs/targets.md)\n";
+}
 
 std::string clock_text(double s) {
   const int64_t t = static_cast<int64_t>(s + 0.5);

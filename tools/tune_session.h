@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 
+#include "targets/target.h"
+
 namespace kiln::cli {
 
 // While it lives, the first Ctrl-C sets stop() (the job finishes the batch
@@ -19,6 +21,11 @@ class StopOnInterrupt {
   ~StopOnInterrupt();
   const std::atomic<bool>* stop() const;
 };
+
+// Says on stderr, for a target of another CPU (a local runner emulates it:
+// rpc/runner/device.h), that its outputs are checked but its timings mean
+// nothing for the device; nothing for this machine's own CPU.
+void note_emulation(const Target& target);
 
 // "42s", "3m05s", "1h02m".
 std::string clock_text(double seconds);

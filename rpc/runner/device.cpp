@@ -1,9 +1,15 @@
 #include "rpc/runner/device.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "core/error.h"
 #include "core/version.h"
+#include "targets/codegen/llvm/cpu_info.h"
 #include "targets/runtime/cuda.h"
 #include "targets/runtime/opencl.h"
 
@@ -39,11 +45,58 @@ std::vector<GpuDevice> detect_gpus() {
   return out;
 }
 
+namespace {
+
+// `name` on $PATH, as a path; empty when it is not there.
+std::string on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    std::filesystem::path p = std::filesystem::path(dir.empty() ? "." : dir) / name;
+    if (access(p.c_str(), X_OK) == 0) return p.string();
+  }
+  return "";
+}
+
+// qemu-user's -cpu for an AArch64 device: every extension qemu has
+// ("max"), SVE at the device's vector length, or no SVE at all for a NEON
+// device, so that an SVE instruction in its kernels is an illegal
+// instruction, as on the device.
+std::string qemu_aarch64_cpu(const Target& device) {
+  if (!device.has_feature("sve")) return "max,sve=off";
+  if (device.vscale() == 0) return "max";
+  return "max,sve-default-vector-length=" + std::to_string(16 * device.vscale());
+}
+
+std::string qemu_cpu_description(const Target& device) {
+  return "qemu-aarch64 -cpu " + qemu_aarch64_cpu(device) + ", emulated on " + cpu_model_name();
+}
+
+}  // namespace
+
+bool is_emulated(const Target& device) {
+  return device.is_cpu() && device.mtriple() != llvm_backend::process_triple();
+}
+
+std::vector<std::string> run_worker_argv(const Target& device, const std::string& kiln) {
+  if (!is_emulated(device)) return {kiln, "worker", "--role=run"};
+  if (!llvm_backend::is_aarch64(device.mtriple()))
+    KILN_USER_ERROR() << "no runner for " << device.mtriple() << " on this "
+                      << llvm_backend::process_triple() << " machine (kiln emulates aarch64-linux-gnu)";
+  const std::string worker = (std::filesystem::path(kiln).parent_path() / "kiln-worker-aarch64-linux-gnu").string();
+  if (access(worker.c_str(), X_OK) != 0)
+    KILN_USER_ERROR() << "the aarch64 run worker " << worker
+                      << " is missing: build kiln with -DKILN_CROSS_WORKERS=ON (scripts/setup does)";
+  const std::string qemu = on_path("qemu-aarch64");
+  if (qemu.empty()) KILN_USER_ERROR() << "qemu-aarch64 is not on PATH: install Debian's qemu-user (scripts/setup does)";
+  return {qemu, "-cpu", qemu_aarch64_cpu(device), worker, "--role=run"};
+}
+
 DeviceInfo describe_device(const Target& device, const std::string& device_key, const std::vector<GpuDevice>& gpus) {
   DeviceInfo d;
   d.kiln_version = kiln_version();
   d.device_key = device_key;
-  d.cpu_model = cpu_model_name();
+  d.cpu_model = is_emulated(device) ? qemu_cpu_description(device) : cpu_model_name();
   d.cpu_name = device.is_cpu() ? device.mcpu() : device.arch();
   d.isa_features = device.isa_features();
   d.num_cores = device.num_cores();

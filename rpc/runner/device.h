@@ -22,6 +22,19 @@ std::vector<GpuDevice> detect_gpus();
 // "AMD EPYC 9R14 96-Core Processor", from /proc/cpuinfo; "unknown" elsewhere.
 std::string cpu_model_name();
 
+// Whether a runner on this machine measures `device` under emulation: a
+// CPU of another triple, whose kernels run in that CPU's worker under
+// qemu-user. Such a runner proves the protocol, the artifacts and the
+// correctness checks; its timings say nothing about the device's speed.
+bool is_emulated(const Target& device);
+
+// The run worker's command line for `device`: `kiln worker --role=run` for
+// this machine's own CPU; for another CPU, that CPU's worker cross-built
+// beside kiln (bin/kiln-worker-<triple>, rpc/cross/) under qemu-user,
+// emulating a CPU with the device's features and vector length. Throws
+// kiln::Error naming what is missing (the worker, qemu).
+std::vector<std::string> run_worker_argv(const Target& device, const std::string& kiln);
+
 // The Info reply of a runner on `device` (normally Target::host(), or a
 // narrower target given with `kiln runner --device-target`).
 DeviceInfo describe_device(const Target& device, const std::string& device_key,

@@ -46,7 +46,7 @@ proto::MeasureResult failed(const proto::Candidate& c, proto::ErrorKind kind, co
 RunnerService::RunnerService(RunnerOptions options)
     : options_(std::move(options)),
       info_(describe_device(options_.device, options_.device_key, options_.gpus)),
-      worker_({options_.kiln, "worker", "--role=run"}) {
+      worker_(run_worker_argv(options_.device, options_.kiln)) {
   std::filesystem::create_directories(options_.workdir);
   worker_.start();
 }

@@ -42,7 +42,7 @@ struct RunnerOptions {
   std::vector<GpuDevice> gpus;
   // Where artifacts and reference outputs are written; created if missing.
   std::string workdir;
-  std::string kiln = kiln_binary();
+  std::string kiln = kiln_binary();  // the run worker: run_worker_argv(device, kiln)
 };
 
 class RunnerService final : public proto::Runner::Service {

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "rpc/convert.h"
+#include "rpc/worker/serve_frames.h"
 #include "targets/runtime/check.h"
 #include "targets/runtime/loaded_kernel.h"
 #include "targets/runtime/timing.h"
@@ -182,6 +183,14 @@ proto::RunReply RunWorker::handle(const proto::RunRequest& req) {
     reply.set_error_message(e.message);
   }
   return reply;
+}
+
+int serve_runs(int fd) {
+  RunWorker runs;
+  return serve_frames("run", fd, [&](const proto::WorkerRequest& req) {
+    if (!req.has_run()) KILN_USER_ERROR() << "a run worker received another kind of request";
+    return runs.handle(req.run()).SerializeAsString();
+  });
 }
 
 }  // namespace kiln::rpc

@@ -39,4 +39,8 @@ class RunWorker {
   std::unique_ptr<ThreadPool> pool_;
 };
 
+// A run worker's whole life on the frame socket `fd` (serve_frames.h):
+// `kiln worker --role=run`, and the run worker cross-built for another CPU.
+int serve_runs(int fd);
+
 }  // namespace kiln::rpc

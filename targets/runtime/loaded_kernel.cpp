@@ -4,11 +4,15 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "targets/runtime/shared_library.h"
+// The run worker cross-built for another CPU (rpc/cross/) has no GPU
+// runtime: it loads shared libraries only.
+#if !KILN_CPU_RUNTIME_ONLY
 #include "core/file.h"
 #include "targets/codegen/gpu/build_gpu.h"
 #include "targets/runtime/cuda.h"
 #include "targets/runtime/opencl_module.h"
-#include "targets/runtime/shared_library.h"
+#endif
 
 namespace kiln {
 namespace {
@@ -25,6 +29,7 @@ class CpuKernel final : public LoadedKernel {
   std::unique_ptr<CompiledKernel> k_;
 };
 
+#if !KILN_CPU_RUNTIME_ONLY
 // Runs larger than this many per repeat are not worth the wait.
 constexpr int kMaxNumber = 1000;
 
@@ -59,6 +64,7 @@ class DeviceKernel final : public LoadedKernel {
   }
   Module m_;
 };
+#endif
 
 }  // namespace
 
@@ -67,9 +73,13 @@ std::unique_ptr<LoadedKernel> load_kernel_file(const std::string& format, const 
   if (format.empty() || format == "shared_library")
     return std::make_unique<CpuKernel>(load_shared_library(path, kernel_name));
   if (format == "gpu_module") {
+#if KILN_CPU_RUNTIME_ONLY
+    KILN_USER_ERROR() << "artifact " << path << " is a GPU module; this runner's worker runs CPU kernels only";
+#else
     GpuModule m = parse_gpu_module(read_file(path));
     if (m.kind == "opencl") return std::make_unique<DeviceKernel<OpenclModule>>(std::move(m));
     return std::make_unique<DeviceKernel<CudaModule>>(std::move(m));
+#endif
   }
   KILN_USER_ERROR() << "artifact " << path << " has format '" << format << "', which this runner does not load";
 }

@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/file.h"
 #include "targets/codegen/llvm/codegen.h"
+#include "targets/codegen/llvm/cpu_info.h"
 #include "targets/codegen/llvm/linker.h"
 #include "targets/codegen/llvm/target_machine.h"
 #include "targets/lower.h"
@@ -92,7 +93,7 @@ Artifact faulty_artifact(const PrimFunc& f, const Target& target, Fault fault) {
     std::ofstream out(base + ".o", std::ios::binary);
     out.write(obj.data(), static_cast<std::streamsize>(obj.size()));
   }
-  llvm_backend::link_shared_library({base + ".o"}, base + ".so");
+  llvm_backend::link_shared_library({base + ".o"}, base + ".so", llvm_backend::process_triple());
   Artifact a{"shared_library", read_file(base + ".so"), name, target.str()};
   std::filesystem::remove(base + ".o");
   std::filesystem::remove(base + ".so");

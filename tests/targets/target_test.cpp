@@ -87,6 +87,33 @@ TEST(Target, VectorWidthFollowsFeatures) {
   Target knl = Target::parse("llvm -mcpu=skylake-avx512 -mattr=-avx512bw");
   EXPECT_EQ(knl.vector_width_bits(DataType::Float32()), 512);
   EXPECT_EQ(knl.vector_width_bits(DataType::Int(8)), 256);
+  EXPECT_EQ(avx2.vector_registers(), 16);
+  EXPECT_EQ(avx512.vector_registers(), 32);
+}
+
+// AArch64: NEON's 128 bits, or SVE built for one vector length (-vscale,
+// in units of 128 bits); 32 vector registers either way.
+TEST(Target, Aarch64VectorsFollowNeonOrTheSveLength) {
+  Target neon = Target::parse("llvm -mtriple=aarch64-linux-gnu -mattr=+neon");
+  EXPECT_EQ(neon.vector_width_bits(DataType::Float32()), 128);
+  EXPECT_EQ(neon.vector_registers(), 32);
+  EXPECT_EQ(neon.vscale(), 0);
+  Target sve = Target::parse("llvm -mtriple=aarch64-linux-gnu -mattr=+sve -vscale=2 -num-cores=4");
+  EXPECT_EQ(sve.vscale(), 2);
+  EXPECT_EQ(sve.vector_width_bits(DataType::Float32()), 256);
+  EXPECT_EQ(sve.vector_lanes(DataType::Int(8)), 32);
+  EXPECT_EQ(sve.str(), "llvm -mtriple=aarch64-unknown-linux-gnu -mcpu=generic -mattr=+sve -vscale=2 -num-cores=4");
+  EXPECT_EQ(Target::parse(sve.str()), sve);
+  // SVE without a length: NEON's width, the code runs at any length.
+  EXPECT_EQ(Target::parse("llvm -mtriple=aarch64-linux-gnu -mattr=+sve").vector_width_bits(DataType::Float32()), 128);
+  // A kernel built for one length refuses a device of another; the
+  // device's features are Arm's.
+  Target sve512 = Target::parse("llvm -mtriple=aarch64-linux-gnu -mattr=+sve -vscale=4");
+  EXPECT_EQ(sve.cannot_run_on(sve512), "built for SVE vectors of 256 bits, the device's are 512 bits");
+  EXPECT_EQ(sve.cannot_run_on(neon), "built for SVE vectors of 256 bits, the device's are not fixed (-vscale)");
+  EXPECT_EQ(Target::parse("llvm -mtriple=aarch64-linux-gnu -mattr=+sve").cannot_run_on(neon),
+            "needs CPU features the device lacks: fullfp16 sve");  // SVE implies half-precision arithmetic
+  EXPECT_EQ(neon.cannot_run_on(sve), "");
 }
 
 TEST(Target, GpuKindsParse) {
@@ -118,6 +145,11 @@ TEST(Target, Errors) {
   EXPECT_EQ(error_of("llvm -mtriple=nonsense-arch-none"), "unknown target triple 'nonsense-arch-none'");
   EXPECT_EQ(error_of("cuda -arch=90"), "-arch must look like sm_90, not '90'");
   EXPECT_EQ(error_of("llvm -fp-contract=fast"), "-fp-contract must be on or off, not 'fast'");
+  EXPECT_EQ(error_of("llvm -mtriple=aarch64-linux-gnu -vscale=2"),
+            "-vscale=2 needs SVE: aarch64-unknown-linux-gnu -mcpu=generic has no sve (add -mattr=+sve)");
+  EXPECT_EQ(error_of("llvm -mtriple=aarch64-linux-gnu -mattr=+sve -vscale=0"),
+            "-vscale must be a positive integer, not '0'");
+  EXPECT_EQ(error_of("llvm -mtriple=aarch64-linux-gnu -mattr=+sve -vscale=32"), "-vscale=32 is more than 16");
 }
 
 TEST(Target, GpuTargetsSayWhatOneLaunchMayUse) {

@@ -88,9 +88,7 @@ void export_shared_library(const PrimFunc& lowered, const Target& target, const 
 void export_shared_library(const std::vector<PrimFunc>& lowered, const Target& target, const std::string& path,
                            int threads) {
   if (!target.is_cpu()) KILN_USER_ERROR() << "the llvm back end cannot compile for target kind " << target.kind();
-  if (target.mtriple() != llvm_backend::process_triple())
-    KILN_USER_ERROR() << "cannot link a shared library for " << target.mtriple() << " on this "
-                      << llvm_backend::process_triple() << " machine";
+  llvm_backend::linker_for(target.mtriple());  // refuses a triple it cannot link before compiling
   std::set<std::string> names;
   for (const PrimFunc& f : lowered)
     if (!names.insert(f->name).second) KILN_USER_ERROR() << "two kernels called '" << f->name << "' in " << path;
@@ -112,7 +110,7 @@ void export_shared_library(const std::vector<PrimFunc>& lowered, const Target& t
     out.write(object.data(), static_cast<std::streamsize>(object.size()));
     if (!out) KILN_USER_ERROR() << "cannot write " << objects.paths[static_cast<size_t>(i)];
   });
-  llvm_backend::link_shared_library(objects.paths, path);
+  llvm_backend::link_shared_library(objects.paths, path, target.mtriple());
 }
 
 std::string emit_llvm_ir(const PrimFunc& lowered, const Target& target, bool optimize) {

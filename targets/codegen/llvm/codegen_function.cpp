@@ -37,6 +37,10 @@ void CodeGen::set_function_attributes(llvm::Function* fn) {
   if (!features.empty()) fn->addFnAttr("target-features", features);
   // LLVM's cost model may otherwise cap vectors at 256 bits on AVX-512 CPUs.
   if (target_.has_feature("avx512f")) fn->addFnAttr("prefer-vector-width", "512");
+  // SVE at a fixed length: LLVM then lowers the fixed-width vectors the
+  // schedule asks for (say <8 x float> at -vscale=2) onto SVE registers.
+  if (target_.vscale() > 0)
+    fn->addFnAttr(llvm::Attribute::getWithVScaleRangeArgs(ctx_, target_.vscale(), target_.vscale()));
   fn->addFnAttr(llvm::Attribute::NoUnwind);
 }
 

@@ -19,7 +19,9 @@
 //   x86_avx2_u8s8s32_8x4    bytes widened to int16, vpmaddwd sums pairs
 //                           into int32 (exact; vpmaddubsw would saturate),
 //                           then the pairs of each lane added
+//   arm_neon_usdot_u8s8s32_4x4  usdot v.4s (llvm.aarch64.neon.usdot)
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsAArch64.h>
 #include <llvm/IR/IntrinsicsX86.h>
 
 #include "core/error.h"
@@ -99,6 +101,11 @@ void CodeGen::emit_tensorized(const Stmt& loop) {
       return all;
     }());
     r = b_.CreateAdd(acc, b_.CreateAdd(b_.CreateShuffleVector(pairs, even), b_.CreateShuffleVector(pairs, odd)));
+  } else if (t->name == "arm_neon_usdot_u8s8s32_4x4") {
+    // Unsigned bytes first, signed second, as the instruction takes them.
+    auto* bytes = llvm::FixedVectorType::get(b_.getInt8Ty(), 4 * lanes);
+    r = b_.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_usdot, {acc_type, bytes},
+                           {acc, b_.CreateBitCast(a, bytes), b_.CreateBitCast(b, bytes)});
   } else {
     KILN_ICHECK(false) << "no LLVM implementation of tensor intrinsic " << t->name;
   }

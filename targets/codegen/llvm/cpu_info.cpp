@@ -57,6 +57,8 @@ std::string checked_triple(const std::string& triple) {
   return t;
 }
 
+bool is_aarch64(const std::string& triple) { return llvm::Triple(triple).isAArch64(); }
+
 std::string host_cpu_name() { return llvm::sys::getHostCPUName().str(); }
 
 void check_cpu(const std::string& triple, const std::string& cpu) {
@@ -106,11 +108,16 @@ std::vector<std::string> enabled_features(const std::string& triple, const std::
 
 namespace kiln::llvm_backend {
 
-std::vector<std::string> host_detectable_features() {
-  std::vector<std::string> out;
-  for (const auto& kv : llvm::sys::getHostCPUFeatures()) out.push_back(kv.getKey().str());
-  std::sort(out.begin(), out.end());
-  return out;
+std::vector<std::string> isa_feature_names(const std::string& triple) {
+  if (is_aarch64(triple)) return {"bf16", "dotprod", "fp-armv8", "fullfp16", "i8mm", "neon", "sme", "sve", "sve2"};
+  if (triple != process_triple()) return {};
+  static const std::vector<std::string> host = [] {
+    std::vector<std::string> out;
+    for (const auto& kv : llvm::sys::getHostCPUFeatures()) out.push_back(kv.getKey().str());
+    std::sort(out.begin(), out.end());
+    return out;
+  }();
+  return host;
 }
 
 }  // namespace kiln::llvm_backend

@@ -13,6 +13,8 @@ namespace kiln::llvm_backend {
 std::string process_triple();
 // Normalises a user-given triple; throws kiln::Error if LLVM has no target for it.
 std::string checked_triple(const std::string& triple);
+// Whether a (normalised) triple names a 64-bit Arm CPU.
+bool is_aarch64(const std::string& triple);
 // The host CPU's LLVM name ("sapphirerapids").
 std::string host_cpu_name();
 // Throws kiln::Error unless `cpu` is a processor LLVM knows for `triple`.
@@ -28,9 +30,11 @@ std::vector<std::string> host_feature_delta(const std::string& triple, const std
 std::vector<std::string> enabled_features(const std::string& triple, const std::string& cpu,
                                           const std::vector<std::string>& mattr);
 
-// The features the host CPU can be asked about (CPUID on x86), present or
-// not, sorted: instruction-set features, as opposed to LLVM's tuning flags
-// ("prefer-256-bit", "fast-gather"), which no CPU lacks.
-std::vector<std::string> host_detectable_features();
+// The features a CPU of `triple` can lack, sorted: instruction-set
+// features, as opposed to LLVM's tuning flags ("prefer-256-bit",
+// "fast-gather"), which no CPU lacks. For the host's triple, those it can
+// be asked about (CPUID on x86); for AArch64, its vector and dot-product
+// extensions.
+std::vector<std::string> isa_feature_names(const std::string& triple);
 
 }  // namespace kiln::llvm_backend

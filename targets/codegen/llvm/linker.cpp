@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/file.h"
+#include "targets/codegen/llvm/cpu_info.h"
 
 extern char** environ;
 
@@ -35,9 +36,18 @@ struct TempFile {
 
 }  // namespace
 
-void link_shared_library(const std::vector<std::string>& object_paths, const std::string& out_path) {
+std::string linker_for(const std::string& triple) {
+  if (triple == process_triple()) return "cc";
+  if (is_aarch64(triple) && triple.find("linux") != std::string::npos) return "aarch64-linux-gnu-gcc";
+  KILN_USER_ERROR() << "cannot link a shared library for " << triple << " on this " << process_triple()
+                    << " machine (kiln links for itself and for aarch64-linux-gnu)";
+}
+
+void link_shared_library(const std::vector<std::string>& object_paths, const std::string& out_path,
+                         const std::string& triple) {
+  const std::string cc = linker_for(triple);
   TempFile log;
-  std::vector<std::string> argv_s = {"cc", "-shared", "-o", out_path};
+  std::vector<std::string> argv_s = {cc, "-shared", "-o", out_path};
   argv_s.insert(argv_s.end(), object_paths.begin(), object_paths.end());
   for (const char* a : {"-lm", "-Wl,-z,defs"}) argv_s.emplace_back(a);
   std::vector<char*> argv;
@@ -49,13 +59,13 @@ void link_shared_library(const std::vector<std::string>& object_paths, const std
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.path.c_str(), O_WRONLY | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   pid_t pid = 0;
-  int rc = posix_spawnp(&pid, "cc", &actions, nullptr, argv.data(), environ);
+  int rc = posix_spawnp(&pid, cc.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) KILN_USER_ERROR() << "cannot run cc to link " << out_path << ": " << std::strerror(rc);
+  if (rc != 0) KILN_USER_ERROR() << "cannot run " << cc << " to link " << out_path << ": " << std::strerror(rc);
 
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) KILN_USER_ERROR() << "waiting for cc to link " << out_path << ": " << std::strerror(errno);
+    if (errno != EINTR) KILN_USER_ERROR() << "waiting for " << cc << " to link " << out_path << ": " << std::strerror(errno);
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     KILN_USER_ERROR() << "linking " << out_path << " failed: " << read_file(log.path);

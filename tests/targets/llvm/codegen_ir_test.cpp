@@ -119,6 +119,20 @@ TEST(CodegenIr, CrossCompilesAssembly) {
   EXPECT_THROW(build_llvm(vector_copy(4), Target::parse("llvm -mtriple=aarch64-linux-gnu")), Error);
 }
 
+// NEON moves 128 bits at a time; SVE built for 256 bits (-vscale=2) tells
+// LLVM the length (vscale_range), which then moves the schedule's 8-lane
+// vectors in one SVE register each, under a predicate.
+TEST(CodegenIr, Aarch64VectorsAreNeonOrSveOfTheTargetsLength) {
+  std::string neon = emit_assembly(vector_copy(8), Target::parse("llvm -mtriple=aarch64-linux-gnu -mattr=+neon"));
+  EXPECT_TRUE(contains(neon, "q0")) << neon;
+  EXPECT_FALSE(contains(neon, "z0")) << neon;
+  Target sve = Target::parse("llvm -mtriple=aarch64-linux-gnu -mattr=+sve -vscale=2");
+  EXPECT_TRUE(contains(emit_llvm_ir(vector_copy(8), sve), "vscale_range(2,2)"));
+  std::string sve_asm = emit_assembly(vector_copy(8), sve);
+  EXPECT_TRUE(contains(sve_asm, "ptrue")) << sve_asm;
+  EXPECT_TRUE(contains(sve_asm, "z0")) << sve_asm;
+}
+
 std::string internal_error_of(const PrimFunc& f) {
   try {
     emit_llvm_ir(f, Target::parse("llvm -mcpu=haswell"));

@@ -18,18 +18,20 @@ namespace {
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-// A CPU that has the intrinsic, and the instruction its code must show.
+// A target that has the intrinsic, and the instruction its code must show.
 struct Expected {
-  const char* cpu;
+  const char* target;
   const char* instruction;
 };
 
 Expected expected(const std::string& intrin) {
-  if (intrin == "x86_vnni_u8s8s32_16x4") return {"sapphirerapids", "vpdpbusd\t%zmm"};
+  if (intrin == "x86_vnni_u8s8s32_16x4") return {"llvm -mcpu=sapphirerapids", "vpdpbusd\t%zmm"};
   // Alder Lake has AVX-VNNI and no AVX-512: the VEX encoding.
-  if (intrin == "x86_vnni_u8s8s32_8x4") return {"alderlake", "{vex}\tvpdpbusd\t%ymm"};
-  if (intrin == "x86_avx2_u8s8s32_8x4") return {"haswell", "vpmaddwd\t%ymm"};
-  if (intrin == "x86_avx2_u8s7s32_8x4") return {"haswell", "vpmaddubsw\t%ymm"};
+  if (intrin == "x86_vnni_u8s8s32_8x4") return {"llvm -mcpu=alderlake", "{vex}\tvpdpbusd\t%ymm"};
+  if (intrin == "x86_avx2_u8s8s32_8x4") return {"llvm -mcpu=haswell", "vpmaddwd\t%ymm"};
+  if (intrin == "x86_avx2_u8s7s32_8x4") return {"llvm -mcpu=haswell", "vpmaddubsw\t%ymm"};
+  // Run under qemu by tests/cross/aarch64_test.cpp.
+  if (intrin == "arm_neon_usdot_u8s8s32_4x4") return {"llvm -mtriple=aarch64-linux-gnu -mattr=+i8mm", "usdot\tv"};
   ADD_FAILURE() << "no expectation for " << intrin;
   return {"", ""};
 }
@@ -68,11 +70,11 @@ TEST_P(TensorizeCodegen, EmitsTheInstructionAndComputesTheProduct) {
   sch.tensorize(testing::pack_for_dot_product(sch, lanes), t.name);
 
   const Expected e = expected(t.name);
-  const Target named = Target::parse(std::string("llvm -mcpu=") + e.cpu);
+  const Target named = Target::parse(e.target);
   const std::string asm_text = emit_assembly(lower(sch.func(), named), named);
   EXPECT_TRUE(contains(asm_text, e.instruction)) << asm_text;
 
-  if (!host_has(t)) GTEST_SKIP() << "this CPU lacks " << t.name << "; its assembly was checked for " << e.cpu;
+  if (!host_has(t)) GTEST_SKIP() << "this CPU lacks " << t.name << "; its assembly was checked for " << e.target;
   const Target host = Target::parse("llvm -num-cores=2");
   std::vector<NDArray> args = testing::full_range_int8_arguments(original, small ? -64 : -128, small ? 64 : 127);
   const NDArray want = reference_outputs(original, args).back().copy();
@@ -86,7 +88,7 @@ TEST_P(TensorizeCodegen, EmitsTheInstructionAndComputesTheProduct) {
 
 INSTANTIATE_TEST_SUITE_P(Intrinsics, TensorizeCodegen,
                          ::testing::Values("x86_vnni_u8s8s32_16x4", "x86_vnni_u8s8s32_8x4", "x86_avx2_u8s7s32_8x4",
-                                           "x86_avx2_u8s8s32_8x4"));
+                                           "x86_avx2_u8s8s32_8x4", "arm_neon_usdot_u8s8s32_4x4"));
 
 // Why the 7-bit form asks for its weights' range: given weights over the
 // whole byte, two products of 255 by -128 leave the int16 and saturate,

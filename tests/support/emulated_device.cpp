@@ -1,0 +1,68 @@
+#include "support/emulated_device.h"
+
+#include <fstream>
+
+#include "core/error.h"
+#include "rpc/convert.h"
+#include "rpc/process/child_process.h"
+#include "rpc/runner/device.h"
+#include "support/scratch.h"
+#include "targets/codegen/llvm/build_llvm.h"
+#include "targets/runtime/arguments.h"
+#include "targets/runtime/check.h"
+
+namespace kiln::testing {
+namespace {
+
+constexpr uint64_t kSeed = 3;
+
+}  // namespace
+
+EmulatedDevice::EmulatedDevice(Target target)
+    : target_(std::move(target)), worker_(rpc::run_worker_argv(target_, rpc::kiln_binary())) {}
+
+rpc::proto::RunReply EmulatedDevice::run(const OpProgram& p, int threads) {
+  const std::string base = scratch_path("emulated" + std::to_string(next_++));
+  const std::string library = base + ".so", reference = base + ".ref";
+  export_shared_library(p.lowered, p.target, library);
+
+  std::vector<NDArray> want = reference_outputs(p.func, make_arguments(p.func, kSeed));
+  std::ofstream(reference, std::ios::binary)
+      .write(static_cast<const char*>(want.back().data()), static_cast<std::streamsize>(want.back().nbytes()));
+
+  rpc::proto::WorkerRequest req;
+  rpc::proto::RunRequest* run = req.mutable_run();
+  run->set_artifact_path(library);
+  run->set_kernel_name(p.lowered->name);
+  for (const ArgSpec& s : arg_specs(p.func)) rpc::to_proto(s, run->add_args());
+  rpc::TimingConfig timing;
+  timing.warmup = 0;
+  timing.repeat = 1;
+  timing.threads = threads;
+  timing.seed = kSeed;
+  rpc::to_proto(timing, run->mutable_timing());
+  run->set_reference_path(reference);
+  run->set_tolerance(check_tolerance(p.func));
+
+  rpc::WorkerCall call = worker_.call(req.SerializeAsString(), 120000);
+  rpc::proto::RunReply reply;
+  if (call.status == rpc::WorkerCall::kTimeout) {
+    reply.set_error_kind(rpc::proto::TIMEOUT);
+    reply.set_error_message("no reply in 120 s");
+  } else if (call.status == rpc::WorkerCall::kDied) {
+    reply.set_error_kind(rpc::proto::RUNTIME_ERROR);
+    reply.set_error_message("the worker died: " + call.death);
+  } else if (!reply.ParseFromString(call.reply)) {
+    reply.set_error_kind(rpc::proto::RUNTIME_ERROR);
+    reply.set_error_message("a malformed reply");
+  }
+  return reply;
+}
+
+std::string EmulatedDevice::check(const OpProgram& p, int threads) {
+  rpc::proto::RunReply r = run(p, threads);
+  if (r.error_kind() == rpc::proto::NONE) return "";
+  return rpc::proto::ErrorKind_Name(r.error_kind()) + ": " + r.error_message();
+}
+
+}  // namespace kiln::testing

@@ -1,0 +1,40 @@
+// Running kernels built for another CPU in tests: the runner's run worker of
+// that CPU (rpc/cross/) under qemu-user, as a runner for such a device starts
+// it (rpc/runner/device.h's run_worker_argv), fed one shared library per
+// program and the reference interpreter's output, computed here on the same
+// seeded inputs, to check it against.
+//
+//   EmulatedDevice arm(Target::parse("llvm -mtriple=aarch64-linux-gnu -mattr=+sve -vscale=2"));
+//   std::string err = arm.check(prepare_op("matmul:M=8,N=8,K=8", arm.target()), 2);
+//   EXPECT_EQ(err, "");
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "driver/op_program.h"
+#include "rpc/process/worker_process.h"
+#include "rpc/proto/worker.pb.h"
+
+namespace kiln::testing {
+
+class EmulatedDevice {
+ public:
+  explicit EmulatedDevice(Target target);
+
+  const Target& target() const { return target_; }
+
+  // Builds p.lowered for p.target (normally the device's), runs it there on `threads` threads and
+  // compares its output with the interpreter's on p.func: the worker's reply.
+  rpc::proto::RunReply run(const OpProgram& p, int threads);
+  // "" when the kernel ran and matched within check_tolerance(p.func);
+  // otherwise what went wrong (the error kind and message, or the death).
+  std::string check(const OpProgram& p, int threads);
+
+ private:
+  Target target_;
+  rpc::WorkerProcess worker_;
+  uint64_t next_ = 0;
+};
+
+}  // namespace kiln::testing
