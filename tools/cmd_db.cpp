@@ -40,14 +40,18 @@ void stats(const std::string& file, bool as_json) {
   const int64_t records = db->num_records();
   const size_t workloads = db->workloads().size();
   const auto by_error = db->counts_by_error();
+  const auto by_target = db->counts_by_target();
   if (as_json) {
-    std::cout << json{{"file", tuning::database_name(file)}, {"workloads", workloads}, {"records", records}, {"by_error", counts_json(by_error)}}
+    std::cout << json{{"file", tuning::database_name(file)}, {"workloads", workloads}, {"records", records},
+                      {"by_error", counts_json(by_error)}, {"by_target", counts_json(by_target)}}
                      .dump()
               << "\n";
     return;
   }
   std::cout << tuning::database_name(file) << ": " << workloads << " workloads, " << records << " records\n";
   for (const auto& [kind, n] : by_error) std::cout << "  " << std::left << std::setw(20) << kind << n << "\n";
+  std::cout << "by target:\n";
+  for (const auto& [target, n] : by_target) std::cout << "  " << std::left << std::setw(8) << n << target << "\n";
 }
 
 void list(const std::string& file, bool as_json) {

@@ -90,6 +90,9 @@ class Database {
   virtual std::map<std::string, int64_t> counts_by_workload() = 0;
   // Records per error kind ("none" for valid ones).
   virtual std::map<std::string, int64_t> counts_by_error() = 0;
+  // Records per target string: one database holds every target's (x86
+  // CPUs, aarch64, GPUs) side by side, keyed apart by these.
+  virtual std::map<std::string, int64_t> counts_by_target() = 0;
   virtual int64_t num_records() = 0;
 };
 

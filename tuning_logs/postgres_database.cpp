@@ -201,6 +201,10 @@ class PostgresDatabase final : public Database {
     return read_counts(c_.exec("SELECT error_kind, COUNT(*) FROM records GROUP BY error_kind"));
   }
 
+  std::map<std::string, int64_t> counts_by_target() override {
+    return read_counts(c_.exec("SELECT target, COUNT(*) FROM records GROUP BY target"));
+  }
+
   int64_t num_records() override { return c_.exec("SELECT COUNT(*) FROM records").integer(0, 0); }
 
  private:

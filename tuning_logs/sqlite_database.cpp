@@ -215,6 +215,13 @@ class SqliteDatabase final : public Database {
     return out;
   }
 
+  std::map<std::string, int64_t> counts_by_target() override {
+    SqliteStatement q(c_, "SELECT target, COUNT(*) FROM records GROUP BY target");
+    std::map<std::string, int64_t> out;
+    while (q.step()) out[q.text(0)] = q.integer(1);
+    return out;
+  }
+
   int64_t num_records() override {
     SqliteStatement q(c_, "SELECT COUNT(*) FROM records");
     return q.step() ? q.integer(0) : 0;

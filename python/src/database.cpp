@@ -149,9 +149,10 @@ void bind_database(pyb::module_& m) {
             s["workloads"] = d->workloads().size();
             s["records"] = d->num_records();
             s["by_error"] = d->counts_by_error();
+            s["by_target"] = d->counts_by_target();
             return s;
           },
-          "Counts: workloads, records, records by error kind ('none' for valid ones).")
+          "Counts: workloads, records, records by error kind ('none' for valid ones), records by target string.")
       .def(
           "export",
           [](Db& d, const std::string& path) {

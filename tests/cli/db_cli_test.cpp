@@ -71,6 +71,11 @@ TEST(DbCli, StatsAndBest) {
   auto j = nlohmann::json::parse(last_line(s.out));
   EXPECT_EQ(j["records"], 2);
   EXPECT_EQ(j["workloads"], 1);
+  EXPECT_EQ(j["by_target"][Target::host().str()], 1);
+  EXPECT_EQ(j["by_target"]["llvm -mcpu=haswell -num-cores=2"], 1);
+  CliRun text = kiln("db stats " + db);
+  EXPECT_NE(text.out.find("by target:\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("\n  1       llvm -mcpu=haswell -num-cores=2\n"), std::string::npos) << text.out;
   CliRun b = kiln("db best " + db + " " + kWorkload + " --json");
   ASSERT_EQ(b.code, 0) << b.out;
   EXPECT_EQ(nlohmann::json::parse(last_line(b.out)).size(), 1u);

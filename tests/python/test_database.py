@@ -39,6 +39,7 @@ def test_records_best_top_k_targets(tuned):
     assert w["key"] == f.workload_key and w["flops"] == 2 * 16 ** 3
     stats = db.stats()
     assert stats["records"] == 8 and stats["workloads"] == 1 and sum(stats["by_error"].values()) == 8
+    assert sum(stats["by_target"].values()) == 8
     d = top[0].to_dict()
     assert d["id"] == top[0].id and json.loads(d["trace"])
 

@@ -59,6 +59,7 @@ TEST_P(DatabaseContract, TopKIsTheFastestValidRecordsOfExactlyThatTarget) {
   EXPECT_EQ(db->targets_of("k-matmul"), (std::vector<std::string>{kZen3, kZen4}));
   EXPECT_EQ(db->num_records(), 5);
   EXPECT_EQ(db->counts_by_error(), (std::map<std::string, int64_t>{{"none", 4}, {"wrong_answer", 1}}));
+  EXPECT_EQ(db->counts_by_target(), (std::map<std::string, int64_t>{{kZen3, 1}, {kZen4, 4}}));
   std::vector<WorkloadBest> best = db->best_per_workload();
   ASSERT_EQ(best.size(), 2u);
   EXPECT_EQ(best[0].target, kZen3);
