@@ -27,9 +27,9 @@ int search_threads() { return std::max(1, static_cast<int>(std::thread::hardware
 }  // namespace
 
 std::unique_ptr<rpc::Runner> connect_runner(const RunnerAddress& r, const Target& target) {
-  // Another CPU's target: a local runner of that device, whose worker runs
-  // under emulation (rpc/runner/device.h's run_worker_argv).
-  if (r.address == "local" && rpc::is_emulated(target))
+  // Another CPU's target: a local runner of that device (its worker under
+  // emulation, or WebAssembly's engine: rpc/runner/device.h).
+  if (r.address == "local" && rpc::is_foreign(target))
     return std::make_unique<rpc::LocalRunner>(rpc::LocalRunnerOptions{.args = {"--device-target=" + target.str()}});
   std::string token = r.token;
   if (const char* env = std::getenv("KILN_RUNNER_TOKEN"); token.empty() && env) token = env;

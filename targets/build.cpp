@@ -10,6 +10,7 @@
 #include "core/file.h"
 #include "targets/codegen/gpu/build_gpu.h"
 #include "targets/codegen/llvm/build_llvm.h"
+#include "targets/codegen/llvm/cpu_info.h"
 #include "targets/runtime/arguments.h"
 
 namespace kiln {
@@ -17,6 +18,13 @@ namespace {
 
 constexpr const char* kSharedLibrary = "shared_library";
 constexpr const char* kGpuModule = "gpu_module";
+constexpr const char* kWasmModule = "wasm_module";
+
+// A CPU target's artifact: a shared library, or for WebAssembly a module
+// (the same kernels and signatures, loaded by a JavaScript runtime).
+const char* cpu_format(const Target& target) {
+  return llvm_backend::is_wasm(target.mtriple()) ? kWasmModule : kSharedLibrary;
+}
 
 // A file name no other call in this process (or another process) uses.
 std::string unique_path(const std::filesystem::path& dir, const std::string& stem) {
@@ -52,7 +60,7 @@ Artifact build_artifact(const PrimFunc& lowered, const Target& target) {
   require_cpu(target);
   RemoveFile tmp{unique_path(std::filesystem::temp_directory_path(), "kiln-artifact")};
   export_shared_library(lowered, target, tmp.path);
-  return Artifact{kSharedLibrary, read_file(tmp.path), lowered->name, target.str()};
+  return Artifact{cpu_format(target), read_file(tmp.path), lowered->name, target.str()};
 }
 
 Artifact build_artifact(const PrimFunc& lowered, const std::vector<Prepack>& lowered_packs, const Target& target) {
@@ -66,7 +74,7 @@ Artifact build_artifact(const PrimFunc& lowered, const std::vector<Prepack>& low
   }
   RemoveFile tmp{unique_path(std::filesystem::temp_directory_path(), "kiln-artifact")};
   export_shared_library(kernels, target, tmp.path, 1);
-  return Artifact{kSharedLibrary, read_file(tmp.path), lowered->name, target.str(), prepacks};
+  return Artifact{cpu_format(target), read_file(tmp.path), lowered->name, target.str(), prepacks};
 }
 
 std::unique_ptr<CompiledKernel> load_artifact(const Artifact& a, const std::string& dir) {

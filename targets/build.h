@@ -33,6 +33,8 @@ struct ArtifactPrepack {
 // another machine.
 struct Artifact {
   // "shared_library": a library in kiln's kernel ABI (runtime/kernel_abi.h);
+  // "wasm_module": the same for WebAssembly, a module a JavaScript runtime
+  // loads (targets/wasm/kiln_wasm.js; docs/targets.md, "WebAssembly");
   // "gpu_module": a GPU target's kernels as source with their launches, as
   // JSON (codegen/gpu/build_gpu.h), which the runner's device compiles.
   std::string format;

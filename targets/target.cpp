@@ -119,7 +119,10 @@ void parse_llvm(Target::Data& d, std::map<std::string, std::string> opts) {
   d.features = llvm_backend::enabled_features(d.mtriple, d.mcpu, d.mattr);
 
   unsigned hw = std::thread::hardware_concurrency();
-  d.num_cores = opts.count("num-cores") ? parse_num_cores(opts["num-cores"]) : static_cast<int>(std::max(1u, hw));
+  // WebAssembly runs on one thread unless told (its threads need shared
+  // memory and workers, which not every runtime gives).
+  const int default_cores = llvm_backend::is_wasm(d.mtriple) ? 1 : static_cast<int>(std::max(1u, hw));
+  d.num_cores = opts.count("num-cores") ? parse_num_cores(opts["num-cores"]) : default_cores;
 
   if (opts.count("vscale")) {
     d.vscale = static_cast<int>(positive_option(opts, "vscale", 0, 16));
@@ -243,12 +246,20 @@ Target Target::parse_uncached(const std::string& s) {
   auto opts = parse_options(tokens);
   if (d->kind == "llvm") {
     parse_llvm(*d, std::move(opts));
+  } else if (d->kind == "wasm32") {
+    // Shorthand for the LLVM target of 32-bit WebAssembly, which it
+    // prints as (docs/targets.md, "WebAssembly").
+    check_allowed(d->kind, opts, {"mattr", "num-cores", "fp-contract"});
+    d->kind = "llvm";
+    opts["mtriple"] = "wasm32-unknown-unknown";
+    opts["mcpu"] = "generic";
+    parse_llvm(*d, std::move(opts));
   } else if (d->kind == "cuda") {
     parse_cuda(*d, std::move(opts));
   } else if (d->kind == "opencl") {
     parse_opencl(*d, opts);
   } else {
-    KILN_USER_ERROR() << "unknown target kind '" << d->kind << "' (expected llvm, cuda or opencl)";
+    KILN_USER_ERROR() << "unknown target kind '" << d->kind << "' (expected llvm, wasm32, cuda or opencl)";
   }
   return Target(std::move(d));
 }
@@ -315,7 +326,8 @@ int Target::vector_width_bits(DataType t) const {
   if (has_feature("avx512f") && (!small_int || has_feature("avx512bw"))) return 512;
   if (has_feature("avx2") || (has_feature("avx") && t.is_float())) return 256;
   if (vscale() > 0) return 128 * vscale();
-  if (has_feature("sse2") || has_feature("neon")) return 128;
+  if (llvm_backend::is_wasm(mtriple())) return has_feature("simd128") ? 128 : t.bits();
+  if (has_feature("sse2") || has_feature("neon") || has_feature("simd128")) return 128;
   return std::max(64, t.bits());
 }
 

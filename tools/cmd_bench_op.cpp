@@ -139,7 +139,7 @@ void run(const Args& a) {
     KILN_USER_ERROR() << "--postprocess-again is measured in this process; drop --runner";
   if (!a.runner.empty()) return run_on_runner(a);
   Target target = Target::parse(a.target);
-  if (target.is_gpu() || rpc::is_emulated(target)) {
+  if (target.is_gpu() || rpc::is_foreign(target)) {
     // Kernels for a GPU, or for another CPU, run on a device a runner has:
     // the local one here (another CPU's emulated).
     if (is_workload_key(a.workload))

@@ -51,7 +51,7 @@ void run(const Args& a) {
   o.device = Target::parse(a.device_target);
   o.device_key = a.key.empty() ? o.device.mcpu() : a.key;
   const bool emulated = rpc::is_emulated(o.device);
-  if (!a.cpu_only && !emulated) o.gpus = rpc::detect_gpus();
+  if (!a.cpu_only && !rpc::is_foreign(o.device)) o.gpus = rpc::detect_gpus();
   o.token = a.token;
   o.tls = a.tls;
   if (o.token.empty())

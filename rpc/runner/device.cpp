@@ -74,15 +74,19 @@ std::string qemu_cpu_description(const Target& device) {
 
 }  // namespace
 
-bool is_emulated(const Target& device) {
-  return device.is_cpu() && device.mtriple() != llvm_backend::process_triple();
+bool is_foreign(const Target& target) {
+  return target.is_cpu() && target.mtriple() != llvm_backend::process_triple();
 }
 
+bool is_emulated(const Target& device) { return is_foreign(device) && llvm_backend::is_aarch64(device.mtriple()); }
+
 std::vector<std::string> run_worker_argv(const Target& device, const std::string& kiln) {
-  if (!is_emulated(device)) return {kiln, "worker", "--role=run"};
-  if (!llvm_backend::is_aarch64(device.mtriple()))
-    KILN_USER_ERROR() << "no runner for " << device.mtriple() << " on this "
-                      << llvm_backend::process_triple() << " machine (kiln emulates aarch64-linux-gnu)";
+  // WebAssembly modules run in this machine's worker, which hands them to
+  // Node.js (rpc/worker/wasm_kernel.h).
+  if (!is_foreign(device) || llvm_backend::is_wasm(device.mtriple())) return {kiln, "worker", "--role=run"};
+  if (!is_emulated(device))
+    KILN_USER_ERROR() << "no runner for " << device.mtriple() << " on this " << llvm_backend::process_triple()
+                      << " machine (kiln runs aarch64-linux-gnu under qemu, and wasm32 in Node.js)";
   const std::string worker = (std::filesystem::path(kiln).parent_path() / "kiln-worker-aarch64-linux-gnu").string();
   if (access(worker.c_str(), X_OK) != 0)
     KILN_USER_ERROR() << "the aarch64 run worker " << worker
@@ -97,6 +101,7 @@ DeviceInfo describe_device(const Target& device, const std::string& device_key, 
   d.kiln_version = kiln_version();
   d.device_key = device_key;
   d.cpu_model = is_emulated(device) ? qemu_cpu_description(device) : cpu_model_name();
+  if (device.is_cpu() && llvm_backend::is_wasm(device.mtriple())) d.cpu_model = "WebAssembly in Node.js on " + cpu_model_name();
   d.cpu_name = device.is_cpu() ? device.mcpu() : device.arch();
   d.isa_features = device.isa_features();
   d.num_cores = device.num_cores();

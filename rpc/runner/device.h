@@ -22,10 +22,16 @@ std::vector<GpuDevice> detect_gpus();
 // "AMD EPYC 9R14 96-Core Processor", from /proc/cpuinfo; "unknown" elsewhere.
 std::string cpu_model_name();
 
-// Whether a runner on this machine measures `device` under emulation: a
-// CPU of another triple, whose kernels run in that CPU's worker under
-// qemu-user. Such a runner proves the protocol, the artifacts and the
-// correctness checks; its timings say nothing about the device's speed.
+// Whether `target` is a CPU target of another triple than this machine's:
+// its kernels do not run in this process, but in a runner for that device
+// (a local one started with --device-target: `kiln tune-op`, `bench-op`).
+bool is_foreign(const Target& target);
+
+// Whether a runner on this machine measures `device` under emulation: an
+// AArch64 CPU, whose kernels run in that CPU's worker under qemu-user. Such
+// a runner proves the protocol, the artifacts and the correctness checks;
+// its timings say nothing about the device's speed. (WebAssembly is not
+// emulated: its kernels run in V8, at the speed they run at here.)
 bool is_emulated(const Target& device);
 
 // The run worker's command line for `device`: `kiln worker --role=run` for

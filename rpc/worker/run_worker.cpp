@@ -121,6 +121,13 @@ ThreadPool& RunWorker::pool(int threads) {
   return *pool_;
 }
 
+std::unique_ptr<LoadedKernel> RunWorker::load(const std::string& format, const std::string& path,
+                                             const std::string& name) {
+  if (format != "wasm_module") return load_kernel_file(format, path, name);
+  if (!wasm_) wasm_ = std::make_unique<WasmEngine>();
+  return load_wasm_kernel(*wasm_, path, name);
+}
+
 proto::RunReply RunWorker::handle(const proto::RunRequest& req) {
   proto::RunReply reply;
   try {
@@ -130,14 +137,13 @@ proto::RunReply RunWorker::handle(const proto::RunRequest& req) {
     const TimingConfig timing = from_proto(req.timing());
     std::vector<NDArray>& args = arguments(specs, timing.seed);
     ThreadPool& threads = pool(timing.threads);
-    std::unique_ptr<LoadedKernel> kernel =
-        load_kernel_file(req.artifact_format(), req.artifact_path(), req.kernel_name());
+    std::unique_ptr<LoadedKernel> kernel = load(req.artifact_format(), req.artifact_path(), req.kernel_name());
     // The packs of the candidate's weights run once, untimed, as a model
     // compiler runs them; the kernel then takes each packed buffer in its
     // weight's place (put back when this request is done).
     Prepacked prepacked(args, out);
     for (const proto::Prepack& p : req.prepacks()) {
-      std::unique_ptr<LoadedKernel> pack = load_kernel_file(req.artifact_format(), req.artifact_path(), p.kernel_name());
+      std::unique_ptr<LoadedKernel> pack = load(req.artifact_format(), req.artifact_path(), p.kernel_name());
       prepacked.run(*pack, p, threads);
     }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "rpc/proto/worker.pb.h"
+#include "rpc/worker/wasm_kernel.h"
 #include "targets/runtime/arguments.h"
 #include "targets/runtime/thread_pool.h"
 
@@ -32,11 +33,15 @@ class RunWorker {
   std::vector<NDArray>& arguments(const std::vector<ArgSpec>& specs, uint64_t seed);
   const NDArray& reference(const std::string& path, const ArgSpec& output);
   ThreadPool& pool(int threads);
+  // The artifact's kernel `name`: a shared library's in this process, a
+  // WebAssembly module's in the engine (wasm_kernel.h), started on first use.
+  std::unique_ptr<LoadedKernel> load(const std::string& format, const std::string& path, const std::string& name);
 
   std::string inputs_key_;
   std::vector<NDArray> pristine_, working_;
   std::map<std::string, NDArray> references_;
   std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<WasmEngine> wasm_;
 };
 
 // A run worker's whole life on the frame socket `fd` (serve_frames.h):

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_run.h"
-#include "support/emulated_device.h"
+#include "support/foreign_device.h"
 #include "support/every_op.h"
 #include "support/example_schedules.h"
 #include "support/scratch.h"
@@ -25,7 +25,7 @@
 namespace kiln {
 namespace {
 
-using testing::EmulatedDevice;
+using testing::ForeignDevice;
 using testing::ExampleSchedule;
 
 const char* const kTargets[] = {
@@ -36,10 +36,10 @@ const char* const kTargets[] = {
 
 // One worker per target for the whole test binary: starting qemu costs a
 // fraction of a second, each kernel far less.
-EmulatedDevice& device(const std::string& target) {
-  static std::map<std::string, std::unique_ptr<EmulatedDevice>> devices;
+ForeignDevice& device(const std::string& target) {
+  static std::map<std::string, std::unique_ptr<ForeignDevice>> devices;
   auto& d = devices[target];
-  if (!d) d = std::make_unique<EmulatedDevice>(Target::parse(target));
+  if (!d) d = std::make_unique<ForeignDevice>(Target::parse(target));
   return *d;
 }
 
@@ -53,7 +53,7 @@ class Aarch64DefaultPrograms : public ::testing::TestWithParam<std::tuple<const 
 
 TEST_P(Aarch64DefaultPrograms, MatchInterpreter) {
   auto [target, workload] = GetParam();
-  EmulatedDevice& d = device(target);
+  ForeignDevice& d = device(target);
   EXPECT_EQ(d.check(prepare_op(workload, d.target()), 2), "") << workload << " on " << target;
 }
 
@@ -76,7 +76,7 @@ class Aarch64HandSchedules : public ::testing::TestWithParam<std::tuple<const ch
 
 TEST_P(Aarch64HandSchedules, MatchInterpreter) {
   auto [target, e] = GetParam();
-  EmulatedDevice& d = device(target);
+  ForeignDevice& d = device(target);
   std::ostringstream what;
   what << e << " on " << target;
   EXPECT_EQ(d.check(testing::prepare_example(e, d.target()), 2), "") << what.str();
@@ -92,7 +92,7 @@ INSTANTIATE_TEST_SUITE_P(Examples, Aarch64HandSchedules,
 // not passed. (The interpreter's reference is compared with the output of
 // a different workload's kernel of the same shapes: add against mul.)
 TEST(Aarch64Worker, ReportsAWrongAnswer) {
-  EmulatedDevice& d = device(kTargets[0]);
+  ForeignDevice& d = device(kTargets[0]);
   OpProgram add = prepare_op("add:M=4,N=8", d.target());
   OpProgram mul = prepare_op("mul:M=4,N=8", d.target());
   add.lowered = mul.lowered;
@@ -104,7 +104,7 @@ TEST(Aarch64Worker, ReportsAWrongAnswer) {
 // NEON device dies of an illegal instruction, reported as the candidate's
 // runtime error, and the next kernel finds a fresh worker.
 TEST(Aarch64Worker, SveCodeDiesOnTheNeonDevice) {
-  EmulatedDevice& neon = device(kTargets[0]);
+  ForeignDevice& neon = device(kTargets[0]);
   OpProgram sve = testing::prepare_example("matmul_1024_avx512.json", "matmul:M=12,N=128,K=8", Target::parse(kTargets[1]));
   rpc::proto::RunReply r = neon.run(sve, 1);
   EXPECT_EQ(r.error_kind(), rpc::proto::RUNTIME_ERROR);
@@ -117,7 +117,7 @@ constexpr const char* kI8mm = "llvm -mtriple=aarch64-linux-gnu -mattr=+neon,+i8m
 // The int8 product on usdot (I8MM): a hand-tensorized matmul_u8s8s32 gives
 // the interpreter's integers exactly, on a partial tile of rows.
 TEST(Aarch64Tensorize, UsdotComputesTheProduct) {
-  EmulatedDevice& d = device(kI8mm);
+  ForeignDevice& d = device(kI8mm);
   OpProgram p = prepare_op("matmul_u8s8s32:M=5,N=16,K=24", d.target());
   Schedule sch(p.func);
   sch.tensorize(testing::pack_for_dot_product(sch, 4), "arm_neon_usdot_u8s8s32_4x4");

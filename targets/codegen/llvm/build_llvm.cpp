@@ -17,6 +17,7 @@
 #include "targets/codegen/llvm/linker.h"
 #include "targets/codegen/llvm/optimize.h"
 #include "targets/codegen/llvm/target_machine.h"
+#include "targets/codegen/llvm/wasm_runtime.h"
 #include "targets/runtime/thread_pool.h"
 #include "tir/functor.h"
 
@@ -110,6 +111,13 @@ void export_shared_library(const std::vector<PrimFunc>& lowered, const Target& t
     out.write(object.data(), static_cast<std::streamsize>(object.size()));
     if (!out) KILN_USER_ERROR() << "cannot write " << objects.paths[static_cast<size_t>(i)];
   });
+  if (llvm_backend::is_wasm(target.mtriple())) {
+    objects.paths.push_back(path + ".kiln-tmp-runtime.o");
+    std::ofstream out(objects.paths.back(), std::ios::binary);
+    const std::string object = llvm_backend::wasm_runtime_object(target);
+    out.write(object.data(), static_cast<std::streamsize>(object.size()));
+    if (!out) KILN_USER_ERROR() << "cannot write " << objects.paths.back();
+  }
   llvm_backend::link_shared_library(objects.paths, path, target.mtriple());
 }
 

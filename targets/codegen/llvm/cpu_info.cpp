@@ -58,6 +58,7 @@ std::string checked_triple(const std::string& triple) {
 }
 
 bool is_aarch64(const std::string& triple) { return llvm::Triple(triple).isAArch64(); }
+bool is_wasm(const std::string& triple) { return llvm::Triple(triple).isWasm(); }
 
 std::string host_cpu_name() { return llvm::sys::getHostCPUName().str(); }
 
@@ -110,6 +111,7 @@ namespace kiln::llvm_backend {
 
 std::vector<std::string> isa_feature_names(const std::string& triple) {
   if (is_aarch64(triple)) return {"bf16", "dotprod", "fp-armv8", "fullfp16", "i8mm", "neon", "sme", "sve", "sve2"};
+  if (is_wasm(triple)) return {"atomics", "bulk-memory", "relaxed-simd", "simd128"};
   if (triple != process_triple()) return {};
   static const std::vector<std::string> host = [] {
     std::vector<std::string> out;

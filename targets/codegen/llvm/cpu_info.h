@@ -15,6 +15,8 @@ std::string process_triple();
 std::string checked_triple(const std::string& triple);
 // Whether a (normalised) triple names a 64-bit Arm CPU.
 bool is_aarch64(const std::string& triple);
+// Whether it names 32-bit WebAssembly.
+bool is_wasm(const std::string& triple);
 // The host CPU's LLVM name ("sapphirerapids").
 std::string host_cpu_name();
 // Throws kiln::Error unless `cpu` is a processor LLVM knows for `triple`.

@@ -39,17 +39,27 @@ struct TempFile {
 std::string linker_for(const std::string& triple) {
   if (triple == process_triple()) return "cc";
   if (is_aarch64(triple) && triple.find("linux") != std::string::npos) return "aarch64-linux-gnu-gcc";
+  if (is_wasm(triple) && triple.rfind("wasm32", 0) == 0) return "wasm-ld-19";
   KILN_USER_ERROR() << "cannot link a shared library for " << triple << " on this " << process_triple()
-                    << " machine (kiln links for itself and for aarch64-linux-gnu)";
+                    << " machine (kiln links for itself, aarch64-linux-gnu and wasm32)";
 }
 
 void link_shared_library(const std::vector<std::string>& object_paths, const std::string& out_path,
                          const std::string& triple) {
   const std::string cc = linker_for(triple);
   TempFile log;
-  std::vector<std::string> argv_s = {cc, "-shared", "-o", out_path};
-  argv_s.insert(argv_s.end(), object_paths.begin(), object_paths.end());
-  for (const char* a : {"-lm", "-Wl,-z,defs"}) argv_s.emplace_back(a);
+  std::vector<std::string> argv_s = {cc};
+  if (is_wasm(triple)) {
+    for (const char* a : {"--no-entry", "--export-dynamic", "--export=__heap_base", "--allow-undefined", "-z",
+                          "stack-size=8388608", "-O2"})
+      argv_s.emplace_back(a);
+    argv_s.insert(argv_s.end(), {"-o", out_path});
+    argv_s.insert(argv_s.end(), object_paths.begin(), object_paths.end());
+  } else {
+    argv_s.insert(argv_s.end(), {"-shared", "-o", out_path});
+    argv_s.insert(argv_s.end(), object_paths.begin(), object_paths.end());
+    for (const char* a : {"-lm", "-Wl,-z,defs"}) argv_s.emplace_back(a);
+  }
   std::vector<char*> argv;
   for (std::string& s : argv_s) argv.push_back(s.data());
   argv.push_back(nullptr);

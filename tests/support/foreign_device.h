@@ -1,10 +1,11 @@
-// Running kernels built for another CPU in tests: the runner's run worker of
-// that CPU (rpc/cross/) under qemu-user, as a runner for such a device starts
-// it (rpc/runner/device.h's run_worker_argv), fed one shared library per
+// Running kernels built for another CPU in tests: the run worker a runner
+// for such a device starts (rpc/runner/device.h's run_worker_argv): for
+// AArch64 that CPU's worker (rpc/cross/) under qemu-user, for WebAssembly
+// kiln's own, which runs modules in Node.js. It is fed one artifact per
 // program and the reference interpreter's output, computed here on the same
 // seeded inputs, to check it against.
 //
-//   EmulatedDevice arm(Target::parse("llvm -mtriple=aarch64-linux-gnu -mattr=+sve -vscale=2"));
+//   ForeignDevice arm(Target::parse("llvm -mtriple=aarch64-linux-gnu -mattr=+sve -vscale=2"));
 //   std::string err = arm.check(prepare_op("matmul:M=8,N=8,K=8", arm.target()), 2);
 //   EXPECT_EQ(err, "");
 #pragma once
@@ -18,9 +19,9 @@
 
 namespace kiln::testing {
 
-class EmulatedDevice {
+class ForeignDevice {
  public:
-  explicit EmulatedDevice(Target target);
+  explicit ForeignDevice(Target target);
 
   const Target& target() const { return target_; }
 

@@ -1,4 +1,4 @@
-#include "support/emulated_device.h"
+#include "support/foreign_device.h"
 
 #include <fstream>
 
@@ -7,7 +7,7 @@
 #include "rpc/process/child_process.h"
 #include "rpc/runner/device.h"
 #include "support/scratch.h"
-#include "targets/codegen/llvm/build_llvm.h"
+#include "targets/build.h"
 #include "targets/runtime/arguments.h"
 #include "targets/runtime/check.h"
 
@@ -18,13 +18,14 @@ constexpr uint64_t kSeed = 3;
 
 }  // namespace
 
-EmulatedDevice::EmulatedDevice(Target target)
+ForeignDevice::ForeignDevice(Target target)
     : target_(std::move(target)), worker_(rpc::run_worker_argv(target_, rpc::kiln_binary())) {}
 
-rpc::proto::RunReply EmulatedDevice::run(const OpProgram& p, int threads) {
-  const std::string base = scratch_path("emulated" + std::to_string(next_++));
-  const std::string library = base + ".so", reference = base + ".ref";
-  export_shared_library(p.lowered, p.target, library);
+rpc::proto::RunReply ForeignDevice::run(const OpProgram& p, int threads) {
+  const std::string base = scratch_path("foreign" + std::to_string(next_++));
+  const std::string artifact = base + ".artifact", reference = base + ".ref";
+  const Artifact a = build_artifact(p.lowered, p.target);
+  std::ofstream(artifact, std::ios::binary).write(a.data.data(), static_cast<std::streamsize>(a.data.size()));
 
   std::vector<NDArray> want = reference_outputs(p.func, make_arguments(p.func, kSeed));
   std::ofstream(reference, std::ios::binary)
@@ -32,7 +33,8 @@ rpc::proto::RunReply EmulatedDevice::run(const OpProgram& p, int threads) {
 
   rpc::proto::WorkerRequest req;
   rpc::proto::RunRequest* run = req.mutable_run();
-  run->set_artifact_path(library);
+  run->set_artifact_path(artifact);
+  run->set_artifact_format(a.format);
   run->set_kernel_name(p.lowered->name);
   for (const ArgSpec& s : arg_specs(p.func)) rpc::to_proto(s, run->add_args());
   rpc::TimingConfig timing;
@@ -59,7 +61,7 @@ rpc::proto::RunReply EmulatedDevice::run(const OpProgram& p, int threads) {
   return reply;
 }
 
-std::string EmulatedDevice::check(const OpProgram& p, int threads) {
+std::string ForeignDevice::check(const OpProgram& p, int threads) {
   rpc::proto::RunReply r = run(p, threads);
   if (r.error_kind() == rpc::proto::NONE) return "";
   return rpc::proto::ErrorKind_Name(r.error_kind()) + ": " + r.error_message();

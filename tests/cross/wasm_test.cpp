@@ -1,0 +1,105 @@
+// WebAssembly: every operator's default program and every CPU hand schedule
+// of examples/schedules, built for wasm32 with SIMD128 and run in Node.js by
+// the run worker's engine (rpc/worker/wasm_kernel.h) against the reference
+// interpreter's output on the same inputs; the engine's failures reach the
+// caller as the candidate's errors; `kiln tune-op --target wasm32` measures
+// in V8.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/cli_run.h"
+#include "support/every_op.h"
+#include "support/example_schedules.h"
+#include "support/foreign_device.h"
+#include "support/scratch.h"
+#include "tuning_logs/open_database.h"
+
+namespace kiln {
+namespace {
+
+using testing::ExampleSchedule;
+using testing::ForeignDevice;
+
+constexpr const char* kWasm = "wasm32 -mattr=+simd128";
+
+ForeignDevice& device() {
+  static ForeignDevice d(Target::parse(kWasm));
+  return d;
+}
+
+TEST(WasmTarget, IsShorthandForLlvmsWasm32) {
+  Target t = Target::parse(kWasm);
+  EXPECT_EQ(t.str(), "llvm -mtriple=wasm32-unknown-unknown -mcpu=generic -mattr=+simd128 -num-cores=1");
+  EXPECT_EQ(Target::parse(t.str()), t);
+  EXPECT_EQ(t.vector_width_bits(DataType::Float32()), 128);
+  EXPECT_EQ(Target::parse("wasm32").vector_lanes(DataType::Float32()), 1) << "no SIMD unless asked for";
+}
+
+class WasmDefaultPrograms : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(WasmDefaultPrograms, MatchInterpreter) {
+  ForeignDevice& d = device();
+  EXPECT_EQ(d.check(prepare_op(GetParam(), d.target()), 1), "") << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryOp, WasmDefaultPrograms, ::testing::ValuesIn(testing::kEveryOpWorkloads));
+
+const ExampleSchedule kSchedules[] = {
+    {"matmul_1024_avx2.json", "matmul:M=50,N=70,K=30"},
+    {"matmul_1024_avx512.json", "matmul:M=12,N=128,K=8"},
+    {"matmul_1024_loops.json", "matmul:M=50,N=70,K=30"},
+    {"conv2d_nchw_avx2.json", "conv2d_nchw:N=2,C=3,H=7,W=11,K=8,R=3,S=3,stride=2,pad=1"},
+    {"conv2d_nchw_avx512.json", "conv2d_nchw:N=1,C=5,H=9,W=17,K=12,R=3,S=3,stride=1,pad=1"},
+};
+
+class WasmHandSchedules : public ::testing::TestWithParam<ExampleSchedule> {};
+
+TEST_P(WasmHandSchedules, MatchInterpreter) {
+  ForeignDevice& d = device();
+  std::ostringstream what;
+  what << GetParam();
+  EXPECT_EQ(d.check(testing::prepare_example(GetParam(), d.target()), 1), "") << what.str();
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, WasmHandSchedules, ::testing::ValuesIn(kSchedules));
+
+TEST(WasmEngine, ReportsAWrongAnswer) {
+  ForeignDevice& d = device();
+  OpProgram add = prepare_op("add:M=4,N=8", d.target());
+  add.lowered = prepare_op("mul:M=4,N=8", d.target()).lowered;
+  rpc::proto::RunReply r = d.run(add, 1);
+  EXPECT_EQ(r.error_kind(), rpc::proto::WRONG_ANSWER) << r.error_message();
+}
+
+// `kiln tune-op --target wasm32` builds modules and measures them in V8
+// through a local runner of that device, every candidate checked; bench-op
+// reproduces the best.
+TEST(WasmTune, TunesInNode) {
+  const std::string db = testing::scratch_path("wasm.db");
+  const std::string workload = "matmul:M=16,N=32,K=8";
+  testing::CliRun r = testing::kiln("tune-op " + workload + " --target '" + kWasm +
+                                    "' --trials 8 --batch-size 4 --repeat 2 --final-top 2 --db " + db + " --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("qemu"), std::string::npos) << "V8 is not an emulator\n" << r.out;
+  nlohmann::json j = nlohmann::json::parse(testing::last_line(r.out));
+  EXPECT_EQ(j["measured_now"], 8) << r.out;
+  EXPECT_GT(j["best_gflops"].get<double>(), 0);
+  std::vector<tuning::TuningRecord> all;
+  tuning::open_database(db)->for_each_record([&](const tuning::TuningRecord& rec) { all.push_back(rec); });
+  ASSERT_EQ(all.size(), 8u);
+  for (const tuning::TuningRecord& rec : all) {
+    EXPECT_EQ(rec.target, Target::parse(kWasm).str());
+    EXPECT_EQ(rec.cpu_model.rfind("WebAssembly in Node.js on ", 0), 0u) << rec.cpu_model;
+  }
+  testing::CliRun bench =
+      testing::kiln("bench-op " + workload + " --target '" + kWasm + "' --db " + db + " --check");
+  ASSERT_EQ(bench.code, 0) << bench.out;
+  EXPECT_NE(bench.out.find("check: max relative error against the default program"), std::string::npos) << bench.out;
+}
+
+}  // namespace
+}  // namespace kiln
