@@ -8,11 +8,13 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/paths.h"
 #include "core/json.h"
 #include "graph/memory_plan.h"
 #include "graph/passes.h"
 #include "targets/build.h"
 #include "targets/codegen/llvm/build_llvm.h"
+#include "targets/codegen/llvm/cpu_info.h"
 #include "targets/runtime/arguments.h"
 #include "targets/lower.h"
 #include "targets/runtime/shared_library.h"
@@ -25,6 +27,10 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kLibrary = "kernels.so";
+// A wasm32 model's: its kernels as one module, and the JavaScript that runs
+// it (targets/wasm/), copied beside it.
+constexpr const char* kWasmModule = "kernels.wasm";
+constexpr const char* kWasmScripts[] = {"kiln_wasm.js", "kiln_model.js"};
 constexpr const char* kPlan = "model.json";
 constexpr const char* kWeights = "weights.bin";
 
@@ -96,7 +102,13 @@ void write_compiled_model(const Graph& g, const std::vector<FusedGroup>& groups,
     PrimFunc lowered = lower(split.main, target);
     kernels.emplace_back(kernel_name(t), lowered->params, lowered->body, lowered->attrs);
   }
-  export_shared_library(kernels, target, (std::filesystem::path(dir) / kLibrary).string(), threads);
+  const bool wasm = is_wasm_target(target.str());
+  export_shared_library(kernels, target, (std::filesystem::path(dir) / (wasm ? kWasmModule : kLibrary)).string(),
+                        threads);
+  if (wasm)
+    for (const char* script : kWasmScripts)
+      std::filesystem::copy_file(kiln_share_file(script), std::filesystem::path(dir) / script,
+                                 std::filesystem::copy_options::overwrite_existing);
 
   // Where each value lives.
   const MemoryPlan plan = plan_memory(g, groups);
@@ -170,6 +182,27 @@ struct Slot {
   size_t bytes = 0;
 };
 
+TensorInfo tensor_info_of(const json& v) {
+  return {v.at("name").get<std::string>(), DataType::parse(v.at("dtype").get<std::string>()),
+          v.at("shape").get<std::vector<int64_t>>()};
+}
+
+json read_plan(const std::string& dir) {
+  const std::string plan_path = (std::filesystem::path(dir) / kPlan).string();
+  std::ifstream in(plan_path);
+  if (!in) KILN_USER_ERROR() << "not a compiled model: cannot read " << plan_path;
+  try {
+    json doc = json::parse(in);
+    if (doc.at("kiln_compiled_model").get<int>() != kCompiledModelVersion)
+      KILN_USER_ERROR() << plan_path << ": written by another version of kiln (format "
+                        << doc.at("kiln_compiled_model").dump() << ", this one reads " << kCompiledModelVersion
+                        << "); compile it again";
+    return doc;
+  } catch (const json::exception& e) {
+    KILN_USER_ERROR() << plan_path << ": corrupt: " << e.what();
+  }
+}
+
 struct Call {
   size_t kernel;
   std::string name;  // the group's operators, for profiles
@@ -193,6 +226,22 @@ struct CompiledModel::Impl {
   }
 };
 
+bool is_wasm_target(const std::string& target) { return llvm_backend::is_wasm(Target::parse(target).mtriple()); }
+
+CompiledModelPlan read_compiled_model_plan(const std::string& dir) {
+  const json doc = read_plan(dir);
+  try {
+    CompiledModelPlan p;
+    p.target = doc.at("target").get<std::string>();
+    const json& values = doc.at("values");
+    for (int id : doc.at("inputs").get<std::vector<int>>()) p.inputs.push_back(tensor_info_of(values.at(std::to_string(id))));
+    for (int id : doc.at("outputs").get<std::vector<int>>()) p.outputs.push_back(tensor_info_of(values.at(std::to_string(id))));
+    return p;
+  } catch (const json::exception& e) {
+    KILN_USER_ERROR() << (std::filesystem::path(dir) / kPlan).string() << ": corrupt: " << e.what();
+  }
+}
+
 CompiledModel::CompiledModel() : impl_(std::make_unique<Impl>()) {}
 CompiledModel::CompiledModel(CompiledModel&&) noexcept = default;
 CompiledModel& CompiledModel::operator=(CompiledModel&&) noexcept = default;
@@ -202,21 +251,13 @@ CompiledModel CompiledModel::load(const std::string& dir) {
   CompiledModel m;
   Impl& s = *m.impl_;
   s.dir = dir;
-  const std::string plan_path = (std::filesystem::path(dir) / kPlan).string();
-  std::ifstream in(plan_path);
-  if (!in) KILN_USER_ERROR() << "not a compiled model: cannot read " << plan_path;
-  json doc;
+  const json doc = read_plan(dir);
   try {
-    doc = json::parse(in);
-    if (doc.at("kiln_compiled_model").get<int>() != kCompiledModelVersion)
-      s.fail(kPlan, "written by another version of kiln (format " + doc.at("kiln_compiled_model").dump() +
-                        ", this one reads " + std::to_string(kCompiledModelVersion) + "); compile it again");
     s.target = doc.at("target").get<std::string>();
     s.arena_bytes = doc.at("arena_bytes").get<int64_t>();
     for (const auto& [key, v] : doc.at("values").items()) {
       Slot slot;
-      slot.info = {v.at("name").get<std::string>(), DataType::parse(v.at("dtype").get<std::string>()),
-                   v.at("shape").get<std::vector<int64_t>>()};
+      slot.info = tensor_info_of(v);
       static const std::map<std::string, Kind> kinds = {
           {"input", Kind::kInput}, {"output", Kind::kOutput}, {"weight", Kind::kWeight}, {"arena", Kind::kArena}};
       const std::string kind = v.at("storage").at("kind").get<std::string>();
@@ -240,6 +281,9 @@ CompiledModel CompiledModel::load(const std::string& dir) {
     for (int id : s.inputs) s.input_info.push_back(slot_of(id).info);
     for (int id : s.outputs) s.output_info.push_back(slot_of(id).info);
     const size_t num_kernels = doc.at("kernels").get<size_t>();
+    if (is_wasm_target(s.target))
+      s.fail(kPlan, "a model compiled for WebAssembly (" + s.target + "): it runs in Node.js or a browser through " +
+                        "its kiln_model.js (`kiln run` starts Node.js for it)");
     const std::string lib = (std::filesystem::path(dir) / kLibrary).string();
     for (size_t k = 0; k < num_kernels; ++k) s.kernels.push_back(load_shared_library(lib, kernel_name(k)));
     for (const json& c : doc.at("calls")) {

@@ -29,6 +29,12 @@ namespace kiln::graph {
 
 inline constexpr int kCompiledModelVersion = 1;
 
+// Whether a target string names WebAssembly: such a model is written as
+// kernels.wasm with kiln_wasm.js and kiln_model.js beside its plan and
+// weights, and runs in a JavaScript runtime, not through CompiledModel.
+bool is_wasm_target(const std::string& target);
+
+
 // Writes the model into `dir` (created if missing). `scheduled[t]` is task
 // t's function as it should run (block form: tuned, or the default
 // program); each is lowered for `target` and compiled, on up to `threads`
@@ -42,6 +48,15 @@ struct TensorInfo {
   DataType dtype;
   std::vector<int64_t> shape;
 };
+
+// A compiled folder's plan: its target, inputs and outputs, read without
+// loading its kernels (what `kiln run` needs of a wasm32 model). Throws
+// kiln::Error naming the file and what is wrong with it.
+struct CompiledModelPlan {
+  std::string target;
+  std::vector<TensorInfo> inputs, outputs;
+};
+CompiledModelPlan read_compiled_model_plan(const std::string& dir);
 
 // What `kiln run --profile` names a call by.
 struct CallInfo {

@@ -1,8 +1,10 @@
 // kiln compile MODEL.onnx -o OUT [--db FILE] [--target T] [--input-shapes S]
 // kiln run OUT|MODEL.onnx [--db FILE] [--inputs DIR] [--outputs DIR] [--repeat R] [--check] [--json]
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <chrono>
 #include <filesystem>
@@ -13,11 +15,14 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/file.h"
+#include "core/paths.h"
 #include "graph/compiled_model.h"
 #include "graph/conformance.h"
 #include "graph/onnx_import.h"
 #include "graph/reference.h"
 #include "graph/tasks.h"
+#include "rpc/process/child_process.h"
 #include "targets/runtime/thread_distance.h"
 #include "targets/runtime/timing.h"
 #include "tools/commands.h"
@@ -64,17 +69,17 @@ ModelProgram compile_into(const ModelArgs& a, const std::string& dir, std::ostre
   return m;
 }
 
-std::vector<NDArray> read_inputs(const graph::CompiledModel& model, const ModelArgs& a) {
+std::vector<NDArray> read_inputs(const std::vector<graph::TensorInfo>& inputs, const ModelArgs& a) {
   if (!a.inputs.empty()) {
     std::vector<NDArray> in = graph::read_numbered_tensors(a.inputs, "input");
-    if (in.size() < model.inputs().size())
-      KILN_USER_ERROR() << "--inputs " << a.inputs << ": the model takes " << model.inputs().size()
+    if (in.size() < inputs.size())
+      KILN_USER_ERROR() << "--inputs " << a.inputs << ": the model takes " << inputs.size()
                         << " inputs, and there is no input_" << in.size() << ".pb";
     return in;
   }
   std::vector<NDArray> in;
-  for (size_t k = 0; k < model.inputs().size(); ++k) {
-    const graph::TensorInfo& t = model.inputs()[k];
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const graph::TensorInfo& t = inputs[k];
     in.emplace_back(t.dtype, t.shape);
     in.back().fill_random(a.seed + k);
   }
@@ -126,6 +131,94 @@ nlohmann::json profile_calls(graph::CompiledModel& model, const std::vector<NDAr
   return {{"calls", calls}, {"kinds", kind_json}, {"sum_ms", sum}, {"median_ms", median(run_ms)}};
 }
 
+void write_outputs(const ModelArgs& a, const std::vector<NDArray>& out, const std::vector<graph::TensorInfo>& info) {
+  if (a.outputs.empty()) return;
+  std::filesystem::create_directories(a.outputs);
+  for (size_t k = 0; k < out.size(); ++k) {
+    const std::string path = (std::filesystem::path(a.outputs) / ("output_" + std::to_string(k) + ".pb")).string();
+    std::ofstream f(path, std::ios::binary);
+    f << graph::tensor_to_bytes(out[k], info[k].name);
+    if (!f) KILN_USER_ERROR() << "cannot write " << path;
+  }
+}
+
+// With --check: the reference executor on the same inputs
+// (graph/reference.h), compared as ONNX's node tests compare but with the
+// absolute floor at kModelAtol of the output's largest magnitude. A deep
+// model's outputs include elements that are near-cancelled sums of far
+// larger terms, where any other summation order errs by more than 1e-3 of
+// the element: resnet18 at 32² in blocked channels put 0.000389828 for
+// 0.000389305 in an output whose largest element is 0.32 (3.3e-6 of it,
+// as close to PyTorch's output as the reference itself is). Returns the
+// first mismatch, or "".
+std::string check_outputs(const ModelProgram& program, const std::vector<NDArray>& in, const std::vector<NDArray>& out) {
+  constexpr double kModelAtol = 1e-4;
+  std::vector<NDArray> want = graph::run_reference(program.imported, in);
+  for (size_t k = 0; k < out.size(); ++k) {
+    double largest = 0;
+    for (int64_t i = 0; i < want[k].numel(); ++i) largest = std::max(largest, std::abs(want[k].get(i)));
+    std::string mismatch = graph::compare_output(out[k], want[k], k, 1e-3, std::max(1e-7, kModelAtol * largest));
+    if (!mismatch.empty()) return mismatch;
+  }
+  return "";
+}
+
+// A model compiled for WebAssembly runs in Node.js through the folder's own
+// kiln_model.js: the inputs handed over as raw bytes, the outputs read back
+// the same way, the latency as Node.js timed it.
+void run_wasm_model(const ModelArgs& a, const std::string& dir, const graph::CompiledModelPlan& plan,
+                    const std::optional<ModelProgram>& program) {
+  const std::string node = find_on_path("node");
+  if (node.empty()) KILN_USER_ERROR() << dir << " is a WebAssembly model, which runs in Node.js: node is not on PATH";
+  const std::string io = (std::filesystem::temp_directory_path() / ("kiln-run-io-" + std::to_string(getpid()))).string();
+  struct RemoveDir {
+    std::string path;
+    ~RemoveDir() { std::filesystem::remove_all(path); }
+  } remove_io{io};
+  std::filesystem::create_directories(io);
+  const std::vector<NDArray> in = read_inputs(plan.inputs, a);
+  for (size_t k = 0; k < plan.inputs.size(); ++k) {
+    std::ofstream f((std::filesystem::path(io) / ("input_" + std::to_string(k) + ".bin")).string(), std::ios::binary);
+    f.write(static_cast<const char*>(in[k].data()), static_cast<std::streamsize>(in[k].nbytes()));
+  }
+  const std::string log = io + "/node.log";
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0) KILN_USER_ERROR() << "cannot write " << log;
+  rpc::ChildProcess child = rpc::ChildProcess::spawn(
+      {node, (std::filesystem::path(dir) / "kiln_model.js").string(), dir, "--inputs", io, "--outputs", io,
+       "--repeat", std::to_string(a.repeat)},
+      {}, fd);
+  ::close(fd);
+  child.wait_or_kill(24 * 3600 * 1000);
+  const std::string said = read_file(log);
+  if (child.exit_status() != 0) KILN_USER_ERROR() << "running " << dir << " in Node.js failed (" << child.exit_description() << "):\n" << said;
+  const nlohmann::json times = nlohmann::json::parse(said.substr(said.rfind('\n', said.size() - 2) + 1));
+  std::vector<NDArray> out;
+  for (size_t k = 0; k < plan.outputs.size(); ++k) {
+    out.emplace_back(plan.outputs[k].dtype, plan.outputs[k].shape);
+    const std::string bytes = read_file((std::filesystem::path(io) / ("output_" + std::to_string(k) + ".bin")).string());
+    if (bytes.size() != out.back().nbytes()) KILN_USER_ERROR() << "Node.js wrote " << bytes.size() << " bytes of output " << k;
+    std::memcpy(out.back().data(), bytes.data(), bytes.size());
+  }
+  write_outputs(a, out, plan.outputs);
+  const std::string mismatch = a.check ? check_outputs(*program, in, out) : "";
+  const double med = times.at("median_ms").get<double>(), best = times.at("best_ms").get<double>();
+  std::ostream& text = a.json ? std::cerr : std::cout;
+  text << dir << ": WebAssembly in Node.js, latency median " << med << " ms, best " << best << " ms over " << a.repeat
+       << " runs on 1 thread\n";
+  if (a.check)
+    text << "check against the reference executor (|got - want| <= 1e-4 max|want| + 1e-3 |want|): "
+         << (mismatch.empty() ? "ok" : mismatch) << "\n";
+  if (a.json)
+    std::cout << nlohmann::json{{"model", a.model}, {"median_ms", med}, {"best_ms", best}, {"repeat", a.repeat},
+                                {"threads", 1}, {"target", plan.target}, {"engine", "node"},
+                                {"check", a.check ? nlohmann::json(mismatch.empty() ? "ok" : mismatch)
+                                                  : nlohmann::json(nullptr)}}
+                     .dump()
+              << "\n";
+  if (!mismatch.empty()) KILN_USER_ERROR() << "the compiled model's outputs differ from the reference: " << mismatch;
+}
+
 void run_model(const ModelArgs& a) {
   std::string dir = a.model;
   struct TempDir {
@@ -140,10 +233,12 @@ void run_model(const ModelArgs& a) {
     dir = temp.path;
     program = compile_into(a, dir, a.json ? std::cerr : std::cout);
   }
+  if (const graph::CompiledModelPlan plan = graph::read_compiled_model_plan(dir); graph::is_wasm_target(plan.target))
+    return run_wasm_model(a, dir, plan, program);
   graph::CompiledModel model = graph::CompiledModel::load(dir);
   const Target target = Target::parse(model.target());
   ThreadPool pool(a.threads > 0 ? a.threads : target.num_cores());
-  std::vector<NDArray> in = read_inputs(model, a);
+  std::vector<NDArray> in = read_inputs(model.inputs(), a);
   std::vector<NDArray> out = model.run(in, pool);  // the outputs
   warm_up([&] { model.run(in, pool); });
   const double round_trip_ns = thread_round_trip_ns(pool);  // where the host put the threads (thread_distance.h)
@@ -155,33 +250,8 @@ void run_model(const ModelArgs& a) {
   }
   const nlohmann::json profile = a.profile ? profile_calls(model, in, pool, std::max(a.repeat, 1), a.json ? std::cerr : std::cout)
                                            : nlohmann::json(nullptr);
-  if (!a.outputs.empty()) {
-    std::filesystem::create_directories(a.outputs);
-    for (size_t k = 0; k < out.size(); ++k) {
-      const std::string path = (std::filesystem::path(a.outputs) / ("output_" + std::to_string(k) + ".pb")).string();
-      std::ofstream f(path, std::ios::binary);
-      f << graph::tensor_to_bytes(out[k], model.outputs()[k].name);
-      if (!f) KILN_USER_ERROR() << "cannot write " << path;
-    }
-  }
-  // With --check: the reference executor on the same inputs
-  // (graph/reference.h), compared as ONNX's node tests compare but with the
-  // absolute floor at kModelAtol of the output's largest magnitude. A deep
-  // model's outputs include elements that are near-cancelled sums of far
-  // larger terms, where any other summation order errs by more than 1e-3 of
-  // the element: resnet18 at 32² in blocked channels put 0.000389828 for
-  // 0.000389305 in an output whose largest element is 0.32 (3.3e-6 of it,
-  // as close to PyTorch's output as the reference itself is).
-  constexpr double kModelAtol = 1e-4;
-  std::string mismatch;
-  if (a.check) {
-    std::vector<NDArray> want = graph::run_reference(program->imported, in);
-    for (size_t k = 0; k < out.size() && mismatch.empty(); ++k) {
-      double largest = 0;
-      for (int64_t i = 0; i < want[k].numel(); ++i) largest = std::max(largest, std::abs(want[k].get(i)));
-      mismatch = graph::compare_output(out[k], want[k], k, 1e-3, std::max(1e-7, kModelAtol * largest));
-    }
-  }
+  write_outputs(a, out, model.outputs());
+  const std::string mismatch = a.check ? check_outputs(*program, in, out) : "";
   const double med = median(ms), best = ms.empty() ? 0 : *std::min_element(ms.begin(), ms.end());
   std::ostream& text = a.json ? std::cerr : std::cout;
   text << dir << ": " << model.num_calls() << " kernel calls, arena " << model.arena_bytes() << " bytes, "

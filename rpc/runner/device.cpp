@@ -2,12 +2,11 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "core/error.h"
+#include "core/paths.h"
 #include "core/version.h"
 #include "targets/codegen/llvm/cpu_info.h"
 #include "targets/runtime/cuda.h"
@@ -47,17 +46,6 @@ std::vector<GpuDevice> detect_gpus() {
 
 namespace {
 
-// `name` on $PATH, as a path; empty when it is not there.
-std::string on_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path ? path : "/usr/bin:/bin");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    std::filesystem::path p = std::filesystem::path(dir.empty() ? "." : dir) / name;
-    if (access(p.c_str(), X_OK) == 0) return p.string();
-  }
-  return "";
-}
-
 // qemu-user's -cpu for an AArch64 device: every extension qemu has
 // ("max"), SVE at the device's vector length, or no SVE at all for a NEON
 // device, so that an SVE instruction in its kernels is an illegal
@@ -91,7 +79,7 @@ std::vector<std::string> run_worker_argv(const Target& device, const std::string
   if (access(worker.c_str(), X_OK) != 0)
     KILN_USER_ERROR() << "the aarch64 run worker " << worker
                       << " is missing: build kiln with -DKILN_CROSS_WORKERS=ON (scripts/setup does)";
-  const std::string qemu = on_path("qemu-aarch64");
+  const std::string qemu = find_on_path("qemu-aarch64");
   if (qemu.empty()) KILN_USER_ERROR() << "qemu-aarch64 is not on PATH: install Debian's qemu-user (scripts/setup does)";
   return {qemu, "-cpu", qemu_aarch64_cpu(device), worker, "--role=run"};
 }

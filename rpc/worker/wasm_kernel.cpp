@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "rpc/process/child_process.h"
+#include "core/paths.h"
 
 namespace kiln::rpc {
 namespace {
@@ -17,22 +17,13 @@ namespace {
 using json = nlohmann::json;
 
 std::string node_on_path() {
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path ? path : "/usr/bin:/bin");
-  for (std::string dir; std::getline(dirs, dir, ':');)
-    for (const char* name : {"node", "nodejs"}) {
-      std::filesystem::path p = std::filesystem::path(dir.empty() ? "." : dir) / name;
-      if (access(p.c_str(), X_OK) == 0) return p.string();
-    }
+  for (const char* name : {"node", "nodejs"})
+    if (std::string p = find_on_path(name); !p.empty()) return p;
   KILN_USER_ERROR() << "WebAssembly kernels run in Node.js, and node is not on PATH: install Debian's nodejs "
                        "(scripts/setup does)";
 }
 
-std::vector<std::string> engine_argv() {
-  const std::string script = (std::filesystem::path(wasm_scripts_dir()) / "node_worker.js").string();
-  if (access(script.c_str(), R_OK) != 0) KILN_USER_ERROR() << "the WebAssembly engine's script " << script << " is missing";
-  return {node_on_path(), script};
-}
+std::vector<std::string> engine_argv() { return {node_on_path(), kiln_share_file("node_worker.js")}; }
 
 class WasmKernel final : public LoadedKernel {
  public:
@@ -86,10 +77,6 @@ class WasmKernel final : public LoadedKernel {
 };
 
 }  // namespace
-
-std::string wasm_scripts_dir() {
-  return (std::filesystem::path(kiln_binary()).parent_path().parent_path() / "share" / "kiln").string();
-}
 
 WasmEngine::WasmEngine() : node_(engine_argv()) {}
 

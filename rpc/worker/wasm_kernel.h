@@ -19,7 +19,7 @@ namespace kiln::rpc {
 
 class WasmEngine {
  public:
-  // Finds node on PATH and the engine's script beside kiln (share/kiln/);
+  // Finds node on PATH and the engine's script (core/paths.h);
   // throws kiln::Error naming what is missing.
   WasmEngine();
 
@@ -30,10 +30,6 @@ class WasmEngine {
  private:
   WorkerProcess node_;
 };
-
-// Where the engine's scripts are: share/kiln/ beside the kiln binary's
-// bin/ (the build tree and an installed prefix alike).
-std::string wasm_scripts_dir();
 
 // The kernel `name` of the module at `path`, run by `engine`.
 std::unique_ptr<LoadedKernel> load_wasm_kernel(WasmEngine& engine, const std::string& path, const std::string& name);

@@ -6,12 +6,14 @@
 // in V8.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cli/cli_run.h"
+#include "graph/compiled_model.h"
 #include "support/every_op.h"
 #include "support/example_schedules.h"
 #include "support/foreign_device.h"
@@ -99,6 +101,33 @@ TEST(WasmTune, TunesInNode) {
       testing::kiln("bench-op " + workload + " --target '" + kWasm + "' --db " + db + " --check");
   ASSERT_EQ(bench.code, 0) << bench.out;
   EXPECT_NE(bench.out.find("check: max relative error against the default program"), std::string::npos) << bench.out;
+}
+
+// A model compiled for WebAssembly: the folder holds the module and the
+// JavaScript that runs it, `kiln run` runs it in Node.js and checks its
+// outputs against the reference executor, and the C++ runtime, which
+// cannot run it, says so.
+TEST(WasmModel, CompilesRunsInNodeAndMatchesTheReference) {
+  const std::string model = std::string(KILN_SOURCE_DIR) + "/tests/data/models/vit_tiny/model.onnx";
+  const std::string dir = testing::scratch_path("vit-wasm");
+  testing::CliRun c = testing::kiln("compile " + model + " --target '" + kWasm + "' -o " + dir);
+  ASSERT_EQ(c.code, 0) << c.out;
+  for (const char* file : {"kernels.wasm", "kiln_wasm.js", "kiln_model.js", "model.json", "weights.bin"})
+    EXPECT_TRUE(std::filesystem::exists(dir + "/" + file)) << file;
+  testing::CliRun r = testing::kiln("run " + dir + " --repeat 2 --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(testing::last_line(r.out))["engine"], "node") << r.out;
+  testing::CliRun checked = testing::kiln("run " + model + " --target '" + kWasm + "' --check --repeat 1");
+  ASSERT_EQ(checked.code, 0) << checked.out;
+  EXPECT_NE(checked.out.find("check against the reference executor (|got - want| <= 1e-4 max|want| + 1e-3 |want|): ok"),
+            std::string::npos)
+      << checked.out;
+  try {
+    graph::CompiledModel::load(dir);
+    FAIL() << "loaded a WebAssembly model into this process";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("a model compiled for WebAssembly"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
