@@ -128,7 +128,8 @@ TEST(Target, GpuKindsParse) {
 
 TEST(Target, Errors) {
   EXPECT_EQ(error_of(""), "empty target string");
-  EXPECT_EQ(error_of("tpu"), "unknown target kind 'tpu' (expected llvm, cuda or opencl)");
+  EXPECT_EQ(error_of("tpu"), "unknown target kind 'tpu' (expected llvm, wasm32, cuda or opencl)");
+  EXPECT_EQ(error_of("wasm32 -mcpu=generic"), "unknown option -mcpu for target kind wasm32");
   EXPECT_EQ(error_of("llvm -foo=1"), "unknown option -foo for target kind llvm");
   EXPECT_EQ(error_of("opencl -mcpu=x"), "unknown option -mcpu for target kind opencl");
   EXPECT_EQ(error_of("llvm mcpu=haswell"), "malformed target option 'mcpu=haswell': expected -name=value");
