@@ -117,6 +117,7 @@ proto::MeasureRequest to_proto(const MeasureBatch& b) {
     proto::Reference* p = r.add_references();
     p->set_id(ref.id);
     to_proto(ref.artifact, p->mutable_artifact());
+    p->set_expected_output(ref.expected_output);
   }
   for (const MeasureInput& c : b.candidates) {
     proto::Candidate* p = r.add_candidates();

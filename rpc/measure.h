@@ -33,10 +33,12 @@ struct TimingConfig : TimingOptions {
 };
 
 // The program whose output a candidate must reproduce: the workload's
-// default schedule, built for the same device.
+// default schedule, built for the same device; or, with expected_output,
+// that output itself (the reference interpreter's, for the batch's seed).
 struct ReferenceProgram {
   std::string id;  // the workload key
   Artifact artifact;
+  std::string expected_output;  // bytes; empty: run the artifact
 };
 
 struct MeasureInput {

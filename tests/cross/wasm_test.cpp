@@ -100,7 +100,7 @@ TEST(WasmTune, TunesInNode) {
   testing::CliRun bench =
       testing::kiln("bench-op " + workload + " --target '" + kWasm + "' --db " + db + " --check");
   ASSERT_EQ(bench.code, 0) << bench.out;
-  EXPECT_NE(bench.out.find("check: max relative error against the default program"), std::string::npos) << bench.out;
+  EXPECT_NE(bench.out.find("check: max relative error against the reference interpreter"), std::string::npos) << bench.out;
 }
 
 // A model compiled for WebAssembly: the folder holds the module and the
