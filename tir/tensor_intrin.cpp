@@ -248,6 +248,12 @@ std::vector<TensorIntrin> make_intrins() {
   // vector loops around the nest make the wider tile.
   t.push_back({"arm_neon_usdot_u8s8s32_4x4", "usdot on 128 bits (AArch64 NEON with I8MM)",
                dot_u8s8s32_desc("arm_neon_usdot_u8s8s32_4x4", 4), 0, {{"i8mm"}}});
+  // Armv8.2's dot product (Neoverse N1, Graviton 2) multiplies bytes of one
+  // signedness only. B's bytes read as unsigned are b + 128 (b xor 0x80),
+  // so a·b = udot(a, b xor 0x80) - 128·udot(a, 1): two udots, exact modulo
+  // 2^32 like the int32 sum itself.
+  t.push_back({"arm_neon_udot_u8s8s32_4x4", "two udots on 128 bits (AArch64 NEON with the dot product), exact",
+               dot_u8s8s32_desc("arm_neon_udot_u8s8s32_4x4", 4), 0, {{"dotprod"}}});
   for (TensorIntrin& i : t) {
     i.pattern = analyse(i);
     i.num_loops = i.pattern->nest.loops.size();

@@ -114,16 +114,21 @@ TEST(Aarch64Worker, SveCodeDiesOnTheNeonDevice) {
 
 constexpr const char* kI8mm = "llvm -mtriple=aarch64-linux-gnu -mattr=+neon,+i8mm -num-cores=2";
 
-// The int8 product on usdot (I8MM): a hand-tensorized matmul_u8s8s32 gives
-// the interpreter's integers exactly, on a partial tile of rows.
-TEST(Aarch64Tensorize, UsdotComputesTheProduct) {
-  ForeignDevice& d = device(kI8mm);
-  OpProgram p = prepare_op("matmul_u8s8s32:M=5,N=16,K=24", d.target());
-  Schedule sch(p.func);
-  sch.tensorize(testing::pack_for_dot_product(sch, 4), "arm_neon_usdot_u8s8s32_4x4");
-  p.scheduled = sch.func();
-  p.lowered = lower(p.scheduled, d.target());
-  EXPECT_EQ(d.check(p, 2), "");
+// The int8 product on usdot (I8MM) and on udot (the dot product): a
+// hand-tensorized matmul_u8s8s32 gives the interpreter's integers exactly,
+// on a partial tile of rows.
+TEST(Aarch64Tensorize, DotProductsComputeTheProduct) {
+  for (auto [target, intrin] : {std::pair{kI8mm, "arm_neon_usdot_u8s8s32_4x4"},
+                                std::pair{"llvm -mtriple=aarch64-linux-gnu -mattr=+neon,+dotprod -num-cores=2",
+                                          "arm_neon_udot_u8s8s32_4x4"}}) {
+    ForeignDevice& d = device(target);
+    OpProgram p = prepare_op("matmul_u8s8s32:M=5,N=16,K=24", d.target());
+    Schedule sch(p.func);
+    sch.tensorize(testing::pack_for_dot_product(sch, 4), intrin);
+    p.scheduled = sch.func();
+    p.lowered = lower(p.scheduled, d.target());
+    EXPECT_EQ(d.check(p, 2), "") << intrin;
+  }
 }
 
 // The search offers usdot where the target has I8MM: every candidate of a

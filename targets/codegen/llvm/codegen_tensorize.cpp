@@ -20,6 +20,8 @@
 //                           into int32 (exact; vpmaddubsw would saturate),
 //                           then the pairs of each lane added
 //   arm_neon_usdot_u8s8s32_4x4  usdot v.4s (llvm.aarch64.neon.usdot)
+//   arm_neon_udot_u8s8s32_4x4   udot of A by B xor 0x80 (B as b + 128), less
+//                               128 times udot of A by ones
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsAArch64.h>
 #include <llvm/IR/IntrinsicsX86.h>
@@ -106,6 +108,15 @@ void CodeGen::emit_tensorized(const Stmt& loop) {
     auto* bytes = llvm::FixedVectorType::get(b_.getInt8Ty(), 4 * lanes);
     r = b_.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_usdot, {acc_type, bytes},
                            {acc, b_.CreateBitCast(a, bytes), b_.CreateBitCast(b, bytes)});
+  } else if (t->name == "arm_neon_udot_u8s8s32_4x4") {
+    auto* bytes = llvm::FixedVectorType::get(b_.getInt8Ty(), 4 * lanes);
+    llvm::Value* au = b_.CreateBitCast(a, bytes);
+    llvm::Value* bu = b_.CreateXor(b_.CreateBitCast(b, bytes), llvm::ConstantInt::get(bytes, 0x80));
+    llvm::Value* ones = llvm::ConstantInt::get(bytes, 1);
+    llvm::Value* shifted = b_.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_udot, {acc_type, bytes}, {acc, au, bu});
+    llvm::Value* sum_a = b_.CreateIntrinsic(llvm::Intrinsic::aarch64_neon_udot, {acc_type, bytes},
+                                            {llvm::Constant::getNullValue(acc_type), au, ones});
+    r = b_.CreateSub(shifted, b_.CreateShl(sum_a, llvm::ConstantInt::get(acc_type, 7)));
   } else {
     KILN_ICHECK(false) << "no LLVM implementation of tensor intrinsic " << t->name;
   }

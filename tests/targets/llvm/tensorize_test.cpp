@@ -32,6 +32,7 @@ Expected expected(const std::string& intrin) {
   if (intrin == "x86_avx2_u8s7s32_8x4") return {"llvm -mcpu=haswell", "vpmaddubsw\t%ymm"};
   // Run under qemu by tests/cross/aarch64_test.cpp.
   if (intrin == "arm_neon_usdot_u8s8s32_4x4") return {"llvm -mtriple=aarch64-linux-gnu -mattr=+i8mm", "usdot\tv"};
+  if (intrin == "arm_neon_udot_u8s8s32_4x4") return {"llvm -mtriple=aarch64-linux-gnu -mattr=+dotprod", "udot\tv"};
   ADD_FAILURE() << "no expectation for " << intrin;
   return {"", ""};
 }
@@ -88,7 +89,8 @@ TEST_P(TensorizeCodegen, EmitsTheInstructionAndComputesTheProduct) {
 
 INSTANTIATE_TEST_SUITE_P(Intrinsics, TensorizeCodegen,
                          ::testing::Values("x86_vnni_u8s8s32_16x4", "x86_vnni_u8s8s32_8x4", "x86_avx2_u8s7s32_8x4",
-                                           "x86_avx2_u8s8s32_8x4", "arm_neon_usdot_u8s8s32_4x4"));
+                                           "x86_avx2_u8s8s32_8x4", "arm_neon_usdot_u8s8s32_4x4",
+                                           "arm_neon_udot_u8s8s32_4x4"));
 
 // Why the 7-bit form asks for its weights' range: given weights over the
 // whole byte, two products of 255 by -128 leave the int16 and saturate,
