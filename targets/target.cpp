@@ -123,6 +123,10 @@ void parse_llvm(Target::Data& d, std::map<std::string, std::string> opts) {
   // memory and workers, which not every runtime gives).
   const int default_cores = llvm_backend::is_wasm(d.mtriple) ? 1 : static_cast<int>(std::max(1u, hw));
   d.num_cores = opts.count("num-cores") ? parse_num_cores(opts["num-cores"]) : default_cores;
+  auto has = [&](const char* f) { return std::binary_search(d.features.begin(), d.features.end(), std::string(f)); };
+  if (llvm_backend::is_wasm(d.mtriple) && d.num_cores > 1 && !(has("atomics") && has("bulk-memory")))
+    KILN_USER_ERROR() << "wasm32 with -num-cores=" << d.num_cores
+                      << " needs -mattr=+atomics,+bulk-memory: its threads share the module's memory";
 
   if (opts.count("vscale")) {
     d.vscale = static_cast<int>(positive_option(opts, "vscale", 0, 16));

@@ -95,55 +95,191 @@
     return sign | (he << 10) | hm;
   }
 
-  // A first-fit heap over the module's memory past __heap_base: blocks of
-  // multiples of 64 bytes, freed blocks kept by size for the next request of
-  // that size (a kernel asks for the same scratch call after call), memory
-  // grown by whole pages when the top is reached.
+  // The heap past __heap_base, its bookkeeping in the module's memory so
+  // that every thread of a threaded module shares it (a spin lock around
+  // each change): a bump pointer, and freed blocks kept by size in a table
+  // of lists for the next request of that size (a kernel asks for the same
+  // scratch call after call). Blocks are multiples of 64 bytes after a
+  // 64-byte header holding the size; the memory grows by whole pages.
+  const SLOTS = 256;
+  const META = 4096;  // lock, top, SLOTS (size, head) pairs
   class Heap {
-    constructor(memory, base) {
+    constructor(memory, base, fresh) {
       this.memory = memory;
-      this.top = Math.ceil(base / 64) * 64;
-      this.sizes = new Map();  // address -> size
-      this.free = new Map();   // size -> [addresses]
+      this.base = Math.ceil(base / 64) * 64;
+      if (fresh) {
+        this.ensure(this.base + META);
+        const w = this.words();
+        w.fill(0, this.base / 4, (this.base + META) / 4);
+        w[this.base / 4 + 1] = this.base + META;
+      }
+    }
+    words() { return new Int32Array(this.memory.buffer); }
+    ensure(end) {
+      const have = this.memory.buffer.byteLength;
+      if (end > have) this.memory.grow(Math.ceil((end - have) / PAGE));
+    }
+    locked(f) {
+      const lock = this.base / 4;
+      for (let w = this.words(); Atomics.compareExchange(w, lock, 0, 1) !== 0;) {}
+      try {
+        return f();
+      } finally {
+        Atomics.store(this.words(), lock, 0);
+      }
+    }
+    // The table slot of `size`: its word index, or -1 when the table is full.
+    slot(w, size, insert) {
+      const table = this.base / 4 + 2;
+      for (let i = 0, h = (size / 64) % SLOTS; i < SLOTS; ++i, h = (h + 1) % SLOTS) {
+        const at = table + 2 * h;
+        if (w[at] === size) return at;
+        if (w[at] === 0) {
+          if (!insert) return -1;
+          w[at] = size;
+          return at;
+        }
+      }
+      return -1;
     }
     alloc(nbytes, alignment) {
-      const size = Math.max(64, Math.ceil(nbytes / 64) * 64);
       if (alignment > 64) throw new Error('kiln_wasm: alignment ' + alignment + ' is more than 64');
-      const reuse = this.free.get(size);
-      if (reuse && reuse.length) {
-        const p = reuse.pop();
-        this.sizes.set(p, size);
-        return p;
-      }
-      const p = this.top;
-      const end = p + size;
-      const have = this.memory.buffer.byteLength;
-      if (end > have) {
+      const size = Math.max(64, Math.ceil(nbytes / 64) * 64);
+      return this.locked(() => {
+        let w = this.words();
+        const at = this.slot(w, size, false);
+        if (at >= 0 && w[at + 1] !== 0) {
+          const p = w[at + 1];
+          w[at + 1] = w[p / 4];
+          return p;
+        }
+        const block = w[this.base / 4 + 1];
+        const end = block + 64 + size;
         try {
-          this.memory.grow(Math.ceil((end - have) / PAGE));
+          this.ensure(end);
         } catch (e) {
           return 0;
         }
-      }
-      this.top = end;
-      this.sizes.set(p, size);
-      return p;
+        w = this.words();
+        w[this.base / 4 + 1] = end;
+        w[block / 4] = size;
+        return block + 64;
+      });
     }
     release(p) {
-      const size = this.sizes.get(p);
-      if (size === undefined) return;
-      this.sizes.delete(p);
-      if (!this.free.has(size)) this.free.set(size, []);
-      this.free.get(size).push(p);
+      if (!p) return;
+      this.locked(() => {
+        const w = this.words();
+        const at = this.slot(w, w[(p - 64) / 4], true);
+        if (at < 0) return;  // a full table: the block stays out of use
+        w[p / 4] = w[at + 1];
+        w[at + 1] = p;
+      });
+    }
+  }
+
+  // The threads of a threaded module (built for -num-cores above 1, its
+  // memory shared): one worker per thread past the first, each an instance
+  // of the module on the same memory with a stack of its own, waiting on a
+  // control block in that memory. A launch runs min(tasks, threads) tasks,
+  // task 0 on the caller; a launch from inside a task runs as one task, as
+  // kiln's ABI allows. Node.js only (worker_threads, and Atomics.wait on the
+  // main thread, which browsers refuse there).
+  const GEN = 0, FN = 1, CLOSURE = 2, TASKS = 3, LEFT = 4, STATUS = 5, READY = 6, STOP = 7;
+  const THREAD_STACK = 4 << 20;
+  class Pool {
+    constructor(state, module, threads) {
+      const { Worker } = require('worker_threads');
+      this.state = state;
+      this.threads = threads;
+      this.ctl = state.heap.alloc(64, 64);
+      this.inTask = false;
+      this.workers = [];
+      for (let me = 1; me < threads; ++me) {
+        const stack = state.heap.alloc(THREAD_STACK, 64);
+        const data = { kilnThread: true, module, memory: state.memory, ctl: this.ctl, me, stackTop: stack + THREAD_STACK,
+                       heapBase: state.heap.base };
+        const w = new Worker(__filename, { workerData: data });
+        w.unref();
+        this.workers.push(w);
+      }
+      const words = () => new Int32Array(state.memory.buffer, this.ctl, 16);
+      for (let ready; (ready = Atomics.load(words(), READY)) < threads - 1;) Atomics.wait(words(), READY, ready, 1000);
+    }
+    words() { return new Int32Array(this.state.memory.buffer, this.ctl, 16); }
+    launch(fn, closure, maxTasks) {
+      const table = this.state.instance.exports.__indirect_function_table;
+      const n = this.inTask ? 1 : Math.max(1, Math.min(Number(maxTasks), this.threads));
+      if (n === 1) return table.get(fn)(0n, 1n, closure);
+      const w = this.words();
+      w[FN] = fn;
+      w[CLOSURE] = closure;
+      w[TASKS] = n;
+      w[STATUS] = 0;
+      Atomics.store(w, LEFT, n - 1);
+      Atomics.add(w, GEN, 1);
+      Atomics.notify(w, GEN);
+      this.inTask = true;
+      let status, trap = null;
+      try {
+        status = table.get(fn)(0n, BigInt(n), closure);
+      } catch (e) {
+        trap = e;
+      }
+      this.inTask = false;
+      // The other tasks finish before anything else touches their memory.
+      for (let left; (left = Atomics.load(w, LEFT)) !== 0;) Atomics.wait(w, LEFT, left);
+      if (trap) throw trap;
+      return status !== 0 ? status : w[STATUS];
+    }
+    close() {
+      const w = this.words();
+      Atomics.store(w, STOP, 1);
+      Atomics.add(w, GEN, 1);
+      Atomics.notify(w, GEN);
+      for (const worker of this.workers) worker.terminate();
+    }
+  }
+
+  // A worker's life: its instance, its stack, then tasks until told to stop.
+  function threadMain(data) {
+    const state = { memory: data.memory };
+    const imp = imports(state);
+    imp.env.kiln_host_parallel_launch = (fn, closure) =>
+      state.instance.exports.__indirect_function_table.get(fn)(0n, 1n, closure);
+    state.instance = new WebAssembly.Instance(data.module, imp);
+    state.heap = new Heap(data.memory, data.heapBase, false);
+    state.instance.exports.__stack_pointer.value = data.stackTop;
+    const table = state.instance.exports.__indirect_function_table;
+    const words = () => new Int32Array(data.memory.buffer, data.ctl, 16);
+    let gen = Atomics.load(words(), GEN);
+    Atomics.add(words(), READY, 1);
+    Atomics.notify(words(), READY);
+    for (;;) {
+      Atomics.wait(words(), GEN, gen);
+      const w = words();
+      gen = Atomics.load(w, GEN);
+      if (Atomics.load(w, STOP)) return;
+      const n = w[TASKS];
+      if (data.me >= n) continue;
+      let status;
+      try {
+        status = table.get(w[FN])(BigInt(data.me), BigInt(n), w[CLOSURE]);
+      } catch (e) {
+        status = 1;  // a trap in a task: KILN_STATUS_TASK_FAILED's kind of end
+      }
+      if (status !== 0) Atomics.compareExchange(w, STATUS, 0, status);
+      if (Atomics.sub(w, LEFT, 1) === 1) Atomics.notify(w, LEFT);
     }
   }
 
   class KilnModule {
-    constructor(instance, heap) {
+    constructor(instance, state) {
       this.instance = instance;
       this.exports = instance.exports;
-      this.memory = instance.exports.memory;
-      this.heap = heap;
+      this.memory = state.memory;
+      this.heap = state.heap;
+      this.pool = state.pool;
       this.rt = instance.exports.kiln_runtime_api.value;
       this.argv = 0;
       this.argc = 0;
@@ -154,6 +290,11 @@
       return p;
     }
     free(p) { this.heap.release(p); }
+    // The threads a module built for several keeps (none otherwise).
+    close() {
+      if (this.pool) this.pool.close();
+      this.pool = null;
+    }
     bytes(p, n) { return new Uint8Array(this.memory.buffer, p, n); }
     f32(p, n) { return new Float32Array(this.memory.buffer, p, n); }
     string(p) {
@@ -195,6 +336,8 @@
     env.memset = (d, v, n) => { u8().fill(v & 255, d, d + n); return d; };
     env.kiln_host_alloc = (n, a) => state.heap.alloc(Number(n), Number(a));
     env.kiln_host_free = (p) => state.heap.release(p);
+    env.kiln_host_parallel_launch = (fn, closure, maxTasks) => state.pool.launch(fn, closure, maxTasks);
+    if (state.memory) env.memory = state.memory;
     return { env };
   }
 
@@ -202,31 +345,54 @@
   // (instantiation would fail with a less helpful LinkError).
   function check_imports(module, given) {
     for (const imp of WebAssembly.Module.imports(module)) {
+      if (imp.kind === 'memory') continue;
       if (imp.kind === 'function' && !(given[imp.module] && imp.name in given[imp.module]))
         throw new Error('kiln_wasm: the module needs ' + imp.module + '.' + imp.name + ', which kiln_wasm.js does not provide');
     }
   }
 
-  function finish(instance, state) {
-    state.memory = instance.exports.memory;
-    state.heap = new Heap(state.memory, instance.exports.__heap_base.value);
-    return new KilnModule(instance, state.heap);
+  // A module built for threads imports its memory, shared.
+  function threaded(module) { return WebAssembly.Module.imports(module).some((i) => i.kind === 'memory'); }
+
+  function prepare(module) {
+    const state = {};
+    if (threaded(module)) {
+      if (typeof require !== 'function') throw new Error('kiln_wasm: a module built for threads runs in Node.js only');
+      state.memory = new WebAssembly.Memory({ initial: 512, maximum: 65536, shared: true });
+    }
+    const imp = imports(state);
+    check_imports(module, imp);
+    return [state, imp];
+  }
+
+  function finish(module, instance, state) {
+    state.instance = instance;
+    state.memory = instance.exports.memory || state.memory;
+    state.heap = new Heap(state.memory, instance.exports.__heap_base.value, true);
+    const threads = new Int32Array(state.memory.buffer, instance.exports.kiln_num_threads.value, 1)[0];
+    if (threaded(module) && threads > 1) state.pool = new Pool(state, module, threads);
+    return new KilnModule(instance, state);
   }
 
   function loadSync(bytes) {
-    const state = {};
     const module = bytes instanceof WebAssembly.Module ? bytes : new WebAssembly.Module(bytes);
-    const imp = imports(state);
-    check_imports(module, imp);
-    return finish(new WebAssembly.Instance(module, imp), state);
+    const [state, imp] = prepare(module);
+    return finish(module, new WebAssembly.Instance(module, imp), state);
   }
 
   async function load(bytes) {
-    const state = {};
     const module = bytes instanceof WebAssembly.Module ? bytes : await WebAssembly.compile(bytes);
-    const imp = imports(state);
-    check_imports(module, imp);
-    return finish(await WebAssembly.instantiate(module, imp), state);
+    const [state, imp] = prepare(module);
+    return finish(module, await WebAssembly.instantiate(module, imp), state);
+  }
+
+  if (typeof require === 'function') {
+    try {
+      const wt = require('worker_threads');
+      if (!wt.isMainThread && wt.workerData && wt.workerData.kilnThread) threadMain(wt.workerData);
+    } catch (e) {
+      if (e && e.code !== 'MODULE_NOT_FOUND') throw e;
+    }
   }
 
   return { load, loadSync, KilnModule };

@@ -27,10 +27,14 @@ using testing::ExampleSchedule;
 using testing::ForeignDevice;
 
 constexpr const char* kWasm = "wasm32 -mattr=+simd128";
+// Two threads: the module's memory shared, a worker per extra thread.
+constexpr const char* kWasmThreads = "wasm32 -mattr=+simd128,+atomics,+bulk-memory -num-cores=2";
 
-ForeignDevice& device() {
-  static ForeignDevice d(Target::parse(kWasm));
-  return d;
+ForeignDevice& device(const char* target = kWasm) {
+  static std::map<std::string, std::unique_ptr<ForeignDevice>> devices;
+  auto& d = devices[target];
+  if (!d) d = std::make_unique<ForeignDevice>(Target::parse(target));
+  return *d;
 }
 
 TEST(WasmTarget, IsShorthandForLlvmsWasm32) {
@@ -39,6 +43,13 @@ TEST(WasmTarget, IsShorthandForLlvmsWasm32) {
   EXPECT_EQ(Target::parse(t.str()), t);
   EXPECT_EQ(t.vector_width_bits(DataType::Float32()), 128);
   EXPECT_EQ(Target::parse("wasm32").vector_lanes(DataType::Float32()), 1) << "no SIMD unless asked for";
+  try {
+    Target::parse("wasm32 -mattr=+simd128 -num-cores=2");
+    FAIL() << "threads without shared memory";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "wasm32 with -num-cores=2 needs -mattr=+atomics,+bulk-memory: its threads share the module's memory");
+  }
 }
 
 class WasmDefaultPrograms : public ::testing::TestWithParam<const char*> {};
@@ -58,16 +69,20 @@ const ExampleSchedule kSchedules[] = {
     {"conv2d_nchw_avx512.json", "conv2d_nchw:N=1,C=5,H=9,W=17,K=12,R=3,S=3,stride=1,pad=1"},
 };
 
-class WasmHandSchedules : public ::testing::TestWithParam<ExampleSchedule> {};
+// On one thread, and on two (their parallel loops split across the
+// module's worker).
+class WasmHandSchedules : public ::testing::TestWithParam<std::tuple<const char*, ExampleSchedule>> {};
 
 TEST_P(WasmHandSchedules, MatchInterpreter) {
-  ForeignDevice& d = device();
+  auto [target, e] = GetParam();
+  ForeignDevice& d = device(target);
   std::ostringstream what;
-  what << GetParam();
-  EXPECT_EQ(d.check(testing::prepare_example(GetParam(), d.target()), 1), "") << what.str();
+  what << e << " on " << target;
+  EXPECT_EQ(d.check(testing::prepare_example(e, d.target()), d.target().num_cores()), "") << what.str();
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, WasmHandSchedules, ::testing::ValuesIn(kSchedules));
+INSTANTIATE_TEST_SUITE_P(Examples, WasmHandSchedules,
+                         ::testing::Combine(::testing::Values(kWasm, kWasmThreads), ::testing::ValuesIn(kSchedules)));
 
 TEST(WasmEngine, ReportsAWrongAnswer) {
   ForeignDevice& d = device();

@@ -118,7 +118,8 @@ void export_shared_library(const std::vector<PrimFunc>& lowered, const Target& t
     out.write(object.data(), static_cast<std::streamsize>(object.size()));
     if (!out) KILN_USER_ERROR() << "cannot write " << objects.paths.back();
   }
-  llvm_backend::link_shared_library(objects.paths, path, target.mtriple());
+  llvm_backend::link_shared_library(objects.paths, path, target.mtriple(),
+                                    llvm_backend::is_wasm(target.mtriple()) && target.num_cores() > 1);
 }
 
 std::string emit_llvm_ir(const PrimFunc& lowered, const Target& target, bool optimize) {

@@ -45,7 +45,7 @@ std::string linker_for(const std::string& triple) {
 }
 
 void link_shared_library(const std::vector<std::string>& object_paths, const std::string& out_path,
-                         const std::string& triple) {
+                         const std::string& triple, bool wasm_threads) {
   const std::string cc = linker_for(triple);
   TempFile log;
   std::vector<std::string> argv_s = {cc};
@@ -53,6 +53,10 @@ void link_shared_library(const std::vector<std::string>& object_paths, const std
     for (const char* a : {"--no-entry", "--export-dynamic", "--export=__heap_base", "--allow-undefined", "-z",
                           "stack-size=8388608", "-O2"})
       argv_s.emplace_back(a);
+    if (wasm_threads)
+      for (const char* a : {"--shared-memory", "--import-memory", "--initial-memory=33554432",
+                            "--max-memory=4294967296", "--export-table", "--export=__stack_pointer"})
+        argv_s.emplace_back(a);
     argv_s.insert(argv_s.end(), {"-o", out_path});
     argv_s.insert(argv_s.end(), object_paths.begin(), object_paths.end());
   } else {

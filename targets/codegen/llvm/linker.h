@@ -23,7 +23,10 @@ std::string linker_for(const std::string& triple);
 // what is undefined (libm, memcpy, the host's allocator) imported from
 // "env", and a stack of 8 MiB. Throws kiln::Error with the linker's output
 // on failure.
+// `wasm_threads`: a WebAssembly module for several threads, its memory
+// shared and imported (every thread's instance takes the same one), its
+// table and stack pointer exported (each thread sets its own stack).
 void link_shared_library(const std::vector<std::string>& object_paths, const std::string& out_path,
-                         const std::string& triple);
+                         const std::string& triple, bool wasm_threads = false);
 
 }  // namespace kiln::llvm_backend
