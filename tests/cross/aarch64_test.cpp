@@ -64,13 +64,6 @@ INSTANTIATE_TEST_SUITE_P(EveryOp, Aarch64DefaultPrograms,
                            return short_name(std::get<0>(info.param)) + "_" + std::to_string(info.index);
                          });
 
-const ExampleSchedule kSchedules[] = {
-    {"matmul_1024_avx2.json", "matmul:M=50,N=70,K=30"},
-    {"matmul_1024_avx512.json", "matmul:M=12,N=128,K=8"},
-    {"matmul_1024_loops.json", "matmul:M=50,N=70,K=30"},
-    {"conv2d_nchw_avx2.json", "conv2d_nchw:N=2,C=3,H=7,W=11,K=8,R=3,S=3,stride=2,pad=1"},
-    {"conv2d_nchw_avx512.json", "conv2d_nchw:N=1,C=5,H=9,W=17,K=12,R=3,S=3,stride=1,pad=1"},
-};
 
 class Aarch64HandSchedules : public ::testing::TestWithParam<std::tuple<const char*, ExampleSchedule>> {};
 
@@ -83,7 +76,8 @@ TEST_P(Aarch64HandSchedules, MatchInterpreter) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, Aarch64HandSchedules,
-                         ::testing::Combine(::testing::ValuesIn(kTargets), ::testing::ValuesIn(kSchedules)),
+                         ::testing::Combine(::testing::ValuesIn(kTargets),
+                                            ::testing::ValuesIn(testing::kCpuScheduleExamples)),
                          [](const auto& info) {
                            return short_name(std::get<0>(info.param)) + "_" + std::to_string(info.index);
                          });

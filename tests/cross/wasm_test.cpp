@@ -61,13 +61,6 @@ TEST_P(WasmDefaultPrograms, MatchInterpreter) {
 
 INSTANTIATE_TEST_SUITE_P(EveryOp, WasmDefaultPrograms, ::testing::ValuesIn(testing::kEveryOpWorkloads));
 
-const ExampleSchedule kSchedules[] = {
-    {"matmul_1024_avx2.json", "matmul:M=50,N=70,K=30"},
-    {"matmul_1024_avx512.json", "matmul:M=12,N=128,K=8"},
-    {"matmul_1024_loops.json", "matmul:M=50,N=70,K=30"},
-    {"conv2d_nchw_avx2.json", "conv2d_nchw:N=2,C=3,H=7,W=11,K=8,R=3,S=3,stride=2,pad=1"},
-    {"conv2d_nchw_avx512.json", "conv2d_nchw:N=1,C=5,H=9,W=17,K=12,R=3,S=3,stride=1,pad=1"},
-};
 
 // On one thread, and on two (their parallel loops split across the
 // module's worker).
@@ -82,7 +75,8 @@ TEST_P(WasmHandSchedules, MatchInterpreter) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, WasmHandSchedules,
-                         ::testing::Combine(::testing::Values(kWasm, kWasmThreads), ::testing::ValuesIn(kSchedules)));
+                         ::testing::Combine(::testing::Values(kWasm, kWasmThreads),
+                                            ::testing::ValuesIn(testing::kCpuScheduleExamples)));
 
 TEST(WasmEngine, ReportsAWrongAnswer) {
   ForeignDevice& d = device();

@@ -5,6 +5,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "driver/op_program.h"
 
@@ -14,6 +15,10 @@ struct ExampleSchedule {
   const char* trace;  // a file of examples/schedules
   const char* workload;
 };
+
+// Every CPU trace of examples/schedules on shapes none of its tiles divide
+// as well as on shapes they fit: what the tests of each CPU target replay.
+extern const std::vector<ExampleSchedule> kCpuScheduleExamples;
 
 // "matmul_gpu.json on matmul:M=50,N=70,K=30", for test names and messages.
 std::ostream& operator<<(std::ostream& os, const ExampleSchedule& e);
