@@ -204,14 +204,15 @@ void run_wasm_model(const ModelArgs& a, const std::string& dir, const graph::Com
   const std::string mismatch = a.check ? check_outputs(*program, in, out) : "";
   const double med = times.at("median_ms").get<double>(), best = times.at("best_ms").get<double>();
   std::ostream& text = a.json ? std::cerr : std::cout;
+  const int threads = Target::parse(plan.target).num_cores();
   text << dir << ": WebAssembly in Node.js, latency median " << med << " ms, best " << best << " ms over " << a.repeat
-       << " runs on 1 thread\n";
+       << " runs on " << threads << (threads == 1 ? " thread\n" : " threads\n");
   if (a.check)
     text << "check against the reference executor (|got - want| <= 1e-4 max|want| + 1e-3 |want|): "
          << (mismatch.empty() ? "ok" : mismatch) << "\n";
   if (a.json)
     std::cout << nlohmann::json{{"model", a.model}, {"median_ms", med}, {"best_ms", best}, {"repeat", a.repeat},
-                                {"threads", 1}, {"target", plan.target}, {"engine", "node"},
+                                {"threads", threads}, {"target", plan.target}, {"engine", "node"},
                                 {"check", a.check ? nlohmann::json(mismatch.empty() ? "ok" : mismatch)
                                                   : nlohmann::json(nullptr)}}
                      .dump()

@@ -187,6 +187,14 @@
   // main thread, which browsers refuse there).
   const GEN = 0, FN = 1, CLOSURE = 2, TASKS = 3, LEFT = 4, STATUS = 5, READY = 6, STOP = 7;
   const THREAD_STACK = 4 << 20;
+  // Loads of a word before sleeping on it (some tens of microseconds): a
+  // model's launches come back to back, and waking a thread from
+  // Atomics.wait costs about as much as a small kernel's task.
+  const SPIN = 20000;
+  function await_change(w, at, value) {
+    for (let i = 0; i < SPIN; ++i) if (Atomics.load(w, at) !== value) return;
+    Atomics.wait(w, at, value);
+  }
   class Pool {
     constructor(state, module, threads) {
       const { Worker } = require('worker_threads');
@@ -228,7 +236,7 @@
       }
       this.inTask = false;
       // The other tasks finish before anything else touches their memory.
-      for (let left; (left = Atomics.load(w, LEFT)) !== 0;) Atomics.wait(w, LEFT, left);
+      for (let left; (left = Atomics.load(w, LEFT)) !== 0;) await_change(w, LEFT, left);
       if (trap) throw trap;
       return status !== 0 ? status : w[STATUS];
     }
@@ -256,7 +264,7 @@
     Atomics.add(words(), READY, 1);
     Atomics.notify(words(), READY);
     for (;;) {
-      Atomics.wait(words(), GEN, gen);
+      await_change(words(), GEN, gen);
       const w = words();
       gen = Atomics.load(w, GEN);
       if (Atomics.load(w, STOP)) return;
