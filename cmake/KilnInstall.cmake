@@ -34,6 +34,10 @@ install(TARGETS ${kiln_installed_libs} kiln_all EXPORT kilnTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT devel
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln)
 install(TARGETS kiln kilnd RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT devel)
+if(KILN_CROSS_WORKERS)
+  install(PROGRAMS ${CMAKE_BINARY_DIR}/bin/kiln-worker-aarch64-linux-gnu DESTINATION ${CMAKE_INSTALL_BINDIR}
+          COMPONENT devel)
+endif()
 install(EXPORT kilnTargets NAMESPACE kiln:: DESTINATION ${KILN_INSTALL_CMAKEDIR} COMPONENT devel)
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/kilnConfig.cmake.in
