@@ -25,6 +25,17 @@
   const PAGE = 65536;
   const f32 = Math.fround;
 
+  // Relaxed SIMD (a module built with +relaxed-simd: its multiply-adds)
+  // shipped in V8 11.4; Node.js 18 and 20 run it behind this flag, which
+  // must be set before a module is compiled.
+  if (typeof require === 'function') {
+    try {
+      require('v8').setFlagsFromString('--experimental-wasm-relaxed-simd');
+    } catch (e) {
+      // Not Node.js.
+    }
+  }
+
   // libm by the names LLVM calls: float (…f) and double forms.
   function libm() {
     const one = { exp: Math.exp, log: Math.log, log2: Math.log2, log10: Math.log10, log1p: Math.log1p,

@@ -29,6 +29,8 @@ using testing::ForeignDevice;
 constexpr const char* kWasm = "wasm32 -mattr=+simd128";
 // Two threads: the module's memory shared, a worker per extra thread.
 constexpr const char* kWasmThreads = "wasm32 -mattr=+simd128,+atomics,+bulk-memory -num-cores=2";
+// Relaxed SIMD: multiply-adds that may fuse (V8 behind a flag before 11.4).
+constexpr const char* kWasmRelaxed = "wasm32 -mattr=+simd128,+relaxed-simd";
 
 ForeignDevice& device(const char* target = kWasm) {
   static std::map<std::string, std::unique_ptr<ForeignDevice>> devices;
@@ -62,8 +64,8 @@ TEST_P(WasmDefaultPrograms, MatchInterpreter) {
 INSTANTIATE_TEST_SUITE_P(EveryOp, WasmDefaultPrograms, ::testing::ValuesIn(testing::kEveryOpWorkloads));
 
 
-// On one thread, and on two (their parallel loops split across the
-// module's worker).
+// On one thread, on two (their parallel loops split across the module's
+// worker), and with relaxed SIMD's multiply-adds.
 class WasmHandSchedules : public ::testing::TestWithParam<std::tuple<const char*, ExampleSchedule>> {};
 
 TEST_P(WasmHandSchedules, MatchInterpreter) {
@@ -75,7 +77,7 @@ TEST_P(WasmHandSchedules, MatchInterpreter) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, WasmHandSchedules,
-                         ::testing::Combine(::testing::Values(kWasm, kWasmThreads),
+                         ::testing::Combine(::testing::Values(kWasm, kWasmThreads, kWasmRelaxed),
                                             ::testing::ValuesIn(testing::kCpuScheduleExamples)));
 
 TEST(WasmEngine, ReportsAWrongAnswer) {

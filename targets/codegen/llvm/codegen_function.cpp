@@ -7,6 +7,7 @@
 
 #include "targets/codegen/llvm/codegen.h"
 #include "targets/codegen/llvm/codegen_impl.h"
+#include "targets/codegen/llvm/cpu_info.h"
 #include "targets/runtime/kernel_abi.h"
 #include "tir/buffer_layout.h"
 
@@ -28,6 +29,7 @@ CodeGen::CodeGen(llvm::Module& module, const Target& target)
     llvm::FastMathFlags fmf;
     fmf.setAllowContract(true);
     b_.setFastMathFlags(fmf);
+    relaxed_madd_ = is_wasm(target.mtriple()) && target.has_feature("relaxed-simd");
   }
 }
 

@@ -138,6 +138,11 @@ class CodeGen {
 
   // True while emitting a buffer index (see codegen_arith.cpp on nsw).
   bool in_index_ = false;
+  // WebAssembly with relaxed SIMD and -fp-contract=on: a vector multiply
+  // feeding an add is one f32x4/f64x2.relaxed_madd (codegen_arith.cpp).
+  bool relaxed_madd_ = false;
+  // a * b + c as that instruction, when `e` is such an add; nullptr otherwise.
+  llvm::Value* emit_relaxed_madd(const Expr& e);
   llvm::Value* emit_index(const Expr& index);
 
   // Bindings in the function being generated.

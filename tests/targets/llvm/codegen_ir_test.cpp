@@ -119,6 +119,24 @@ TEST(CodegenIr, CrossCompilesAssembly) {
   EXPECT_THROW(build_llvm(vector_copy(4), Target::parse("llvm -mtriple=aarch64-linux-gnu")), Error);
 }
 
+// WebAssembly has no fused multiply-add but relaxed SIMD's, which may fuse
+// (as -fp-contract=on allows): a 4-lane multiply feeding an add becomes
+// f32x4.relaxed_madd with +relaxed-simd, and stays two instructions without
+// it or with -fp-contract=off.
+TEST(CodegenIr, WasmMultiplyAddsAreRelaxedMaddsWithRelaxedSimd) {
+  Buffer A = flat("A", DataType::Float32(), 16), B = flat("B", DataType::Float32(), 16),
+         C = flat("C", DataType::Float32(), 16);
+  Var io("io");
+  Expr idx = vec(io * 4, 4);
+  PrimFunc f("axpy", {A, B, C}, loop(io, 4, st(C, ld(A, idx) * ld(B, idx) + ld(C, idx), idx)));
+  EXPECT_TRUE(contains(emit_assembly(f, Target::parse("wasm32 -mattr=+simd128,+relaxed-simd")), "f32x4.relaxed_madd"));
+  std::string plain = emit_assembly(f, Target::parse("wasm32 -mattr=+simd128"));
+  EXPECT_FALSE(contains(plain, "relaxed_madd"));
+  EXPECT_TRUE(contains(plain, "f32x4.mul")) << plain;
+  EXPECT_FALSE(contains(emit_assembly(f, Target::parse("wasm32 -mattr=+simd128,+relaxed-simd -fp-contract=off")),
+                        "relaxed_madd"));
+}
+
 // NEON moves 128 bits at a time; SVE built for 256 bits (-vscale=2) tells
 // LLVM the length (vscale_range), which then moves the schedule's 8-lane
 // vectors in one SVE register each, under a predicate.
