@@ -370,6 +370,30 @@
     }
   }
 
+  // Whether this engine runs relaxed SIMD as LLVM encodes it (the
+  // standard's opcodes): V8 from 11.4 (Node.js 20 behind the flag above)
+  // does; Node.js 18's V8 knew earlier opcodes and refuses such modules.
+  let relaxed = null;
+  function relaxedSimd() {
+    if (relaxed === null) {
+      // (func (param v128 v128 v128) (result v128) local.get 0..2 f32x4.relaxed_madd)
+      relaxed = WebAssembly.validate(new Uint8Array([
+        0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x01, 0x60, 0x03, 0x7b, 0x7b, 0x7b, 0x01, 0x7b,
+        0x03, 0x02, 0x01, 0x00, 0x0a, 0x0d, 0x01, 0x0b, 0x00, 0x20, 0x00, 0x20, 0x01, 0x20, 0x02, 0xfd, 0x85, 0x02,
+        0x0b]));
+    }
+    return relaxed;
+  }
+
+  function compileSync(bytes) {
+    try {
+      return new WebAssembly.Module(bytes);
+    } catch (e) {
+      if (!relaxedSimd()) e.message += ' (this engine does not run relaxed SIMD: a module built with +relaxed-simd needs V8 11.4 or later, Node.js 20)';
+      throw e;
+    }
+  }
+
   // A module built for threads imports its memory, shared.
   function threaded(module) { return WebAssembly.Module.imports(module).some((i) => i.kind === 'memory'); }
 
@@ -394,7 +418,7 @@
   }
 
   function loadSync(bytes) {
-    const module = bytes instanceof WebAssembly.Module ? bytes : new WebAssembly.Module(bytes);
+    const module = bytes instanceof WebAssembly.Module ? bytes : compileSync(bytes);
     const [state, imp] = prepare(module);
     return finish(module, new WebAssembly.Instance(module, imp), state);
   }
@@ -414,5 +438,5 @@
     }
   }
 
-  return { load, loadSync, KilnModule };
+  return { load, loadSync, relaxedSimd, KilnModule };
 });
