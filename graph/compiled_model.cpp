@@ -102,7 +102,7 @@ void write_compiled_model(const Graph& g, const std::vector<FusedGroup>& groups,
     PrimFunc lowered = lower(split.main, target);
     kernels.emplace_back(kernel_name(t), lowered->params, lowered->body, lowered->attrs);
   }
-  const bool wasm = is_wasm_target(target.str());
+  const bool wasm = llvm_backend::is_wasm(target.mtriple());
   export_shared_library(kernels, target, (std::filesystem::path(dir) / (wasm ? kWasmModule : kLibrary)).string(),
                         threads);
   if (wasm)

@@ -130,7 +130,7 @@ void parse_llvm(Target::Data& d, std::map<std::string, std::string> opts) {
 
   if (opts.count("vscale")) {
     d.vscale = static_cast<int>(positive_option(opts, "vscale", 0, 16));
-    if (!std::binary_search(d.features.begin(), d.features.end(), std::string("sve")))
+    if (!has("sve"))
       KILN_USER_ERROR() << "-vscale=" << d.vscale << " needs SVE: " << d.mtriple << " -mcpu=" << d.mcpu
                         << " has no sve (add -mattr=+sve)";
   }
@@ -331,7 +331,7 @@ int Target::vector_width_bits(DataType t) const {
   if (has_feature("avx2") || (has_feature("avx") && t.is_float())) return 256;
   if (vscale() > 0) return 128 * vscale();
   if (llvm_backend::is_wasm(mtriple())) return has_feature("simd128") ? 128 : t.bits();
-  if (has_feature("sse2") || has_feature("neon") || has_feature("simd128")) return 128;
+  if (has_feature("sse2") || has_feature("neon")) return 128;
   return std::max(64, t.bits());
 }
 

@@ -79,7 +79,11 @@ void run_on_runner(const Args& a) {
 
   rpc::Builder builder;
   const PrimFunc scheduled_from = stored ? tuning::stored_form(f) : f;
-  std::vector<rpc::BuildResult> built = builder.build({{scheduled_from, trace, target}, {f, std::nullopt, target}});
+  // The default program is the reference unless --check sends the
+  // interpreter's output instead.
+  std::vector<rpc::BuildInput> requests = {{scheduled_from, trace, target}};
+  if (!a.check) requests.push_back({f, std::nullopt, target});
+  std::vector<rpc::BuildResult> built = builder.build(requests);
   for (const rpc::BuildResult& b : built) {
     if (b.ok()) continue;
     if (stored && b.error == ErrorKind::kInstantiation)
@@ -98,17 +102,18 @@ void run_on_runner(const Args& a) {
   batch.timing.threads = threads;
   batch.timing.seed = a.seed;
   const std::string key = workload_key(f);
+  rpc::ReferenceProgram ref;
   if (a.check) {
     // The reference interpreter's output on the inputs the runner makes
     // from the seed: a device of another CPU is checked against it too.
     log << "kiln: checking against the reference interpreter\n";
     const NDArray want = reference_outputs(f, make_arguments(f, a.seed)).back().copy();
-    batch.references.push_back({key + "/interpreter", {}, std::string(static_cast<const char*>(want.data()), want.nbytes())});
-    batch.candidates.push_back({0, built[0].artifact, built[0].args, key + "/interpreter", check_tolerance(f)});
+    ref = {key + "/interpreter", {}, std::string(static_cast<const char*>(want.data()), want.nbytes())};
   } else {
-    batch.references.push_back({key, built[1].artifact});
-    batch.candidates.push_back({0, built[0].artifact, built[0].args, key, check_tolerance(f)});
+    ref = {key, built[1].artifact};
   }
+  batch.references.push_back(ref);
+  batch.candidates.push_back({0, built[0].artifact, built[0].args, ref.id, check_tolerance(f)});
   rpc::MeasureResult r = runner->measure(batch).front();
   if (!r.ok()) {
     std::cerr << "kiln: error: " << w.str() << ": " << error_kind_name(r.error) << ": " << r.message << "\n";

@@ -163,6 +163,12 @@ std::string check_outputs(const ModelProgram& program, const std::vector<NDArray
   return "";
 }
 
+// What --check prints, a native model's or a WebAssembly one's.
+std::string check_line(const std::string& mismatch) {
+  return "check against the reference executor (|got - want| <= 1e-4 max|want| + 1e-3 |want|): " +
+         (mismatch.empty() ? std::string("ok") : mismatch) + "\n";
+}
+
 // A model compiled for WebAssembly runs in Node.js through the folder's own
 // kiln_model.js: the inputs handed over as raw bytes, the outputs read back
 // the same way, the latency as Node.js timed it.
@@ -208,8 +214,7 @@ void run_wasm_model(const ModelArgs& a, const std::string& dir, const graph::Com
   text << dir << ": WebAssembly in Node.js, latency median " << med << " ms, best " << best << " ms over " << a.repeat
        << " runs on " << threads << (threads == 1 ? " thread\n" : " threads\n");
   if (a.check)
-    text << "check against the reference executor (|got - want| <= 1e-4 max|want| + 1e-3 |want|): "
-         << (mismatch.empty() ? "ok" : mismatch) << "\n";
+    text << check_line(mismatch);
   if (a.json)
     std::cout << nlohmann::json{{"model", a.model}, {"median_ms", med}, {"best_ms", best}, {"repeat", a.repeat},
                                 {"threads", threads}, {"target", plan.target}, {"engine", "node"},
@@ -261,8 +266,7 @@ void run_model(const ModelArgs& a) {
   if (round_trip_ns > 0) text << " (a cache line's round trip between them: " << std::lround(round_trip_ns) << " ns)";
   text << "\n";
   if (a.check)
-    text << "check against the reference executor (|got - want| <= 1e-4 max|want| + 1e-3 |want|): "
-         << (mismatch.empty() ? "ok" : mismatch) << "\n";
+    text << check_line(mismatch);
   if (a.json)
     std::cout << nlohmann::json{{"model", a.model}, {"median_ms", med}, {"best_ms", best}, {"repeat", a.repeat},
                                 {"threads", pool.num_threads()}, {"thread_round_trip_ns", round_trip_ns},

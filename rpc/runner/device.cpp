@@ -56,8 +56,12 @@ std::string qemu_aarch64_cpu(const Target& device) {
   return "max,sve-default-vector-length=" + std::to_string(16 * device.vscale());
 }
 
-std::string qemu_cpu_description(const Target& device) {
-  return "qemu-aarch64 -cpu " + qemu_aarch64_cpu(device) + ", emulated on " + cpu_model_name();
+// What runs `device`'s kernels, for Info and the records: the CPU, or
+// qemu emulating an AArch64 one on it, or Node.js on it.
+std::string device_cpu_model(const Target& device) {
+  if (is_emulated(device)) return "qemu-aarch64 -cpu " + qemu_aarch64_cpu(device) + ", emulated on " + cpu_model_name();
+  if (device.is_cpu() && llvm_backend::is_wasm(device.mtriple())) return "WebAssembly in Node.js on " + cpu_model_name();
+  return cpu_model_name();
 }
 
 }  // namespace
@@ -88,8 +92,7 @@ DeviceInfo describe_device(const Target& device, const std::string& device_key, 
   DeviceInfo d;
   d.kiln_version = kiln_version();
   d.device_key = device_key;
-  d.cpu_model = is_emulated(device) ? qemu_cpu_description(device) : cpu_model_name();
-  if (device.is_cpu() && llvm_backend::is_wasm(device.mtriple())) d.cpu_model = "WebAssembly in Node.js on " + cpu_model_name();
+  d.cpu_model = device_cpu_model(device);
   d.cpu_name = device.is_cpu() ? device.mcpu() : device.arch();
   d.isa_features = device.isa_features();
   d.num_cores = device.num_cores();

@@ -129,14 +129,9 @@
       model.outputs.forEach((v, k) => fs.writeFileSync(path.join(outDir, 'output_' + k + '.bin'),
                                                        Buffer.from(model.output(k).buffer)));
     }
-    const now = () => Number(process.hrtime.bigint()) / 1e6;
-    for (const until = now() + 250; now() < until;) model.runLoaded();
-    const ms = [];
-    for (let r = 0; r < repeat; ++r) {
-      const t0 = now();
-      model.runLoaded();
-      ms.push(now() - t0);
-    }
+    // A quarter of a second warm, then single runs, as `kiln run` times.
+    const ms = repeat > 0
+      ? kilnWasm.measure(() => model.runLoaded(), { warmup_ms: 250, number: 1, repeat }).ms_per_run : [];
     const sorted = [...ms].sort((a, b) => a - b);
     console.log(JSON.stringify({ ms, median_ms: sorted.length ? sorted[Math.floor(sorted.length / 2)] : 0,
                                  best_ms: sorted.length ? sorted[0] : 0 }));

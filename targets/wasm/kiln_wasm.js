@@ -438,5 +438,35 @@
     }
   }
 
-  return { load, loadSync, relaxedSimd, KilnModule };
+  // Times `run` as kiln times native kernels (targets/runtime/timing.h's
+  // measure_kernel, its kMaxNumber and kRaiseMargin): `warmup` untimed runs
+  // and `warmup_ms` more, runs per repeat raised from `number` (at least
+  // doubling) until one repeat lasts `min_repeat_ms`, then `repeat` repeats.
+  // Returns {ms_per_run: [...], number}.
+  const MAX_NUMBER = 1 << 24;
+  const RAISE_MARGIN = 1.1;
+  function measure(run, o) {
+    const now = () => performance.now();
+    const timeRuns = (number) => {
+      const t0 = now();
+      for (let i = 0; i < number; ++i) run();
+      return now() - t0;
+    };
+    for (let i = 0; i < (o.warmup || 0); ++i) run();
+    if (o.warmup_ms > 0) for (const until = now() + o.warmup_ms; now() < until;) run();
+    let number = Math.max(1, o.number || 1);
+    if (o.min_repeat_ms > 0) {
+      for (;;) {
+        const ms = timeRuns(number);
+        if (ms >= o.min_repeat_ms || number >= MAX_NUMBER) break;
+        const scale = ms > 0 ? (o.min_repeat_ms * RAISE_MARGIN) / ms : 2;
+        number = Math.min(MAX_NUMBER, Math.ceil(number * Math.max(scale, 2)));
+      }
+    }
+    const ms_per_run = [];
+    for (let r = 0; r < Math.max(1, o.repeat); ++r) ms_per_run.push(timeRuns(number) / number);
+    return { ms_per_run, number };
+  }
+
+  return { load, loadSync, relaxedSimd, measure, KilnModule };
 });

@@ -9,7 +9,8 @@
 //    "timing": null | {"warmup", "warmup_ms", "number", "repeat", "min_repeat_ms"}}
 // Without timing the kernel runs once and the reply carries every argument
 // back (what it wrote); with timing it runs as targets/runtime/timing.h's
-// measure_kernel does and the reply carries the times. A reply: a JSON line
+// measure_kernel does (kiln_wasm.js's measure) and the reply carries the
+// times. A reply: a JSON line
 // ({"ms_per_run": [...], "number": N} or {"error": MESSAGE}), then bytes.
 'use strict';
 const fs = require('fs');
@@ -17,8 +18,6 @@ const path = require('path');
 const kiln = require(path.join(__dirname, 'kiln_wasm.js'));
 
 const FD = 3;
-const MAX_NUMBER = 1 << 24;  // timing.cpp's kMaxNumber
-const RAISE_MARGIN = 1.1;    // and kRaiseMargin
 
 function readExact(n) {
   const buf = Buffer.allocUnsafe(n);
@@ -66,37 +65,15 @@ function hello() {
   return Buffer.concat([Buffer.from([0x0a, role.length]), role, Buffer.from([0x10, ...varint])]);
 }
 
-function now() { return Number(process.hrtime.bigint()) / 1e6; }  // ms
-
-function timeRuns(m, kernel, ptrs, number) {
-  const t0 = now();
-  for (let i = 0; i < number; ++i) m.call(kernel, ptrs);
-  return now() - t0;
-}
-
-function measure(m, kernel, ptrs, o) {
-  for (let i = 0; i < o.warmup; ++i) m.call(kernel, ptrs);
-  if (o.warmup_ms > 0) for (const until = now() + o.warmup_ms; now() < until;) m.call(kernel, ptrs);
-  let number = Math.max(1, o.number);
-  if (o.min_repeat_ms > 0) {
-    for (;;) {
-      const ms = timeRuns(m, kernel, ptrs, number);
-      if (ms >= o.min_repeat_ms || number >= MAX_NUMBER) break;
-      const scale = ms > 0 ? (o.min_repeat_ms * RAISE_MARGIN) / ms : 2;
-      number = Math.min(MAX_NUMBER, Math.ceil(number * Math.max(scale, 2)));
-    }
-  }
-  const ms_per_run = [];
-  for (let r = 0; r < Math.max(1, o.repeat); ++r) ms_per_run.push(timeRuns(m, kernel, ptrs, number) / number);
-  return { ms_per_run, number };
-}
-
 // One instance per module file: a candidate's artifact, loaded once for its
 // checked run and its timing (and its packs' kernels); the previous one is
-// dropped with its memory.
+// dropped with its memory and its threads.
 let loaded = { path: null, module: null };
 function moduleAt(file) {
-  if (loaded.path !== file) loaded = { path: file, module: kiln.loadSync(fs.readFileSync(file)) };
+  if (loaded.path !== file) {
+    if (loaded.module) loaded.module.close();
+    loaded = { path: file, module: kiln.loadSync(fs.readFileSync(file)) };
+  }
   return loaded.module;
 }
 
@@ -113,7 +90,10 @@ function handle(frame) {
       data = data.subarray(n);
       ptrs.push(p);
     }
-    if (req.timing) return [Buffer.from(JSON.stringify(measure(m, req.kernel, ptrs, req.timing)) + '\n')];
+    if (req.timing) {
+      const t = kiln.measure(() => m.call(req.kernel, ptrs), req.timing);
+      return [Buffer.from(JSON.stringify(t) + '\n')];
+    }
     m.call(req.kernel, ptrs);
     const out = [Buffer.from('{}\n')];
     req.args.forEach((n, i) => out.push(Buffer.from(m.bytes(ptrs[i], n))));

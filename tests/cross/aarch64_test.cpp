@@ -7,9 +7,6 @@
 // would die of an illegal instruction here.
 #include <gtest/gtest.h>
 
-#include <map>
-#include <memory>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -34,14 +31,7 @@ const char* const kTargets[] = {
     "llvm -mtriple=aarch64-linux-gnu -mattr=+sve -vscale=4 -num-cores=2",
 };
 
-// One worker per target for the whole test binary: starting qemu costs a
-// fraction of a second, each kernel far less.
-ForeignDevice& device(const std::string& target) {
-  static std::map<std::string, std::unique_ptr<ForeignDevice>> devices;
-  auto& d = devices[target];
-  if (!d) d = std::make_unique<ForeignDevice>(Target::parse(target));
-  return *d;
-}
+ForeignDevice& device(const std::string& target) { return testing::foreign_device(target); }
 
 std::string short_name(const std::string& target) {
   if (target.find("-vscale=2") != std::string::npos) return "sve256";
@@ -70,9 +60,7 @@ class Aarch64HandSchedules : public ::testing::TestWithParam<std::tuple<const ch
 TEST_P(Aarch64HandSchedules, MatchInterpreter) {
   auto [target, e] = GetParam();
   ForeignDevice& d = device(target);
-  std::ostringstream what;
-  what << e << " on " << target;
-  EXPECT_EQ(d.check(testing::prepare_example(e, d.target()), 2), "") << what.str();
+  EXPECT_EQ(d.check(testing::prepare_example(e, d.target()), 2), "") << e << " on " << target;
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, Aarch64HandSchedules,

@@ -8,10 +8,7 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <map>
-#include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cli/cli_run.h"
 #include "core/paths.h"
@@ -34,12 +31,7 @@ constexpr const char* kWasmThreads = "wasm32 -mattr=+simd128,+atomics,+bulk-memo
 // Relaxed SIMD: multiply-adds that may fuse (V8 behind a flag before 11.4).
 constexpr const char* kWasmRelaxed = "wasm32 -mattr=+simd128,+relaxed-simd";
 
-ForeignDevice& device(const char* target = kWasm) {
-  static std::map<std::string, std::unique_ptr<ForeignDevice>> devices;
-  auto& d = devices[target];
-  if (!d) d = std::make_unique<ForeignDevice>(Target::parse(target));
-  return *d;
-}
+ForeignDevice& device(const char* target = kWasm) { return testing::foreign_device(target); }
 
 TEST(WasmTarget, IsShorthandForLlvmsWasm32) {
   Target t = Target::parse(kWasm);
@@ -73,9 +65,7 @@ class WasmHandSchedules : public ::testing::TestWithParam<std::tuple<const char*
 TEST_P(WasmHandSchedules, MatchInterpreter) {
   auto [target, e] = GetParam();
   ForeignDevice& d = device(target);
-  std::ostringstream what;
-  what << e << " on " << target;
-  EXPECT_EQ(d.check(testing::prepare_example(e, d.target()), d.target().num_cores()), "") << what.str();
+  EXPECT_EQ(d.check(testing::prepare_example(e, d.target()), d.target().num_cores()), "") << e << " on " << target;
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, WasmHandSchedules,

@@ -1,6 +1,8 @@
 #include "support/foreign_device.h"
 
 #include <fstream>
+#include <map>
+#include <memory>
 
 #include "core/error.h"
 #include "rpc/convert.h"
@@ -59,6 +61,13 @@ rpc::proto::RunReply ForeignDevice::run(const OpProgram& p, int threads) {
     reply.set_error_message("a malformed reply");
   }
   return reply;
+}
+
+ForeignDevice& foreign_device(const std::string& target) {
+  static std::map<std::string, std::unique_ptr<ForeignDevice>> devices;
+  std::unique_ptr<ForeignDevice>& d = devices[target];
+  if (!d) d = std::make_unique<ForeignDevice>(Target::parse(target));
+  return *d;
 }
 
 std::string ForeignDevice::check(const OpProgram& p, int threads) {

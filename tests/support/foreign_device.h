@@ -38,4 +38,9 @@ class ForeignDevice {
   uint64_t next_ = 0;
 };
 
+// The device of `target`, one per target for the whole test binary:
+// starting its worker (qemu, Node.js) costs a fraction of a second, each
+// kernel far less.
+ForeignDevice& foreign_device(const std::string& target);
+
 }  // namespace kiln::testing

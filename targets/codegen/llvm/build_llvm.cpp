@@ -62,6 +62,16 @@ CompiledModule compile(const PrimFunc& f, const Target& t, const std::string& sy
   return c;
 }
 
+// The WebAssembly support module (wasm_runtime.h), as compile() makes a
+// kernel's: its own context and target machine.
+CompiledModule compile_wasm_runtime(const Target& t) {
+  CompiledModule c;
+  c.ctx = std::make_unique<llvm::LLVMContext>();
+  c.tm = llvm_backend::create_target_machine(t);
+  c.module = llvm_backend::wasm_runtime_module(t, *c.tm, *c.ctx);
+  return c;
+}
+
 std::string emit_file(CompiledModule& c, llvm::CodeGenFileType type, const std::string& name) {
   llvm::SmallVector<char, 0> buf;
   llvm::raw_svector_ostream os(buf);
@@ -103,20 +113,21 @@ void export_shared_library(const std::vector<PrimFunc>& lowered, const Target& t
   } objects;
   for (size_t i = 0; i < lowered.size(); ++i) objects.paths.push_back(path + ".kiln-tmp" + std::to_string(i) + ".o");
   ThreadPool pool(std::max(1, std::min(threads, static_cast<int>(lowered.size()))));
+  auto write_object = [](CompiledModule& c, const std::string& name, const std::string& object_path) {
+    const std::string object = emit_file(c, llvm::CodeGenFileType::ObjectFile, name);
+    std::ofstream out(object_path, std::ios::binary);
+    out.write(object.data(), static_cast<std::streamsize>(object.size()));
+    if (!out) KILN_USER_ERROR() << "cannot write " << object_path;
+  };
   pool.parallel_for_dynamic(static_cast<int64_t>(lowered.size()), [&](int64_t i) {
     const PrimFunc& f = lowered[static_cast<size_t>(i)];
     CompiledModule c = compile(f, target, f->name, true);
-    std::string object = emit_file(c, llvm::CodeGenFileType::ObjectFile, f->name);
-    std::ofstream out(objects.paths[static_cast<size_t>(i)], std::ios::binary);
-    out.write(object.data(), static_cast<std::streamsize>(object.size()));
-    if (!out) KILN_USER_ERROR() << "cannot write " << objects.paths[static_cast<size_t>(i)];
+    write_object(c, f->name, objects.paths[static_cast<size_t>(i)]);
   });
   if (llvm_backend::is_wasm(target.mtriple())) {
     objects.paths.push_back(path + ".kiln-tmp-runtime.o");
-    std::ofstream out(objects.paths.back(), std::ios::binary);
-    const std::string object = llvm_backend::wasm_runtime_object(target);
-    out.write(object.data(), static_cast<std::streamsize>(object.size()));
-    if (!out) KILN_USER_ERROR() << "cannot write " << objects.paths.back();
+    CompiledModule c = compile_wasm_runtime(target);
+    write_object(c, "the WebAssembly runtime", objects.paths.back());
   }
   llvm_backend::link_shared_library(objects.paths, path, target.mtriple(),
                                     llvm_backend::is_wasm(target.mtriple()) && target.num_cores() > 1);

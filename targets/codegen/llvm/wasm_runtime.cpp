@@ -2,14 +2,11 @@
 
 #include <llvm/AsmParser/Parser.h>
 #include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/SourceMgr.h>
-#include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include "core/error.h"
-#include "targets/codegen/llvm/target_machine.h"
 
 namespace kiln::llvm_backend {
 namespace {
@@ -62,24 +59,17 @@ define internal void @free_scratch(ptr %pool, ptr %p) {
 
 }  // namespace
 
-std::string wasm_runtime_object(const Target& target) {
-  llvm::LLVMContext ctx;
+std::unique_ptr<llvm::Module> wasm_runtime_module(const Target& target, llvm::TargetMachine& tm,
+                                                  llvm::LLVMContext& ctx) {
   llvm::SMDiagnostic diag;
   const std::string ir = std::string(kRuntimeHead) + (target.num_cores() > 1 ? kPooledLaunch : kSerialLaunch) +
                          kRuntimeTail + "@kiln_num_threads = constant i32 " + std::to_string(target.num_cores()) +
                          ", align 4\n";
   std::unique_ptr<llvm::Module> m = llvm::parseAssemblyString(ir, diag, ctx);
   KILN_ICHECK(m) << "the WebAssembly runtime's IR does not parse: " << diag.getMessage().str();
-  std::unique_ptr<llvm::TargetMachine> tm = create_target_machine(target);
   m->setTargetTriple(target.mtriple());
-  m->setDataLayout(tm->createDataLayout());
-  llvm::SmallVector<char, 0> buf;
-  llvm::raw_svector_ostream os(buf);
-  llvm::legacy::PassManager pm;
-  KILN_ICHECK(!tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
-      << "llvm cannot emit an object for " << target.str();
-  pm.run(*m);
-  return std::string(buf.begin(), buf.end());
+  m->setDataLayout(tm.createDataLayout());
+  return m;
 }
 
 }  // namespace kiln::llvm_backend

@@ -13,13 +13,21 @@
 //                         targets/wasm/kiln_wasm.js, owns the heap)
 #pragma once
 
-#include <string>
+#include <memory>
 
 #include "targets/target.h"
 
+namespace llvm {
+class LLVMContext;
+class Module;
+class TargetMachine;
+}  // namespace llvm
+
 namespace kiln::llvm_backend {
 
-// The support object for a wasm32 target, as an object file's bytes.
-std::string wasm_runtime_object(const Target& target);
+// The support module for a wasm32 target, with tm's triple and data layout,
+// compiled and linked beside the kernels as they are (build_llvm.cpp).
+std::unique_ptr<llvm::Module> wasm_runtime_module(const Target& target, llvm::TargetMachine& tm,
+                                                  llvm::LLVMContext& ctx);
 
 }  // namespace kiln::llvm_backend
