@@ -371,7 +371,9 @@ class Converter {
     if (cb % 4 != 0) return false;
     const Value wv = g_.value(w);  // copies: adding values below moves them
     const int64_t K = wv.shape[0];
-    const auto [kb, Kp] = channel_blocking(K, lanes_);
+    // The dot products compute whole vectors of outputs.
+    const auto [kb, Kp] = whole_vector_blocking(K, lanes_);
+    blocking_[n.outputs[0]] = {kb, Kp};
     const NDArray& wq = *wv.data;
     const NDArray& w_scale = *g_.value(n.inputs[4]).data;
     const float x_scale = static_cast<float>(g_.value(n.inputs[1]).data->get(0));
@@ -419,11 +421,17 @@ int64_t channel_block(int64_t channels, int64_t lanes) {
   return b;
 }
 
-ChannelBlocking channel_blocking(int64_t channels, int64_t lanes) {
+ChannelBlocking whole_vector_blocking(int64_t channels, int64_t lanes) {
   const int64_t b = channel_block(channels, lanes);
   const int64_t whole = (channels + lanes - 1) / lanes * lanes;
   if (b < lanes && lanes > 1 && 4 * whole <= 5 * channels) return {lanes, whole};
   return {b, channels};
+}
+
+ChannelBlocking channel_blocking(int64_t channels, int64_t lanes) {
+  const ChannelBlocking whole = whole_vector_blocking(channels, lanes);
+  if (whole.block < lanes && channels > lanes && channels < 2 * lanes && channels % 4 == 0) return {channels, channels};
+  return whole;
 }
 
 Graph convert_layout(const Graph& g, int64_t lanes) {

@@ -19,7 +19,9 @@
 // input channels: a block of 1, which is NCHW's own order); where that is
 // narrower than a vector and padding the channels up to whole vectors adds
 // at most a quarter (440 channels: 448 in blocks of 16, not 55 blocks of
-// 8), the blocked value has the padded channels (channel_blocking). A
+// 8), the blocked value has the padded channels, and where the channels
+// lie between one vector and two (24 on AVX-512) they are one block of a
+// vector and a part (channel_blocking). A
 // convolution's output block is its vector width, so a half-width block
 // ran regnet_y_400mf's 440-channel pointwise layers at half the speed of
 // its 208-channel ones. The padded channels hold zeros where they enter
@@ -82,12 +84,22 @@ inline constexpr const char* kQLinearConvNCHWc = "kiln.QLinearConvNCHWc";
 int64_t channel_block(int64_t channels, int64_t lanes);
 
 // How a value of `channels` channels is blocked: its block, and its
-// channels padded up to a multiple of it (`channels` itself where
-// channel_block is `lanes` wide, or padding would add more than a quarter).
+// channels padded up to a multiple of it.
 struct ChannelBlocking {
   int64_t block = 1;
   int64_t padded = 0;
 };
+// In whole vectors where padding adds at most a quarter, else in
+// channel_block's (`channels` itself where that is `lanes` wide): what the
+// int8 convolutions' outputs take, whose dot products fill whole vectors.
+ChannelBlocking whole_vector_blocking(int64_t channels, int64_t lanes);
+// A float32 value's: whole_vector_blocking's, except that channels between
+// one vector and two, a multiple of 4 (24 on AVX-512, 12 on AVX2), are one
+// block of them all, a vector and a part per pixel. A convolution writing
+// 24 channels in blocks of 8 ran its FMAs half wide: mobilenet_v2's 96->24
+// projection at 56² ran at 222 GFLOP/s in blocks of 8 and at 364 in one
+// block of 24 (AMD EPYC Zen 5, 2 threads, 128 trials each), where padding
+// to 32 would add a third to it and to every layer reading it.
 ChannelBlocking channel_blocking(int64_t channels, int64_t lanes);
 
 // The output tile m of Winograd's F(m×m, 3×3) for a 3×3 convolution of one

@@ -137,6 +137,22 @@ class CompiledModelTest : public ::testing::Test {
     return compiled;
   }
 
+  // One schedule drawn for each of `tasks` from its design space (seeds
+  // from `seed` on, the first that makes a candidate).
+  static std::vector<PrimFunc> drawn_designs(const std::vector<Task>& tasks, uint64_t seed) {
+    const Target target = Target::parse("llvm -num-cores=2");
+    std::vector<PrimFunc> funcs;
+    for (const Task& t : tasks) {
+      const PrimFunc f = canonical_workload(t.func);
+      const std::vector<Trace> space = search::design_space(f, search::SpaceParams::for_target(target));
+      std::optional<search::Candidate> c;
+      for (uint64_t s = seed; !c && s < seed + 20; ++s) c = search::sample_candidate(f, space[s % space.size()], s);
+      EXPECT_TRUE(c) << t.name;
+      funcs.push_back(c ? c->func : t.func);
+    }
+    return funcs;
+  }
+
   std::string dir_;
 };
 
@@ -364,19 +380,9 @@ TEST_F(CompiledModelTest, AWinogradConvolutionRunsLikeTheDirectOne) {
   std::vector<NDArray> in = testing::random_inputs(imported, 5);
   const NDArray want = std::move(run_reference(imported, in)[0]);
   const std::vector<Task> tasks = extract_tasks(g, groups);
-  const Target target = Target::parse("llvm -num-cores=2");
   int compiled = 0;
   for (uint64_t seed = 1; seed <= 4; ++seed) {
-    std::vector<PrimFunc> funcs;
-    for (const Task& t : tasks) {
-      const PrimFunc f = canonical_workload(t.func);
-      const std::vector<Trace> space = search::design_space(f, search::SpaceParams::for_target(target));
-      std::optional<search::Candidate> c;
-      for (uint64_t s = seed; !c && s < seed + 20; ++s) c = search::sample_candidate(f, space[s % space.size()], s);
-      ASSERT_TRUE(c) << t.name;
-      funcs.push_back(c->func);
-    }
-    std::vector<NDArray> out = compile_and_run(g, groups, tasks, funcs, in, 2);
+    std::vector<NDArray> out = compile_and_run(g, groups, tasks, drawn_designs(tasks, seed), in, 2);
     ASSERT_EQ(out.at(0).shape(), want.shape());
     // Compared as the tuner's check compares (|got - want| / max(|want|, 1)):
     // the transforms' sums of inputs round as the inputs' magnitude, so an
@@ -386,6 +392,38 @@ TEST_F(CompiledModelTest, AWinogradConvolutionRunsLikeTheDirectOne) {
     ++compiled;
   }
   EXPECT_EQ(compiled, 4);
+}
+
+// 24 channels at 16 lanes are one block of 24 (graph/layout.h): the
+// projection writes a vector and a half per pixel, the depthwise
+// convolution and the residual Add work on it, the expansion reads it.
+// Drawn schedules vectorize 24 lanes, 12, 8, ...: every one computes what
+// the reference does.
+TEST_F(CompiledModelTest, ABlockOfAVectorAndAHalfRunsLikeTheReference) {
+  ModelBuilder m;
+  m.input("x", {1, 32, 6, 6}).weights("wp", {24, 32, 1, 1}).weights("bp", {24}).weights("wdw", {24, 1, 3, 3});
+  m.weights("we", {32, 24, 1, 1}).output("y");
+  m.node("Conv", {"x", "wp", "bp"}, {"p"});
+  onnx::NodeProto& dw = m.node("Conv", {"p", "wdw"}, {"d"});
+  set_ints(dw, "pads", {1, 1, 1, 1});
+  set_int(dw, "group", 24);
+  m.node("Clip", {"d"}, {"r"});
+  m.node("Add", {"r", "p"}, {"a"});
+  m.node("Conv", {"a", "we"}, {"y"});
+  const Graph imported = import_onnx_bytes(m.bytes());
+  const Graph g = convert_layout(imported, 16);
+  const std::vector<FusedGroup> groups = fuse_operators(g);
+  const std::vector<Task> tasks = extract_tasks(g, groups);
+  int in_blocks_of_24 = 0;  // the projection, depthwise+Clip+Add
+  for (const Task& t : tasks) in_blocks_of_24 += t.signature.find("-> float32[1, 1, 6, 6, 24]") != std::string::npos;
+  EXPECT_EQ(in_blocks_of_24, 2);
+  std::vector<NDArray> in = testing::random_inputs(imported, 5);
+  const NDArray want = std::move(run_reference(imported, in)[0]);
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    std::vector<NDArray> out = compile_and_run(g, groups, tasks, drawn_designs(tasks, seed), in, 2);
+    ASSERT_EQ(out.at(0).shape(), want.shape());
+    EXPECT_LT(max_relative_error(out[0], want), 1e-4) << "draw " << seed;
+  }
 }
 
 // An attention over 20 keys with a causal keep condition, its keys padded

@@ -44,16 +44,53 @@ TEST(ChannelBlock, TheWidestPowerOfTwoUpToTheLanesThatDivides) {
 TEST(ChannelBlock, PaddedToWholeVectorsWhereThatAddsAtMostAQuarter) {
   // Before: 440 channels at 16 lanes were 55 blocks of 8 (half-width
   // vectors); after: 448 in 28 blocks of 16. 24 would be 32 (a third
-  // more): it stays 3 blocks of 8.
+  // more): it is one block of 24 instead (a vector and a half), and
+  // where the int8 dot products want whole vectors, 3 blocks of 8.
   EXPECT_EQ(channel_blocking(440, 16).block, 16);
   EXPECT_EQ(channel_blocking(440, 16).padded, 448);
   EXPECT_EQ(channel_blocking(104, 16).padded, 112);
   EXPECT_EQ(channel_blocking(40, 16).padded, 48);
-  EXPECT_EQ(channel_blocking(24, 16).block, 8);
+  EXPECT_EQ(channel_blocking(24, 16).block, 24);
   EXPECT_EQ(channel_blocking(24, 16).padded, 24);
+  EXPECT_EQ(channel_blocking(12, 8).block, 12);
+  EXPECT_EQ(channel_blocking(20, 16).block, 20);
+  EXPECT_EQ(channel_blocking(18, 16).block, 2);  // not a multiple of 4
+  EXPECT_EQ(channel_blocking(36, 16).block, 4);  // past two vectors
+  EXPECT_EQ(channel_blocking(8, 16).block, 8);   // under one
+  EXPECT_EQ(whole_vector_blocking(24, 16).block, 8);
+  EXPECT_EQ(whole_vector_blocking(24, 16).padded, 24);
   EXPECT_EQ(channel_blocking(64, 16).padded, 64);
   EXPECT_EQ(channel_blocking(3, 16).block, 1);
   EXPECT_EQ(channel_blocking(3, 16).padded, 3);
+}
+
+TEST(ConvertLayout, ChannelsBetweenOneVectorAndTwoAreOneBlock) {
+  // 12 channels at 8 lanes (mobilenet_v2's 24 at 16). Before: 3 blocks of
+  // 4, each output a half-width vector. After: one block of 12 through
+  // the projection, the depthwise convolution and the residual Add, read
+  // by the expansion after them like any block.
+  ModelBuilder m;
+  m.input("x", {1, 16, 5, 5}).weights("wp", {12, 16, 1, 1}).weights("bp", {12}).weights("wdw", {12, 1, 3, 3});
+  m.weights("we", {16, 12, 1, 1}).output("y");
+  m.node("Conv", {"x", "wp", "bp"}, {"p"});
+  onnx::NodeProto& dw = m.node("Conv", {"p", "wdw"}, {"d"});
+  set_ints(dw, "pads", {1, 1, 1, 1});
+  set_int(dw, "group", 12);
+  m.node("Add", {"d", "p"}, {"a"});
+  m.node("Conv", {"a", "we"}, {"y"});
+  const Graph before = import_onnx_bytes(m.bytes());
+  const Graph after = convert_layout(before, 8);
+  EXPECT_EQ(nodes_of(after),
+            (std::vector<std::string>{
+                "kiln.ToNCHWc(float32[1, 16, 5, 5]) -> float32[1, 2, 5, 5, 8]",
+                "kiln.ConvNCHWc(float32[1, 2, 5, 5, 8], float32[1, 2, 1, 1, 8, 12], float32[1, 12]) -> "
+                "float32[1, 1, 5, 5, 12]",
+                "kiln.DepthwiseConvNCHWc(float32[1, 1, 5, 5, 12], float32[1, 3, 3, 12]) -> float32[1, 1, 5, 5, 12]",
+                "Add(float32[1, 1, 5, 5, 12], float32[1, 1, 5, 5, 12]) -> float32[1, 1, 5, 5, 12]",
+                "kiln.ConvNCHWc(float32[1, 1, 5, 5, 12], float32[2, 1, 1, 1, 12, 8]) -> float32[1, 2, 5, 5, 8]",
+                "kiln.FromNCHWc(float32[1, 2, 5, 5, 8]) -> float32[1, 16, 5, 5]",
+            }));
+  expect_same_outputs(before, after);
 }
 
 TEST(ConvertLayout, ChannelsPaddedToWholeVectorsComputeTheSame) {
@@ -211,9 +248,10 @@ TEST(ConvertLayout, AResidualBlockStaysBlockedBetweenItsConvolutions) {
 }
 
 TEST(ConvertLayout, OddChannelsDepthwiseAndAsymmetricPads) {
-  // 3 input channels: a block of 1. 12 channels at 8 lanes: a block of 4.
-  // A depthwise convolution keeps its channels' block; a grouped one that
-  // is not depthwise stays in NCHW, between two transforms.
+  // 3 input channels: a block of 1. 12 channels at 8 lanes: one block of
+  // 12 (before: three of 4, and the grouped convolution, whose groups of 6
+  // did not fit a block of 4, in NCHW between two transforms). A depthwise
+  // convolution keeps its channels' block; groups of 6 now fit the block.
   ModelBuilder m;
   m.input("x", {1, 3, 9, 9}).weights("w1", {12, 3, 3, 3}).weights("wdw", {12, 1, 3, 3}).weights("wg", {12, 6, 1, 1});
   m.output("y");
@@ -231,11 +269,11 @@ TEST(ConvertLayout, OddChannelsDepthwiseAndAsymmetricPads) {
   EXPECT_EQ(nodes_of(after),
             (std::vector<std::string>{
                 "kiln.ToNCHWc(float32[1, 3, 9, 9]) -> float32[1, 3, 9, 9, 1]",
-                "kiln.ConvNCHWc(float32[1, 3, 9, 9, 1], float32[3, 3, 3, 3, 1, 4]) -> float32[1, 3, 4, 4, 4]",
-                "Clip(float32[1, 3, 4, 4, 4]) -> float32[1, 3, 4, 4, 4]",
-                "kiln.DepthwiseConvNCHWc(float32[1, 3, 4, 4, 4], float32[3, 3, 3, 4]) -> float32[1, 3, 4, 4, 4]",
-                "kiln.FromNCHWc(float32[1, 3, 4, 4, 4]) -> float32[1, 12, 4, 4]",
-                "Conv(float32[1, 12, 4, 4], float32[12, 6, 1, 1]) -> float32[1, 12, 4, 4]",
+                "kiln.ConvNCHWc(float32[1, 3, 9, 9, 1], float32[1, 3, 3, 3, 1, 12]) -> float32[1, 1, 4, 4, 12]",
+                "Clip(float32[1, 1, 4, 4, 12]) -> float32[1, 1, 4, 4, 12]",
+                "kiln.DepthwiseConvNCHWc(float32[1, 1, 4, 4, 12], float32[1, 3, 3, 12]) -> float32[1, 1, 4, 4, 12]",
+                "kiln.GroupedConvNCHWc(float32[1, 1, 4, 4, 12], float32[1, 1, 1, 1, 6, 12]) -> float32[1, 1, 4, 4, 12]",
+                "kiln.FromNCHWc(float32[1, 1, 4, 4, 12]) -> float32[1, 12, 4, 4]",
             }));
   expect_same_outputs(before, after);
 }
