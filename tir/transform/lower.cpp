@@ -8,6 +8,7 @@
 #include "tir/transform/insert_barriers.h"
 #include "tir/transform/legalize_parallel.h"
 #include "tir/transform/lower_blocks.h"
+#include "tir/transform/partition_loops.h"
 #include "tir/transform/prefetch_panels.h"
 #include "tir/transform/simplify.h"
 #include "tir/transform/unroll_loop.h"
@@ -35,10 +36,14 @@ void to_loops(Steps& step) {
   step("simplify", simplify(step.f));
 }
 
+int64_t unrolled_size(const PrimFunc& f, const LowerOptions& options) {
+  return code_size(f.body(), 32 * options.max_lanes);
+}
+
 // The refusal of LowerOptions::max_code_size.
 void check_code_size(const PrimFunc& f, const LowerOptions& options) {
   if (options.max_code_size <= 0) return;
-  const int64_t size = code_size(f.body(), 32 * options.max_lanes);
+  const int64_t size = unrolled_size(f, options);
   if (size > options.max_code_size)
     KILN_USER_ERROR() << "code too large: " << f->name << " is " << size
                       << " IR nodes once unrolled, above the limit of " << options.max_code_size
@@ -71,6 +76,16 @@ PrimFunc lower(const PrimFunc& input, const LowerOptions& options) {
   if (options.gpu) {
     step("insert_barriers", insert_barriers(step.f));
   } else {
+    // Partitioned first, so that the guards of a window's border are gone
+    // from the loop pieces inside it before unswitching looks for guards.
+    // A candidate within the code size limit stays within it: the pieces
+    // are given up where they would pass it.
+    PrimFunc partitioned = partition_loops(step.f);
+    if (!partitioned.same_as(step.f) &&
+        (options.max_code_size <= 0 || unrolled_size(partitioned, options) <= options.max_code_size)) {
+      step("partition_loops", std::move(partitioned));
+      step("simplify", simplify(step.f));
+    }
     const PrimFunc simplified = step.f;
     step("unswitch_loops", unswitch_loops(step.f));
     if (!step.f.same_as(simplified)) step("simplify", simplify(step.f));
