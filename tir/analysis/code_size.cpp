@@ -58,4 +58,10 @@ int64_t code_size(const Stmt& body, int vector_bits) {
   return c.size;
 }
 
+int64_t stmt_count(const Stmt& s) {
+  int64_t n = 0;
+  post_order_visit(s, [&](const Stmt&) { ++n; });
+  return n;
+}
+
 }  // namespace kiln

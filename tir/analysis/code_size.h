@@ -24,4 +24,8 @@ namespace kiln {
 // `vector_bits`: the target's vector register width (128, 256, 512).
 int64_t code_size(const Stmt& body, int vector_bits = 512);
 
+// The statements of `s`, each once: what passes that copy loop bodies
+// (unswitch_loops.h, partition_loops.h) budget.
+int64_t stmt_count(const Stmt& s);
+
 }  // namespace kiln

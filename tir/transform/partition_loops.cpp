@@ -8,16 +8,11 @@
 #include "core/arith/linear.h"
 #include "core/functor.h"
 #include "core/int_div.h"
+#include "tir/analysis/code_size.h"
 #include "tir/functor.h"
 
 namespace kiln {
 namespace {
-
-int64_t stmt_count(const Stmt& s) {
-  int64_t n = 0;
-  post_order_visit(s, [&](const Stmt&) { ++n; });
-  return n;
-}
 
 int64_t ceil_div(int64_t a, int64_t b) { return -floordiv_i(-a, b); }
 

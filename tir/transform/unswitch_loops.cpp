@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "core/structural.h"
+#include "tir/analysis/code_size.h"
 #include "tir/functor.h"
 
 namespace kiln {
@@ -55,12 +56,6 @@ std::optional<Expr> invariant_condition(const ForNode* loop) {
     if (!found && i && invariant(loop, i->condition, bound)) found = i->condition;
   });
   return found;
-}
-
-int64_t stmt_count(const Stmt& s) {
-  int64_t n = 0;
-  post_order_visit(s, [&](const Stmt&) { ++n; });
-  return n;
 }
 
 // `s` with every IfThenElse on `cond` replaced by the branch `value` takes.
