@@ -6,7 +6,6 @@
 
 #include "core/arith/const_int_bound.h"
 #include "core/arith/linear.h"
-#include "core/functor.h"
 #include "core/int_div.h"
 #include "tir/analysis/code_size.h"
 #include "tir/functor.h"
@@ -53,7 +52,8 @@ std::vector<Expr> conditions_in(const Stmt& s) {
 
 // The values of `loop`'s variable, [first, last], for which `d >= 0` holds
 // whatever the loops inside it take (`inner`: their bounds); nullopt where
-// d is not linear in the variable, or names a variable not bound there.
+// d does not use the variable, is not linear in it, or names a variable
+// not bound there.
 std::optional<std::pair<int64_t, int64_t>> holds_for(const ForNode* loop, const Expr& d,
                                                        arith::ConstIntBoundAnalyzer& inner, int64_t first,
                                                        int64_t last) {
@@ -113,7 +113,7 @@ class Partitioner : public StmtMutator {
     bool any = false;
     for (const Expr& c : conditions_in(op->body)) {
       const std::optional<Expr> d = as_nonnegative(c);
-      if (!d || !uses_var(*d, op->loop_var)) continue;
+      if (!d) continue;
       const std::optional<std::pair<int64_t, int64_t>> range = holds_for(op, *d, inner, first, last);
       if (!range || range->first > range->second || (range->first == first && range->second == last)) continue;
       lo = std::max(lo, range->first);
