@@ -48,38 +48,62 @@ llvm::Value* odd_rational(llvm::IRBuilder<>& b, llvm::Value* x, double one, cons
   return copysign(b, y, x);
 }
 
-// exp(x) for x already clamped (not NaN, and n below within what the
-// float exponent holds): n = round(x / ln 2), r = x - n ln 2 with ln 2 in a part exact in float
-// and the rest (so that n * hi loses nothing), e^r by a polynomial,
-// times 2^n built in the exponent bits. With `split_scale`, 2^n as 2^h *
-// 2^(n-h), h = floor(n / 2), for n up to 128 (one past what the exponent
-// bits hold), each half normal; else n must be within [-126, 127].
-llvm::Value* exp_in_range(llvm::IRBuilder<>& b, llvm::Value* xc, bool split_scale) {
-  llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor,
-                                          b.CreateFAdd(b.CreateFMul(xc, c(xc, 1.4426950408889634)), c(xc, 0.5)));
+// e^r on [-ln 2 / 2, ln 2 / 2] with e^0 = 1, least-squares fits weighted
+// toward relative error (scripts/fit_exp.py), their worst relative error
+// evaluated in float as the kernel does. Degree 6, 9.6e-8 (2.2e-9 in exact
+// arithmetic, under float's rounding), is exp's: Taylor needs degree 7
+// for as little. Degree 5, 1.7e-7, is sigmoid's: 1 / (1 + e) carries at
+// most e's relative error, and one multiply-add fewer counts there (SiLU,
+// after every expand and depthwise layer of EfficientNet, is bound by its
+// count of vector instructions).
+const std::vector<double> kExpDegree6 = {1.0,
+                                         1.0000000360960044,
+                                         0.49999995350638315,
+                                         0.1666642092745632,
+                                         0.04166772434852645,
+                                         0.008374765469363207,
+                                         0.0013859293477952814};
+const std::vector<double> kExpDegree5 = {1.0,
+                                         0.9999995316248774,
+                                         0.49999140958962124,
+                                         0.16668114343606327,
+                                         0.041898742099185995,
+                                         0.008261531748656941};
+
+// exp(sign * x), sign 1 or -1, for x already clamped (not NaN, and n
+// below within what the float exponent holds): n = round(sign * x / ln 2),
+// r = sign * x - n ln 2 with ln 2 in a part exact in float and the rest
+// (so that n * hi loses nothing), e^r by `poly`, times 2^n built in the
+// exponent bits. With `split_scale`, 2^n as 2^h * 2^(n-h), h = floor(n /
+// 2), for n up to 128 (one past what the exponent bits hold), each half
+// normal; else n must be within [-126, 127].
+//
+// The float adder rounds: sign * x / ln 2 + (1.5 * 2^23 + 127) is an
+// integer whose low mantissa bits hold n + 127, so those bits shifted left
+// by 23 are 2^n, and the constant taken back off leaves n exactly. Against
+// floor(x / ln 2 + 0.5), a conversion to integer and the bias added there,
+// that is three vector instructions fewer of a sigmoid's twenty-two; the
+// sign in the constants saves the negation of exp(-x).
+llvm::Value* exp_in_range(llvm::IRBuilder<>& b, llvm::Value* xc, bool split_scale, const std::vector<double>& poly,
+                          double sign = 1.0) {
+  constexpr double kShifter = 12582912.0 + 127.0;  // 1.5 * 2^23, and the exponent's bias
+  llvm::Value* shifted = b.CreateFAdd(b.CreateFMul(xc, c(xc, sign * 1.4426950408889634)), c(xc, kShifter));
+  llvm::Value* n = b.CreateFSub(shifted, c(xc, kShifter));
   constexpr double kLn2Hi = 0.693359375, kLn2Lo = 0.6931471805599453 - kLn2Hi;
-  llvm::Value* r = b.CreateFSub(b.CreateFSub(xc, b.CreateFMul(n, c(xc, kLn2Hi))), b.CreateFMul(n, c(xc, kLn2Lo)));
-  // e^r by a least-squares fit of degree 6 with e^0 = 1 (relative error
-  // 2.2e-9 on the interval, under float's rounding; Taylor needs degree 7
-  // for as little): one multiply-add fewer per exponential.
-  static const std::vector<double> kExp = {1.0,
-                                           1.0000000360960044,
-                                           0.49999995350638315,
-                                           0.1666642092745632,
-                                           0.04166772434852645,
-                                           0.008374765469363207,
-                                           0.0013859293477952814};
-  llvm::Value* er = horner(b, r, kExp);
+  llvm::Value* signed_x = sign < 0 ? b.CreateFNeg(xc) : xc;
+  llvm::Value* r = b.CreateFSub(b.CreateFSub(signed_x, b.CreateFMul(n, c(xc, kLn2Hi))), b.CreateFMul(n, c(xc, kLn2Lo)));
+  llvm::Value* er = horner(b, r, poly);
   llvm::Type* int_type = b.getInt32Ty();
   if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(xc->getType()))
     int_type = llvm::FixedVectorType::get(int_type, vt->getNumElements());
-  llvm::Value* ni = b.CreateFPToSI(n, int_type);
-  auto pow2 = [&](llvm::Value* e) {
-    return b.CreateBitCast(b.CreateShl(b.CreateAdd(e, llvm::ConstantInt::get(int_type, 127)), 23), xc->getType());
-  };
-  if (!split_scale) return b.CreateFMul(er, pow2(ni));
+  auto as_float = [&](llvm::Value* biased) { return b.CreateBitCast(b.CreateShl(biased, 23), xc->getType()); };
+  llvm::Value* biased = b.CreateBitCast(shifted, int_type);  // n + 127 in the low bits, and the shifter's above them
+  if (!split_scale) return b.CreateFMul(er, as_float(biased));
+  // 2^h * 2^(n-h): the biased exponents h + 127 and n - h + 127.
+  llvm::Value* bias = llvm::ConstantInt::get(int_type, 127);
+  llvm::Value* ni = b.CreateSub(b.CreateAnd(biased, llvm::ConstantInt::get(int_type, 0x3ff)), bias);
   llvm::Value* h = b.CreateAShr(ni, 1);
-  return b.CreateFMul(b.CreateFMul(er, pow2(h)), pow2(b.CreateSub(ni, h)));
+  return b.CreateFMul(b.CreateFMul(er, as_float(b.CreateAdd(h, bias))), as_float(b.CreateAdd(b.CreateSub(ni, h), bias)));
 }
 
 }  // namespace
@@ -98,7 +122,7 @@ llvm::Value* emit_exp_f32(llvm::IRBuilder<>& b, llvm::Value* x) {
   llvm::Value* xc = at_most(b, x, kHi);
   xc = b.CreateSelect(b.CreateFCmpOLT(xc, c(x, kLo)), c(x, 0), xc);
   xc = b.CreateSelect(is_nan, c(x, 0), xc);
-  llvm::Value* y = exp_in_range(b, xc, /*split_scale=*/true);
+  llvm::Value* y = exp_in_range(b, xc, /*split_scale=*/true, kExpDegree6);
   y = b.CreateSelect(b.CreateFCmpOGT(x, c(x, kHi)), c(x, std::numeric_limits<double>::infinity()), y);
   y = b.CreateSelect(b.CreateFCmpOLT(x, c(x, kLo)), c(x, 0.0), y);
   return b.CreateSelect(is_nan, x, y);
@@ -110,14 +134,16 @@ llvm::Value* emit_sigmoid_f32(llvm::IRBuilder<>& b, llvm::Value* x) {
   // 1.7e-38, which this keeps normal (the smallest normal float is
   // 1.18e-38; a subnormal costs a microcode assist, emit_exp_f32). So
   // the exponential needs none of exp's edges: one clamp each way, 2^n
-  // in one step (n within [-126, 126]), NaN put back at the end. A ULT
-  // comparison is true for NaN, whose lanes take the bound meanwhile.
+  // in one step (n within [-126, 126]), NaN put back at the end. A UGT
+  // comparison is true for NaN, whose lanes take the bound meanwhile. x is
+  // held, not -x: the sign goes into the reduction's constants, one
+  // negation fewer.
   constexpr double kBound = 87.0;
-  llvm::Value* z = b.CreateFNeg(x);
-  z = b.CreateSelect(b.CreateFCmpULT(z, c(x, -kBound)), c(x, -kBound), z);
-  z = at_most(b, z, kBound);
+  llvm::Value* held = b.CreateSelect(b.CreateFCmpUGT(x, c(x, kBound)), c(x, kBound), x);
+  held = b.CreateSelect(b.CreateFCmpOLT(held, c(x, -kBound)), c(x, -kBound), held);
   llvm::Value* one = c(x, 1.0);
-  llvm::Value* y = b.CreateFDiv(one, b.CreateFAdd(one, exp_in_range(b, z, /*split_scale=*/false)));
+  llvm::Value* e = exp_in_range(b, held, /*split_scale=*/false, kExpDegree5, /*sign=*/-1.0);
+  llvm::Value* y = b.CreateFDiv(one, b.CreateFAdd(one, e));
   return b.CreateSelect(b.CreateFCmpUNO(x, x), x, y);
 }
 
