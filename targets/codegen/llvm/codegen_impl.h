@@ -143,6 +143,9 @@ class CodeGen {
   bool relaxed_madd_ = false;
   // a * b + c as that instruction, when `e` is such an add; nullptr otherwise.
   llvm::Value* emit_relaxed_madd(const Expr& e);
+  // x * sigmoid(x) of float32 (SiLU) as one quotient, x / (1 + exp(-x)),
+  // when `e` is such a product; nullptr otherwise (codegen_arith.cpp).
+  llvm::Value* emit_silu(const Expr& e);
   llvm::Value* emit_index(const Expr& index);
 
   // Bindings in the function being generated.

@@ -128,23 +128,36 @@ llvm::Value* emit_exp_f32(llvm::IRBuilder<>& b, llvm::Value* x) {
   return b.CreateSelect(is_nan, x, y);
 }
 
+namespace {
+
+// 1 + exp(-x) with x held within [-87, 87] (sigmoid's and SiLU's
+// denominator; emit_sigmoid_f32 says why the bound). A UGT comparison is
+// true for NaN, whose lanes take the bound; x is held, not -x: the sign
+// goes into the reduction's constants, one negation fewer.
+llvm::Value* one_plus_exp_minus(llvm::IRBuilder<>& b, llvm::Value* x) {
+  constexpr double kBound = 87.0;
+  llvm::Value* held = b.CreateSelect(b.CreateFCmpUGT(x, c(x, kBound)), c(x, kBound), x);
+  held = b.CreateSelect(b.CreateFCmpOLT(held, c(x, -kBound)), c(x, -kBound), held);
+  return b.CreateFAdd(c(x, 1.0), exp_in_range(b, held, /*split_scale=*/false, kExpDegree5, /*sign=*/-1.0));
+}
+
+}  // namespace
+
 llvm::Value* emit_sigmoid_f32(llvm::IRBuilder<>& b, llvm::Value* x) {
   // 1 / (1 + exp(-x)) with -x held within [-87, 87]: beyond, 1 + exp(-x) is
   // 1 in float on one side, and on the other the quotient is at most
   // 1.7e-38, which this keeps normal (the smallest normal float is
   // 1.18e-38; a subnormal costs a microcode assist, emit_exp_f32). So
   // the exponential needs none of exp's edges: one clamp each way, 2^n
-  // in one step (n within [-126, 126]), NaN put back at the end. A UGT
-  // comparison is true for NaN, whose lanes take the bound meanwhile. x is
-  // held, not -x: the sign goes into the reduction's constants, one
-  // negation fewer.
-  constexpr double kBound = 87.0;
-  llvm::Value* held = b.CreateSelect(b.CreateFCmpUGT(x, c(x, kBound)), c(x, kBound), x);
-  held = b.CreateSelect(b.CreateFCmpOLT(held, c(x, -kBound)), c(x, -kBound), held);
-  llvm::Value* one = c(x, 1.0);
-  llvm::Value* e = exp_in_range(b, held, /*split_scale=*/false, kExpDegree5, /*sign=*/-1.0);
-  llvm::Value* y = b.CreateFDiv(one, b.CreateFAdd(one, e));
+  // in one step (n within [-126, 126]), NaN put back at the end.
+  llvm::Value* y = b.CreateFDiv(c(x, 1.0), one_plus_exp_minus(b, x));
   return b.CreateSelect(b.CreateFCmpUNO(x, x), x, y);
+}
+
+llvm::Value* emit_silu_f32(llvm::IRBuilder<>& b, llvm::Value* x) {
+  // x / (1 + exp(-x)): a NaN x is NaN through the quotient; +-inf stay
+  // +-inf as x * sigmoid(x) leaves them.
+  return b.CreateFDiv(x, one_plus_exp_minus(b, x));
 }
 
 llvm::Value* emit_erf_f32(llvm::IRBuilder<>& b, llvm::Value* x) {
