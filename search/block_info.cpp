@@ -228,18 +228,20 @@ std::vector<int> sliding_along(const PrimFunc& f, const std::string& block) {
   return out;
 }
 
+double buffer_bytes(const Buffer& b) {
+  double bytes = b.dtype().bytes();
+  for (const Expr& d : b.shape()) {
+    const int64_t* v = as_const_int(d);
+    bytes *= v ? static_cast<double>(*v) : 0.0;
+  }
+  return bytes;
+}
+
 std::vector<double> bytes_read_along(const PrimFunc& f, const std::string& block) {
   const BlockNode* b = find(f, block).block;
   std::vector<double> out(b->iter_vars.size(), 0.0);
   std::vector<double> sizes;
-  for (const BufferRegion& r : b->reads) {
-    double bytes = r.buffer().dtype().bytes();
-    for (const Expr& d : r.buffer().shape()) {
-      const int64_t* v = as_const_int(d);
-      bytes *= v ? static_cast<double>(*v) : 0.0;
-    }
-    sizes.push_back(bytes);
-  }
+  for (const BufferRegion& r : b->reads) sizes.push_back(buffer_bytes(r.buffer()));
   const double largest = sizes.empty() ? 0.0 : *std::max_element(sizes.begin(), sizes.end());
   for (size_t k = 0; k < b->reads.size(); ++k) {
     const BufferRegion& r = b->reads[k];

@@ -77,6 +77,9 @@ std::optional<int64_t> write_stride(const PrimFunc& f, const std::string& block,
 // loops, each input row loaded serves every step of the window over it.
 std::vector<int> sliding_along(const PrimFunc& f, const std::string& block);
 
+// The bytes of a whole buffer; 0 for a shape that is not constant.
+double buffer_bytes(const Buffer& b);
+
 // For each iter var of `block`: the bytes of the buffers it reads whose
 // regions that iter var indexes (whole buffers; 0 for a shape that is not
 // constant). Splitting the block's iterations along the var between

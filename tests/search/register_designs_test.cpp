@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "ops/workload.h"
@@ -13,6 +14,7 @@
 #include "search/sample.h"
 #include "search/space.h"
 #include "support/kernel_check.h"
+#include "tir/functor.h"
 #include "tir/schedule/block_util.h"
 #include "tir/schedule/locate.h"
 #include "tir/schedule/schedule.h"
@@ -376,6 +378,68 @@ TEST(RegisterDesigns, AOneByOneConvolutionsDeepReductionRunsInChunksAroundItsPix
     const RegisterTile tile = register_tiles(d).at(0);
     EXPECT_LE(factors(d, tile.tiles[2]).at(2), 1) << d.str();
   }
+}
+
+// The variables of a scheduled function's parallel loops, by name,
+// space-separated.
+std::string parallel_loops(const PrimFunc& f) {
+  std::string names;
+  post_order_visit(f.body(), [&](const Stmt& s) {
+    if (const ForNode* loop = s.as<ForNode>(); loop && loop->for_kind == ForKind::kParallel)
+      names += " " + loop->loop_var->name;
+  });
+  return names;
+}
+
+TEST(RegisterDesigns, AOneByOneConvolutionsThreadsSplitItsRowsWhereItsInputWeighsAsMuchAsItsWeights) {
+  // Blocked 1x1 conv2d 96->48 at 14² (75 KB of input, 18 KB of weights),
+  // loops n, k-blocks, h, w, k-lanes. Before: a shape's register rows on
+  // h tiled in S1, inside each parallel job, so the jobs were the
+  // k-blocks and columns, each thread reading half of every row, which
+  // the depthwise convolution before it had split by rows between the
+  // threads. After: the rows tile in S0, first (they split the input as
+  // many bytes as the columns do, and come first on the tie), the
+  // k-blocks in S1 (or after the rows in S0, on a window shape), so the
+  // parallel loop walks rows (i2_0...); the same
+  // results. At 7² with 256 channels (50 KB of input, 262 KB of weights)
+  // the threads still split the channels, the rows in S1. The weights
+  // (parameter 1) are a model's constants, as `kiln tune` says of a
+  // model's tasks.
+  SpaceParams zen4 = SpaceParams::for_target(Target::parse("llvm -mcpu=znver4 -num-cores=2"));
+  auto row_shapes = [&](const PrimFunc& f, const std::function<void(const Trace&, const RegisterTile&)>& check) {
+    int n = 0;
+    for (const Trace& d : register_designs(f, design_space(f, zen4), 1, 16, /*constants=*/{1})) {
+      const RegisterTile tile = register_tiles(d).at(0);
+      const std::vector<int64_t> h = *tile_factors(d.instructions()[tile.tiles[2]]);
+      if (tile.vector_tile != 4) continue;  // a sketch vectorized over the columns: its operand is the input
+      if (h.at(3) < 2 || h.at(2) > 1) continue;  // rows elsewhere, or a streaming shape's S2 rows
+      ++n;
+      check(d, tile);
+    }
+    return n;
+  };
+  PrimFunc light = workload("conv2d_nchwc:N=1,C=96,H=14,W=14,K=48,R=1,S=1,stride=1,pad=0,cb=16,kb=16");
+  EXPECT_GE(row_shapes(light,
+                       [&](const Trace& d, const RegisterTile& tile) {
+                         const std::vector<int64_t> h = *tile_factors(d.instructions()[tile.tiles[2]]);
+                         EXPECT_EQ(h.at(1), 1) << "no row tiles in S1: " << d.str();
+                         SampleFailure why;
+                         std::optional<Candidate> c = replay_candidate(light, d, &why);
+                         ASSERT_TRUE(c) << why.name() << ": " << why.message;
+                         const std::string parallel = parallel_loops(c->func);  // and a weight pack's (ax...)
+                         EXPECT_NE(parallel.find(" i2_0"), std::string::npos) << parallel;
+                         EXPECT_EQ(parallel.find(" i1_0"), std::string::npos) << parallel;
+                         EXPECT_EQ(parallel.find(" i3_0"), std::string::npos) << parallel;
+                         testing::expect_same_results(light, c->func);
+                       }),
+            2);
+  PrimFunc heavy = workload("conv2d_nchwc:N=1,C=256,H=7,W=7,K=256,R=1,S=1,stride=1,pad=0,cb=16,kb=16");
+  EXPECT_GE(row_shapes(heavy,
+                       [&](const Trace& d, const RegisterTile& tile) {
+                         const std::vector<int64_t> h = *tile_factors(d.instructions()[tile.tiles[2]]);
+                         EXPECT_EQ(h.at(0), 1) << "the rows inside each job: " << d.str();
+                       }),
+            1);
 }
 
 TEST(RegisterDesigns, EveryDesignComputesTheSame) {
