@@ -377,7 +377,8 @@ std::optional<Rows> blocked_rows(const RegisterTile& tile, const std::vector<int
 // (and of examples/schedules/matmul_1024_avx2.json): the
 // panels of the vector axis and every other axis in S0 (postprocessing
 // runs them in parallel, and a packed operand computed there is packed
-// once per panel), the rows' register tiles in S1, no S2 tiles, and each
+// once per panel), the rows' register tiles in S1 (in S0, and the panels
+// in S1, where the threads split an output's pixels: below), no S2 tiles, and each
 // reduction axis in one loop (its inner tile 1) around the register tile,
 // as in BLIS's micro-kernel, except one that slides along an axis with
 // rows, which goes inside (its outer tile 1): its steps then reuse the
