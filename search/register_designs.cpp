@@ -75,28 +75,32 @@ std::vector<int64_t> tile_extents(const PrimFunc& f, const Trace& design) {
   return out;
 }
 
+// Whether `b` is one of the parameters `constants` names (a model's
+// weights), by position.
+bool is_constant_param(const PrimFunc& f, const Buffer& b, const std::vector<int>& constants) {
+  return std::any_of(constants.begin(), constants.end(), [&](int c) {
+    return c >= 0 && static_cast<size_t>(c) < f.params().size() && f.params()[static_cast<size_t>(c)].same_as(b);
+  });
+}
+
 // Whether the copy `info` copies one of the parameters `constants` names:
 // at the root it is a pack that a compiled model runs once, on the weights
 // (search/rewrite_layout.h), where under the tiles it packs each panel in
 // every call; the kernel reads the two alike.
 bool copies_a_constant(const PrimFunc& f, const BlockInfo& info, const std::vector<int>& constants) {
-  if (!info.is_copy || info.block->reads.size() != 1) return false;
-  for (int c : constants)
-    if (c >= 0 && static_cast<size_t>(c) < f.params().size() && f.params()[static_cast<size_t>(c)].same_as(info.block->reads[0].buffer()))
-      return true;
-  return false;
+  return info.is_copy && info.block->reads.size() == 1 &&
+         is_constant_param(f, info.block->reads[0].buffer(), constants);
 }
 
 // Whether `read` holds one of the parameters `constants` names: the
 // parameter itself, or a copy of it (a packed panel) a block of `f` makes.
 bool holds_a_constant(const PrimFunc& f, const Buffer& read, const std::vector<int>& constants) {
-  for (int c : constants)
-    if (c >= 0 && static_cast<size_t>(c) < f.params().size() && f.params()[static_cast<size_t>(c)].same_as(read))
-      return true;
+  if (is_constant_param(f, read, constants)) return true;
   for (const std::string& name : blocks_in_order(f)) {
-    const BlockInfo info = block_info(f, name);
-    for (const BufferRegion& w : info.block->writes)
-      if (w.buffer().same_as(read)) return copies_a_constant(f, info, constants);
+    const BlockNode* writer = block_of(locate_block(f.body(), name)->stmt);
+    if (std::any_of(writer->writes.begin(), writer->writes.end(),
+                    [&](const BufferRegion& w) { return w.buffer().same_as(read); }))
+      return copies_a_constant(f, block_info(f, name), constants);
   }
   return false;
 }

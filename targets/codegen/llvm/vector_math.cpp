@@ -106,6 +106,17 @@ llvm::Value* exp_in_range(llvm::IRBuilder<>& b, llvm::Value* xc, bool split_scal
   return b.CreateFMul(b.CreateFMul(er, as_float(b.CreateAdd(h, bias))), as_float(b.CreateAdd(b.CreateSub(ni, h), bias)));
 }
 
+// 1 + exp(-x) with x held within [-87, 87] (sigmoid's and SiLU's
+// denominator; emit_sigmoid_f32 says why the bound). A UGT comparison is
+// true for NaN, whose lanes take the bound; x is held, not -x: the sign
+// goes into the reduction's constants, one negation fewer.
+llvm::Value* one_plus_exp_minus(llvm::IRBuilder<>& b, llvm::Value* x) {
+  constexpr double kBound = 87.0;
+  llvm::Value* held = b.CreateSelect(b.CreateFCmpUGT(x, c(x, kBound)), c(x, kBound), x);
+  held = b.CreateSelect(b.CreateFCmpOLT(held, c(x, -kBound)), c(x, -kBound), held);
+  return b.CreateFAdd(c(x, 1.0), exp_in_range(b, held, /*split_scale=*/false, kExpDegree5, /*sign=*/-1.0));
+}
+
 }  // namespace
 
 llvm::Value* emit_exp_f32(llvm::IRBuilder<>& b, llvm::Value* x) {
@@ -127,21 +138,6 @@ llvm::Value* emit_exp_f32(llvm::IRBuilder<>& b, llvm::Value* x) {
   y = b.CreateSelect(b.CreateFCmpOLT(x, c(x, kLo)), c(x, 0.0), y);
   return b.CreateSelect(is_nan, x, y);
 }
-
-namespace {
-
-// 1 + exp(-x) with x held within [-87, 87] (sigmoid's and SiLU's
-// denominator; emit_sigmoid_f32 says why the bound). A UGT comparison is
-// true for NaN, whose lanes take the bound; x is held, not -x: the sign
-// goes into the reduction's constants, one negation fewer.
-llvm::Value* one_plus_exp_minus(llvm::IRBuilder<>& b, llvm::Value* x) {
-  constexpr double kBound = 87.0;
-  llvm::Value* held = b.CreateSelect(b.CreateFCmpUGT(x, c(x, kBound)), c(x, kBound), x);
-  held = b.CreateSelect(b.CreateFCmpOLT(held, c(x, -kBound)), c(x, -kBound), held);
-  return b.CreateFAdd(c(x, 1.0), exp_in_range(b, held, /*split_scale=*/false, kExpDegree5, /*sign=*/-1.0));
-}
-
-}  // namespace
 
 llvm::Value* emit_sigmoid_f32(llvm::IRBuilder<>& b, llvm::Value* x) {
   // 1 / (1 + exp(-x)) with -x held within [-87, 87]: beyond, 1 + exp(-x) is
