@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -68,9 +69,35 @@ class ThreadPool {
   ScratchPool& scratch() { return scratch_; }
 
  private:
+  // The job the caller publishes: written before `generation` is bumped
+  // and read by the workers once they see the bump, all in one cache line,
+  // so that a worker waiting on another core takes one line to start. A
+  // launch (the runtime API) carries its C function and closure here
+  // itself; a parallel_for points at its std::function.
+  struct alignas(64) Job {
+    std::atomic<uint64_t> generation{0};  // bumped per job; workers wait for a change
+    KilnTaskFn task = nullptr;
+    void* closure = nullptr;
+    const std::function<void(int64_t)>* fn = nullptr;  // when task is null
+    int64_t n = 0;
+    bool dynamic = false;
+  };
+  // What a worker says back, in a line of its own: the generation it last
+  // finished and the status of its tasks in it. The caller reads each
+  // worker's line rather than one counter they all decrement, so a job's
+  // end costs one line per worker and no read-modify-write between cores.
+  struct alignas(64) Reply {
+    std::atomic<uint64_t> finished{0};
+    int32_t status = 0;
+  };
+
   void worker_loop(int index);
-  void run_chunk(int participant);
-  void run(int64_t n, const std::function<void(int64_t)>& fn, bool dynamic);
+  // Runs participant `p`'s share of the job; the first failing status of a
+  // launch's tasks (KILN_STATUS_OK for a parallel_for).
+  int32_t run_chunk(int participant);
+  int32_t run(int64_t n, KilnTaskFn task, void* closure, const std::function<void(int64_t)>* fn, bool dynamic);
+  int32_t run_serially(int64_t n, KilnTaskFn task, void* closure, const std::function<void(int64_t)>* fn);
+  bool all_finished(uint64_t generation) const;
   // Spins for spin_for_ until done() holds; returns whether it does.
   template <typename Done>
   bool spin_until(Done done) const;
@@ -79,25 +106,27 @@ class ThreadPool {
   std::vector<std::thread> workers_;
   ScratchPool scratch_;
 
-  std::mutex call_mu_;  // one parallel_for at a time
+  std::mutex call_mu_;  // one job at a time
 
   // How long a waiting thread spins before it blocks; zero when the pool
   // has more threads than the machine has cores.
   const std::chrono::nanoseconds spin_for_;
 
-  // Written under mu_, read by spinners without it.
-  std::mutex mu_;
+  Job job_;
+  std::unique_ptr<Reply[]> replies_;  // one per worker
+  alignas(64) std::atomic<int64_t> next_task_{0};  // the next task to take, when dynamic
+
+  // Blocking, past the spin. A side that blocks says so first (sleepers_,
+  // caller_asleep_), and the other side takes mu_ to notify only when it
+  // reads that someone is asleep: both the flag and the job's state are
+  // sequentially consistent, so one of the two always sees the other.
+  alignas(64) std::mutex mu_;
   std::condition_variable start_cv_, done_cv_;
-  std::atomic<uint64_t> generation_{0};  // bumped per parallel_for; workers wait for a change
-  std::atomic<int> pending_{0};          // workers still running the current generation
+  std::atomic<int> sleepers_{0};
+  std::atomic<bool> caller_asleep_{false};
   std::atomic<bool> stop_{false};
 
-  // The current job, valid while pending_ > 0.
-  const std::function<void(int64_t)>* job_ = nullptr;
-  int64_t job_n_ = 0;
-  bool job_dynamic_ = false;
-  std::atomic<int64_t> next_task_{0};  // the next task to take, when dynamic
-  std::exception_ptr error_;
+  std::exception_ptr error_;  // the first exception a task threw
   std::mutex error_mu_;
 };
 

@@ -262,6 +262,8 @@ TEST_P(ThreadPoolTest, RuntimeApiLaunchesAtMostOneTaskPerThread) {
   LaunchRecord failing;
   failing.fail_task = p - 1;
   EXPECT_EQ(api.parallel_launch(api.pool, &record_task, &failing, 8), 7);
+  LaunchRecord after;  // a failed launch's status stays with it
+  EXPECT_EQ(api.parallel_launch(api.pool, &record_task, &after, 8), 0);
 
   void* s = api.alloc_scratch(api.pool, 1000, 64);
   ASSERT_NE(s, nullptr);
@@ -284,6 +286,26 @@ TEST_P(ThreadPoolTest, BackToBackJobsWithIdleGapsEachRunOnce) {
     pool.parallel_for(n, [&](int64_t t) { total += t + 1; });
     sum += n * (n + 1) / 2;
     ASSERT_EQ(total.load(), sum) << "job " << job;
+  }
+}
+
+TEST_P(ThreadPoolTest, LaunchesAndLoopsInTurnKeepTheirOwnTasksAndStatuses) {
+  // A launch carries its C function and closure in the job itself, a
+  // parallel_for its std::function: jobs of the two kinds back to back, some
+  // after the workers have blocked, each run their own tasks and report
+  // their own status.
+  ScopedEnv spin("KILN_POOL_SPIN_US", "2000");
+  const int p = GetParam();
+  ThreadPool pool(p);
+  for (int job = 0; job < 600; ++job) {
+    if (job % 200 == 199) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    LaunchRecord rec;
+    rec.fail_task = job % 3 == 0 ? p - 1 : -1;
+    ASSERT_EQ(pool.launch(&record_task, &rec, 8), job % 3 == 0 ? 7 : 0) << "job " << job;
+    ASSERT_EQ(static_cast<int>(rec.calls.size()), p) << "job " << job;
+    std::atomic<int64_t> total{0};
+    pool.parallel_for(5, [&](int64_t t) { total += t + 1; });
+    ASSERT_EQ(total.load(), 15) << "job " << job;
   }
 }
 
