@@ -28,7 +28,7 @@ struct Loop {
 // What the loads of one buffer in one loop R need prefetched.
 struct Plan {
   Buffer buffer;
-  std::vector<Loop> loops;  // the loops around R, outermost first, R last (right inside I)
+  std::vector<Loop> loops;  // the loops around R, outermost first, R last (inside I)
   size_t p = 0, i = 0;      // P's and I's positions in `loops`
   arith::LinearForm outer;  // the index's terms of P and the loops outside it
   int64_t lo = 0, hi = 0;   // the panel, relative to `outer`: [lo, hi]
@@ -41,6 +41,28 @@ std::optional<std::pair<Expr, int64_t>> start_of(const Expr& index) {
   if (const auto* r = index.as<RampNode>(); r && is_const_int(r->stride, 1)) return std::make_pair(r->base, int64_t{r->lanes});
   if (const auto* b = index.as<BroadcastNode>()) return std::make_pair(b->value, int64_t{1});
   return std::nullopt;
+}
+
+// A parallel loop fused from two (`p` over 16 jobs: p // 8 picks a group of
+// output channels, p % 8 a pair in it) indexes a packed weight at
+// (p // 8) * (8 * c) + (p % 8) * c, which is p * c: the pair of terms is
+// folded back into the loop variable, so that the next job's panel is c
+// further on, as for a loop never fused.
+void fold_fused_terms(arith::LinearForm& form) {
+  for (size_t a = 0; a < form.terms.size(); ++a) {
+    const auto* div = form.terms[a].first.as<FloorDivNode>();
+    const int64_t* k = div ? as_const_int(div->b) : nullptr;
+    if (!k || *k <= 0 || !div->a.as<VarNode>()) continue;
+    for (size_t b = 0; b < form.terms.size(); ++b) {
+      const auto* mod = form.terms[b].first.as<FloorModNode>();
+      if (!mod || !mod->a.same_as(div->a) || !is_const_int(mod->b, *k)) continue;
+      const int64_t c = form.terms[b].second;
+      if (form.terms[a].second != c * *k) continue;
+      form.terms[a] = {div->a, c};
+      form.terms.erase(form.terms.begin() + static_cast<long>(b));
+      return fold_fused_terms(form);
+    }
+  }
 }
 
 // Finds the plans: one per (loop R, buffer), from the loads inside R.
@@ -69,8 +91,9 @@ class Planner : public StmtVisitor {
     if (op->buffer->scope != "global" || op->indices.size() != 1 || loops_.size() < 3) return;
     const std::optional<std::pair<Expr, int64_t>> start = start_of(op->indices[0]);
     if (!start) return;
-    const std::optional<arith::LinearForm> form = arith::linear_form(start->first);
+    std::optional<arith::LinearForm> form = arith::linear_form(start->first);
     if (!form) return;
+    fold_fused_terms(*form);
     // Each term must be a loop variable of the nest.
     std::vector<int64_t> coef(loops_.size(), 0);
     for (const auto& [term, c] : form->terms) {
@@ -107,12 +130,19 @@ class Planner : public StmtVisitor {
     const int64_t span = (hi - lo + 1) * elem;
     if (span < kMinPanelBytes || span > kMaxPanelBytes || std::abs(coef[p]) * elem * 2 < span) return;
     // R: the loop right inside I (the reduction, in a tiled product),
-    // which all the tile's loads of the panel share.
-    const size_t r = i + 1;
+    // which all the tile's loads of the panel share; or, where that runs
+    // too few times to spread the panel's lines at kMaxLinesPerIteration
+    // an iteration, the serial loop inside it, and so on down (a
+    // convolution's reduction is three loops, channels, kernel columns
+    // and channels within a block: 32 x 3 x 16 for a 3x3 of 512 channels).
+    size_t r = i + 1;
     const int64_t lines = (span + kLineBytes - 1) / kLineBytes;
-    if (loops_[r].node->for_kind != ForKind::kSerial ||
-        lines > kMaxLinesPerIteration * loops_[i].extent * loops_[r].extent)
-      return;
+    if (loops_[r].node->for_kind != ForKind::kSerial) return;
+    int64_t iterations = loops_[i].extent * loops_[r].extent;
+    while (lines > kMaxLinesPerIteration * iterations && r + 1 < loops_.size() &&
+           loops_[r + 1].node->for_kind == ForKind::kSerial && loops_[r + 1].extent >= 2)
+      iterations *= loops_[++r].extent;
+    if (lines > kMaxLinesPerIteration * iterations) return;
     arith::LinearForm outer{form.dtype, {}, 0};
     for (const auto& [term, c] : form.terms)
       for (size_t k = 0; k <= p; ++k)
@@ -145,14 +175,16 @@ Stmt prefetches(const Plan& plan) {
   auto c = [&](int64_t v) { return int_imm(t, v); };
   const int64_t elem = plan.buffer->dtype.bytes();
   const int64_t lines = ((plan.hi - plan.lo + 1) * elem + kLineBytes - 1) / kLineBytes;
-  // g: the iteration of I and R, counted from 0.
-  const Loop& i = plan.loops[plan.i];
-  const Loop& r = plan.loops.back();
+  // g: the iteration of I and the loops down to R, counted from 0.
   auto from_zero = [&](const Loop& l) {
     return l.min == 0 ? Expr(l.node->loop_var) : Expr(l.node->loop_var) - c(l.min);
   };
-  const Expr g = from_zero(i) * c(r.extent) + from_zero(r);
-  const int64_t iterations = i.extent * r.extent;
+  Expr g = from_zero(plan.loops[plan.i]);
+  int64_t iterations = plan.loops[plan.i].extent;
+  for (size_t k = plan.i + 1; k < plan.loops.size(); ++k) {
+    g = g * c(plan.loops[k].extent) + from_zero(plan.loops[k]);
+    iterations *= plan.loops[k].extent;
+  }
   // One line every `step` iterations, or `per` lines every iteration.
   int64_t step = 1;
   while (step * 2 * lines <= iterations) step *= 2;

@@ -24,7 +24,12 @@
 //    P moves the index by at least half of it (the panels are mostly
 //    disjoint, so the next one is new data);
 //  - R, the loop right inside I (the reduction of a tiled product), runs
-//    with I at least 1/16 as many iterations as the panel has cache lines.
+//    with I at least 1/16 as many iterations as the panel has cache lines;
+//    where it runs fewer, R is the serial loop inside it, and so on down
+//    (a convolution's reduction is three loops: input channel blocks,
+//    kernel columns, channels within a block).
+// A parallel P fused from two loops indexes X at (P // k) * (k * c) +
+// (P % k) * c, which is P * c, and is taken as such.
 // At the top of R's body it then prefetches the next iteration's panel
 // (P + 1, or P itself on its last iteration), spread over the iterations
 // of I and R: one line every s iterations (s a power of two, so that the

@@ -68,6 +68,67 @@ def f(A: T.Buffer((4096,), "float32"), W: T.Buffer((131072,), "float32"), C: T.B
 )");
 }
 
+TEST(PrefetchPanels, AParallelLoopFusedFromTwoMovesByOnePanel) {
+  // p fused from 2 groups of 4 panels: (p // 4) * 32768 + (p % 4) * 8192
+  // is p * 8192, and the next p's panel follows this one.
+  EXPECT_IR(prefetch_panels(parse_prim_func(R"(
+@T.prim_func
+def f(A: T.Buffer((2048,), "float32"), W: T.Buffer((65536,), "float32"), C: T.Buffer((512,), "float32")):
+    for p in T.parallel(8):
+        for i in range(4):
+            for k in range(512):
+                for j in range(16):
+                    C[i * 128 + p * 16 + j] = C[i * 128 + p * 16 + j] + A[i * 512 + k] * W[p // 4 * 32768 + p % 4 * 8192 + k * 16 + j]
+)")),
+            R"(
+@T.prim_func
+def f(A: T.Buffer((2048,), "float32"), W: T.Buffer((65536,), "float32"), C: T.Buffer((512,), "float32")):
+    for p in T.parallel(8):
+        for i in range(4):
+            for k in range(512):
+                if (i * 512 + k) % 4 == 0:
+                    T.prefetch(W[T.min(p + 1, 7) * 8192 + (i * 512 + k) // 4 * 16])
+                for j in range(16):
+                    C[i * 128 + p * 16 + j] = C[i * 128 + p * 16 + j] + A[i * 512 + k] * W[p // 4 * 32768 + p % 4 * 8192 + k * 16 + j]
+)");
+}
+
+TEST(PrefetchPanels, AReductionOfSeveralLoopsSpreadsThePanelOverTheInnerOnes) {
+  // A convolution's reduction: channel blocks c, kernel columns s,
+  // channels k. Its 768 lines over the 2 x 16 iterations of i and c
+  // would be 24 an iteration; over i, c and s, 8.
+  EXPECT_IR(prefetch_panels(parse_prim_func(R"(
+@T.prim_func
+def f(A: T.Buffer((1536,), "float32"), W: T.Buffer((49152,), "float32"), C: T.Buffer((128,), "float32")):
+    for p in T.parallel(4):
+        for i in range(2):
+            for c in range(16):
+                for s in range(3):
+                    for k in range(16):
+                        for j in range(16):
+                            C[i * 64 + p * 16 + j] = C[i * 64 + p * 16 + j] + A[i * 768 + c * 48 + s * 16 + k] * W[p * 12288 + c * 768 + s * 256 + k * 16 + j]
+)")),
+            R"(
+@T.prim_func
+def f(A: T.Buffer((1536,), "float32"), W: T.Buffer((49152,), "float32"), C: T.Buffer((128,), "float32")):
+    for p in T.parallel(4):
+        for i in range(2):
+            for c in range(16):
+                for s in range(3):
+                    T.prefetch(W[T.min(p + 1, 3) * 12288 + ((i * 16 + c) * 3 + s) * 8 * 16])
+                    T.prefetch(W[T.min(p + 1, 3) * 12288 + (((i * 16 + c) * 3 + s) * 8 + 1) * 16])
+                    T.prefetch(W[T.min(p + 1, 3) * 12288 + (((i * 16 + c) * 3 + s) * 8 + 2) * 16])
+                    T.prefetch(W[T.min(p + 1, 3) * 12288 + (((i * 16 + c) * 3 + s) * 8 + 3) * 16])
+                    T.prefetch(W[T.min(p + 1, 3) * 12288 + (((i * 16 + c) * 3 + s) * 8 + 4) * 16])
+                    T.prefetch(W[T.min(p + 1, 3) * 12288 + (((i * 16 + c) * 3 + s) * 8 + 5) * 16])
+                    T.prefetch(W[T.min(p + 1, 3) * 12288 + (((i * 16 + c) * 3 + s) * 8 + 6) * 16])
+                    T.prefetch(W[T.min(p + 1, 3) * 12288 + (((i * 16 + c) * 3 + s) * 8 + 7) * 16])
+                    for k in range(16):
+                        for j in range(16):
+                            C[i * 64 + p * 16 + j] = C[i * 64 + p * 16 + j] + A[i * 768 + c * 48 + s * 16 + k] * W[p * 12288 + c * 768 + s * 256 + k * 16 + j]
+)");
+}
+
 TEST(PrefetchPanels, NoPanelReadAgainNoPrefetch) {
   for (const char* text : {
            // Each row tile reads rows of its own: nothing is read again.
