@@ -135,13 +135,17 @@ void write_compiled_model(const Graph& g, const std::vector<FusedGroup>& groups,
   for (size_t k = 0; k < g.outputs.size(); ++k)
     if (!storage.count(g.outputs[k]) && !g.value(g.outputs[k]).is_constant())
       storage[g.outputs[k]] = {{"kind", "output"}, {"index", k}};
+  // A view of an input is that input: its storage, and no call.
+  for (const FusedGroup& gr : groups)
+    if (is_input_view(g, gr)) storage[gr.outputs[0]] = storage.at(gr.inputs[0]);
   // The calls in the groups' order: each group's task, and its arguments.
-  std::vector<size_t> task_of(groups.size());
+  std::vector<size_t> task_of(groups.size(), tasks.size());
   for (size_t t = 0; t < tasks.size(); ++t)
     for (size_t group : tasks[t].groups) task_of[group] = t;
   json calls = json::array();
   for (size_t group = 0; group < groups.size(); ++group) {
     const size_t t = task_of[group];
+    if (t == tasks.size()) continue;  // a view of an input
     for (int id : call_args[group]) place(id);
     calls.push_back({{"kernel", kernel_name(t)}, {"name", tasks[t].name}, {"args", call_args[group]}});
   }

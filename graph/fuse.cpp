@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "graph/layout.h"
 #include "graph/op_table.h"
 #include "graph/recognize.h"
 #include "graph/recognize/match.h"
@@ -144,6 +145,22 @@ void absorb_index_maps(const Graph& g, const std::vector<std::vector<size_t>>& r
 }  // namespace
 
 OpPattern op_pattern(const Node& n) { return op_def(n).pattern; }
+
+bool is_input_view(const Graph& g, const FusedGroup& gr) {
+  if (gr.inputs.size() != 1 || gr.outputs.size() != 1) return false;
+  if (std::find(g.inputs.begin(), g.inputs.end(), gr.inputs[0]) == g.inputs.end()) return false;
+  if (std::find(g.outputs.begin(), g.outputs.end(), gr.outputs[0]) != g.outputs.end()) return false;
+  for (size_t i : gr.nodes) {
+    const Node& n = g.nodes[i];
+    if (is_view(n)) continue;
+    if ((n.op != kToNCHWc && n.op != kFromNCHWc) || n.inputs.size() != 1 || n.outputs.size() != 1) return false;
+    const Value& in = g.value(n.inputs[0]);
+    const Value& out = g.value(n.outputs[0]);
+    const Value& blocked = n.op == kToNCHWc ? out : in;
+    if (in.numel() != out.numel() || blocked.shape.empty() || blocked.shape.back() != 1) return false;
+  }
+  return true;
+}
 
 std::vector<FusedGroup> fuse_operators(const Graph& g) {
   const ValueReaders value_reads = value_readers(g);

@@ -67,6 +67,8 @@ MemoryPlan plan_memory(const Graph& g, const std::vector<FusedGroup>& groups) {
   std::vector<bool> external(g.values.size(), false);
   for (int id : g.inputs) external[static_cast<size_t>(id)] = true;
   for (int id : g.outputs) external[static_cast<size_t>(id)] = true;
+  for (const FusedGroup& gr : groups)  // the input itself, by another shape
+    if (is_input_view(g, gr)) external[static_cast<size_t>(gr.outputs[0])] = true;
   // The last step that reads each value (its own step when nothing does).
   std::vector<int64_t> last_use(g.values.size(), -1);
   for (size_t s = 0; s < groups.size(); ++s) {

@@ -61,6 +61,7 @@ std::vector<Task> extract_tasks(const Graph& g, const std::vector<FusedGroup>& g
   std::vector<Task> tasks;
   std::map<std::string, size_t> by_key;
   for (size_t gi = 0; gi < groups.size(); ++gi) {
+    if (is_input_view(g, groups[gi])) continue;  // no kernel: the input read where it lies
     GroupFunction gf = group_function(g, groups[gi]);
     std::string key = workload_key(gf.func);
     auto it = by_key.find(key);

@@ -394,6 +394,31 @@ TEST_F(CompiledModelTest, AWinogradConvolutionRunsLikeTheDirectOne) {
   EXPECT_EQ(compiled, 4);
 }
 
+// An image's 3 channels are blocked by 1 (graph/layout.h): NCHW1c is the
+// input's own bytes, so its conversion is no task and no call, and the
+// convolution reads the input where it lies.
+TEST_F(CompiledModelTest, AnInputInBlocksOfOneChannelIsReadWhereItLies) {
+  ModelBuilder m;
+  m.input("x", {1, 3, 10, 10}).weights("w", {16, 3, 3, 3}).weights("b", {16}).output("y");
+  set_ints(m.node("Conv", {"x", "w", "b"}, {"c"}), "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c"}, {"y"});
+  const Graph imported = import_onnx_bytes(m.bytes());
+  const Graph g = convert_layout(imported, 16);
+  const std::vector<FusedGroup> groups = fuse_operators(g);
+  ASSERT_NE(groups_str(g, groups).find("kiln.ToNCHWc("), std::string::npos) << groups_str(g, groups);
+  EXPECT_TRUE(is_input_view(g, groups.front())) << groups_str(g, groups);
+  const std::vector<Task> tasks = extract_tasks(g, groups);
+  EXPECT_EQ(tasks.size(), groups.size() - 1);
+  for (const Task& t : tasks) EXPECT_EQ(t.name.find("ToNCHWc"), std::string::npos) << t.name;
+  std::vector<NDArray> in = testing::random_inputs(imported, 5);
+  const NDArray want = std::move(run_reference(imported, in)[0]);
+  std::vector<NDArray> out = compile_and_run(g, groups, tasks, drawn_designs(tasks, 1), in, 2);
+  ASSERT_EQ(out.at(0).shape(), want.shape());
+  EXPECT_LT(max_relative_error(out[0], want), 1e-5);
+  CompiledModel model = CompiledModel::load(dir_);
+  EXPECT_EQ(model.num_calls(), groups.size() - 1);
+}
+
 // 24 channels at 16 lanes are one block of 24 (graph/layout.h): the
 // projection writes a vector and a half per pixel, the depthwise
 // convolution and the residual Add work on it, the expansion reads it.
