@@ -77,6 +77,14 @@ void start_apart(int index, int creator_cpu) {
   if (sched_setaffinity(0, sizeof(one), &one) == 0) sched_setaffinity(0, sizeof(allowed), &allowed);
 }
 
+// Task t of n: a launch's C function, or a parallel_for's std::function
+// (whose tasks have no status).
+int32_t call_task(KilnTaskFn task, void* closure, const std::function<void(int64_t)>* fn, int64_t t, int64_t n) {
+  if (task) return task(t, n, closure);
+  (*fn)(t);
+  return KILN_STATUS_OK;
+}
+
 }  // namespace
 
 ThreadPool::ThreadPool(int num_threads) : num_threads_(num_threads), spin_for_(spin_budget(num_threads)) {
@@ -108,12 +116,8 @@ int32_t ThreadPool::run_chunk(int participant) {
   int32_t status = KILN_STATUS_OK;
   auto run_task = [&](int64_t t) {
     try {
-      if (job_.task) {
-        const int32_t s = job_.task(t, job_.n, job_.closure);
-        if (status == KILN_STATUS_OK) status = s;
-      } else {
-        (*job_.fn)(t);
-      }
+      const int32_t s = call_task(job_.task, job_.closure, job_.fn, t, job_.n);
+      if (status == KILN_STATUS_OK) status = s;
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mu_);
       if (!error_) error_ = std::current_exception();
@@ -197,12 +201,8 @@ int32_t ThreadPool::run_serially(int64_t n, KilnTaskFn task, void* closure,
   int32_t status = KILN_STATUS_OK;
   for (int64_t t = 0; t < n; ++t) {
     try {
-      if (task) {
-        const int32_t s = task(t, n, closure);
-        if (status == KILN_STATUS_OK) status = s;
-      } else {
-        (*fn)(t);
-      }
+      const int32_t s = call_task(task, closure, fn, t, n);
+      if (status == KILN_STATUS_OK) status = s;
     } catch (...) {
       if (!first) first = std::current_exception();
     }
