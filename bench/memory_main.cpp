@@ -16,7 +16,6 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <vector>
