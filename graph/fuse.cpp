@@ -12,6 +12,8 @@
 namespace kiln::graph {
 namespace {
 
+using Shape = std::vector<int64_t>;
+
 // Whether every output of `n` is a constant: folded at import, computed by
 // no function.
 bool is_folded(const Graph& g, const Node& n) {
@@ -71,6 +73,28 @@ bool belongs_to_anchor(const recognize::Matcher& m, const Node& c, bool broadcas
     }
   }
   return false;
+}
+
+// Whether `n` is a pointwise convolution: a 1x1 window at stride 1, one
+// group, the output the input's size (no padding).
+bool is_pointwise_conv(const Graph& g, const Node& n) {
+  if ((n.op != "Conv" && n.op != kConvNCHWc) || n.inputs.size() < 2 || n.attr_int("group", 1) != 1) return false;
+  const Shape& w = g.value(n.inputs[1]).shape;
+  const Shape& x = g.value(n.inputs[0]).shape;
+  const int out = single_output(n);
+  if (w.size() < 4 || w[2] != 1 || w[3] != 1 || out == Node::kNone) return false;
+  const Shape& y = g.value(out).shape;
+  return x.size() >= 4 && y.size() == x.size() && x[2] == y[2] && x[3] == y[3];
+}
+
+// Whether `n` is a depthwise convolution: a group per channel.
+bool is_depthwise_conv(const Graph& g, const Node& n) {
+  if (n.op == kDepthwiseConvNCHWc) return true;
+  if (n.op != "Conv" || n.inputs.size() < 2) return false;
+  const int64_t group = n.attr_int("group", 1);
+  const Shape& x = g.value(n.inputs[0]).shape;
+  const Shape& w = g.value(n.inputs[1]).shape;
+  return group > 1 && x.size() == 4 && x[1] == group && w.size() == 4 && w[0] == group && w[1] == 1;
 }
 
 // A group's inputs: what its nodes read that none of them writes.
@@ -162,7 +186,7 @@ bool is_input_view(const Graph& g, const FusedGroup& gr) {
   return true;
 }
 
-std::vector<FusedGroup> fuse_operators(const Graph& g) {
+std::vector<FusedGroup> fuse_operators(const Graph& g, const FuseOptions& options) {
   const ValueReaders value_reads = value_readers(g);
   const std::vector<std::vector<size_t>>& readers = value_reads.nodes;
   const std::vector<bool>& is_output = value_reads.is_output;
@@ -176,6 +200,9 @@ std::vector<FusedGroup> fuse_operators(const Graph& g) {
     group.nodes.push_back(start);
     taken[start] = true;
     const OpPattern head = op_pattern(g.nodes[start]);
+    // A depthwise convolution's chain may go on, once, into the pointwise
+    // convolution that alone reads it (FuseOptions).
+    bool may_take_pointwise = is_depthwise_conv(g, g.nodes[start]);
     // Extend the chain while the last output has one reader that may join.
     for (;;) {
       const int out = single_output(g.nodes[group.nodes.back()]);
@@ -187,11 +214,14 @@ std::vector<FusedGroup> fuse_operators(const Graph& g) {
       const int c_out = single_output(c);
       if (c_out == Node::kNone) break;
       bool joins;
-      if (head == OpPattern::kAnchor || head == OpPattern::kReduction)
+      if (head == OpPattern::kAnchor || head == OpPattern::kReduction) {
+        const bool pointwise = may_take_pointwise && is_pointwise_conv(g, c) && c.inputs[0] == out &&
+                               g.value(out).numel() * 4 >= options.depthwise_output_bytes;
         joins = (p == OpPattern::kElementwise && g.value(c_out).shape == g.value(out).shape) ||
                 (is_view(c) && g.value(c_out).numel() == g.value(out).numel()) ||
-                (is_crop(c) && g.value(c_out).shape.size() == g.value(out).shape.size());
-      else
+                (is_crop(c) && g.value(c_out).shape.size() == g.value(out).shape.size()) || pointwise;
+        if (pointwise) may_take_pointwise = false;
+      } else
         joins = (p == OpPattern::kElementwise || p == OpPattern::kInjective) &&
                 !belongs_to_anchor(match, c, g.value(c_out).numel() > g.value(out).numel());
       // The reader reads the chain once (Mul(x, x) would need the value twice).

@@ -45,8 +45,28 @@ struct FusedGroup {
   std::vector<int> outputs;   // what it produces: the used outputs of its last node
 };
 
+struct FuseOptions {
+  // A depthwise convolution whose output has at least this many bytes
+  // takes, with its epilogue, the pointwise convolution that alone reads
+  // that output (a MobileNet block's 3x3 and its projection) and the
+  // projection's epilogue (its residual add):
+  //
+  //   %d = Conv[group=C](%e, %wd)  ┐ one group: the search computes the
+  //   %c = Clip(%d)                │ depthwise convolution in the
+  //   %p = Conv(%c, %wp)           │ projection's tiles
+  //   %y = Add(%p, %skip)          ┘ (search/rules/rules.h, compute_in_tiles)
+  //
+  // so that its output, as wide as the block's expansion, never reaches
+  // memory: a pointwise tile reads it at its own pixels only, so no tile
+  // computes a pixel twice. The default is the second-level cache of one
+  // core (1 MiB on Zen 4 and 5): a smaller output stays there between two
+  // kernels, and the two tuned apart run faster (docs/onnx.md, "The
+  // depthwise convolution in the projection's tiles").
+  int64_t depthwise_output_bytes = int64_t{1} << 20;
+};
+
 // The groups in an order they can run in: by their last node.
-std::vector<FusedGroup> fuse_operators(const Graph& g);
+std::vector<FusedGroup> fuse_operators(const Graph& g, const FuseOptions& options = {});
 
 // Whether group `gr` only renames the shape of a graph input: reshapes,
 // and layout conversions with blocks of one channel (an image's 3

@@ -40,20 +40,32 @@ std::vector<Trace> gpu_design_space(const PrimFunc& f, const SpaceParams& p) {
   return out;
 }
 
-}  // namespace
-
-std::vector<Trace> design_space(const PrimFunc& f, const SpaceParams& p) {
-  if (p.gpu()) return gpu_design_space(f, p);
-  Schedule base(f);
-  auto_inline(base);
+// Every block's sketches (add_rfactor, multi_level_tiling) in turn, but
+// `skip`'s.
+std::vector<Schedule> tile_blocks(const Schedule& base, const SpaceParams& p, const std::string& skip) {
   std::vector<Schedule> states = {base};
   for (const std::string& block : blocks_in_order(base.func())) {
+    if (block == skip) continue;
     std::vector<Schedule> next;
     for (const Schedule& s : states)
       for (const Schedule& r : add_rfactor(s, block, p))
         for (Schedule& t : multi_level_tiling(r, block, p)) next.push_back(std::move(t));
     states = std::move(next);
   }
+  return states;
+}
+
+}  // namespace
+
+std::vector<Trace> design_space(const PrimFunc& f, const SpaceParams& p) {
+  if (p.gpu()) return gpu_design_space(f, p);
+  Schedule base(f);
+  auto_inline(base);
+  std::vector<Schedule> states = tile_blocks(base, p, "");
+  // A producer computed in its consumer's tiles instead, untiled.
+  for (const std::string& producer : producers_in_tiles(base.func()))
+    for (const Schedule& s : tile_blocks(base, p, producer))
+      for (Schedule& t : compute_in_tiles(s, producer, p)) states.push_back(std::move(t));
   std::vector<Trace> out;
   for (Schedule& s : states) {
     order_thread_split(s);

@@ -1,5 +1,6 @@
 #include "search/block_info.h"
 #include "search/rules/rules.h"
+#include "tir/analysis/unclamp.h"
 #include "tir/schedule/attempt.h"
 
 namespace kiln::search {
@@ -19,6 +20,7 @@ void compute_location(Schedule& sch) {
   for (const std::string& name : blocks_in_order(sch.func())) {
     BlockInfo info = block_info(sch.func(), name);
     if (!(info.is_injective || info.is_permuted_copy) || info.writes_param) continue;
+    if (info.block->annotations.count(kCoverRegionAnn)) continue;  // placed by compute_in_tiles
     bool feeds_tiled = false, feeds_intrin = false;
     for (const std::string& u : consumers(sch.func(), name)) {
       const Annotations& ann = block_info(sch.func(), u).block->annotations;

@@ -104,6 +104,24 @@ void auto_bind_rule(Schedule& sch, const SpaceParams& p);
 // reduction; to any other reduction longer than the cores are many.
 std::vector<Schedule> add_rfactor(const Schedule& sch, const std::string& block, const SpaceParams& p);
 
+// The reductions that multi-level tiling would take whose output, through
+// injective stages that each feed the next alone (an epilogue), only a
+// block it takes reads: a MobileNet block's depthwise 3x3, read by its
+// 1x1 projection (graph/fuse.h puts them in one group). In program order.
+std::vector<std::string> producers_in_tiles(const PrimFunc& f);
+
+// Computes such a producer, untiled, and its epilogue in the tiles of its
+// tiled consumer (compute_at under the consumer's last S0 loop, one
+// sketch, and under its last S1 loop, another): what a tile reads of the
+// producer's output is computed just before, into a buffer of the tile's
+// size, and never goes to memory. The producer's part has the same size
+// in every tile, its rows past the image's edge predicated off
+// (kCoverRegionAnn), and runs over a register tile: its last spatial loop
+// vectorized, and its last one or two others (one sketch each) under its
+// reduction loops, whole. Its input's padding is inlined. None where the
+// consumer is not tiled.
+std::vector<Schedule> compute_in_tiles(const Schedule& sch, const std::string& producer, const SpaceParams& p);
+
 // Moves outermost, in each injective block that is not tiled (conv2d's
 // padding, a layout copy), the loop whose split between threads splits
 // the most of what the block reads, on a tie the longest (the innermost

@@ -1,5 +1,6 @@
 #include "search/block_info.h"
 #include "search/rules/rules.h"
+#include "tir/analysis/unclamp.h"
 #include "tir/schedule/attempt.h"
 #include "tir/schedule/error.h"
 #include "tir/schedule/locate.h"
@@ -10,6 +11,7 @@ void order_thread_split(Schedule& sch) {
   for (const std::string& name : blocks_in_order(sch.func())) {
     BlockInfo info = block_info(sch.func(), name);
     if (!info.is_injective || info.block->annotations.count(kTiledAnn)) continue;
+    if (info.block->annotations.count(kCoverRegionAnn)) continue;  // in another block's tiles
     // Chosen from the IR, so that a block left as it is records nothing.
     std::optional<Located> loc = locate_block(sch.func().body(), name);
     if (!loc) continue;

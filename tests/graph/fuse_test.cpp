@@ -40,6 +40,34 @@ TEST(Fuse, AResidualBlockIsTwoGroups) {
             "%y = Conv+BatchNormalization+Add+Relu(%r1, %w2, %bn2_scale, %bn2_bias, %bn2_mean, %bn2_var, %x)\n");
 }
 
+// A MobileNet block's depthwise 3x3 (8 channels of 6x6 floats: 1152
+// bytes out) and its 1x1 projection with the residual add, under
+// `options`.
+std::string mobilenet_tail(const FuseOptions& options) {
+  ModelBuilder m;
+  m.input("x", {1, 8, 6, 6}).input("skip", {1, 4, 6, 6}).weights("wd", {8, 1, 3, 3}).weights("wp", {4, 8, 1, 1});
+  m.scalar_float("lo", 0.0f).scalar_float("hi", 6.0f).output("y");
+  onnx::NodeProto& dw = m.node("Conv", {"x", "wd"}, {"d"});
+  testing::set_ints(dw, "pads", {1, 1, 1, 1});
+  testing::set_int(dw, "group", 8);
+  m.node("Clip", {"d", "lo", "hi"}, {"dc"});
+  m.node("Conv", {"dc", "wp"}, {"p"});
+  m.node("Add", {"p", "skip"}, {"y"});
+  Graph g = import_onnx_bytes(m.bytes());
+  return groups_str(g, fuse_operators(g, options));
+}
+
+TEST(Fuse, ADepthwiseConvolutionTakesItsProjectionWhenItsOutputIsLarge) {
+  // Before: the depthwise convolution's output goes to memory between two
+  // groups. After, from 1152 bytes on: one group, the projection and its
+  // residual add in the depthwise convolution's chain.
+  EXPECT_EQ(mobilenet_tail({}),
+            "%dc = Conv+Clip(%x, %wd, %lo, %hi)\n"
+            "%y = Conv+Add(%dc, %wp, %skip)\n");
+  EXPECT_EQ(mobilenet_tail({.depthwise_output_bytes = 1153}), mobilenet_tail({}));
+  EXPECT_EQ(mobilenet_tail({.depthwise_output_bytes = 1152}), "%y = Conv+Clip+Conv+Add(%x, %wd, %lo, %hi, %wp, %skip)\n");
+}
+
 TEST(Fuse, AValueReadTwiceOrReshapedEndsTheChain) {
   // %r is read twice by one node, and %m by two: neither joins; the
   // flatten after the anchor is no elementwise node.

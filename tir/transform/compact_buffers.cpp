@@ -1,7 +1,10 @@
 #include "tir/transform/compact_buffers.h"
 
+#include <optional>
+
 #include "core/arith/analyzer.h"
 #include "tir/analysis/access_region.h"
+#include "tir/analysis/unclamp.h"
 #include "tir/buffer_rewrite.h"
 #include "tir/functor.h"
 #include "tir/replace_stmt.h"
@@ -104,6 +107,31 @@ class Compactor : public StmtMutator {
             region[d] = Range(lo, sub(hi, lo));
           }
         }
+    // Where a dimension's part has no constant size (a padded window's
+    // clamped rows: tir/analysis/unclamp.h), the box the unclamped reads
+    // make, which holds them.
+    std::optional<std::vector<Range>> box;
+    for (size_t d = 0; d < region.size(); ++d) {
+      if (as_const_int(ana_.simplify(region[d]->extent))) continue;
+      if (!box) {
+        box.emplace();
+        auto [ur, uw] = detect_access_regions(unclamp(target), sharing, &buf);
+        for (const auto* list : {&ur, &uw})
+          for (const BufferRegion& r : *list)
+            if (r.buffer().same_as(buf)) {
+              if (box->empty()) {
+                *box = r->region;
+                continue;
+              }
+              for (size_t k = 0; k < box->size(); ++k) {
+                Expr lo = min((*box)[k]->min, r->region[k]->min);
+                Expr hi = max(add((*box)[k]->min, (*box)[k]->extent), add(r->region[k]->min, r->region[k]->extent));
+                (*box)[k] = Range(lo, sub(hi, lo));
+              }
+            }
+      }
+      if (d < box->size() && as_const_int(ana_.simplify((*box)[d]->extent))) region[d] = (*box)[d];
+    }
     if (!region.empty()) {
       std::vector<Expr> shape = buf.shape();
       bool changed = false;

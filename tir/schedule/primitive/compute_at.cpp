@@ -26,6 +26,7 @@
 
 #include "core/arith/analyzer.h"
 #include "tir/analysis/access_region.h"
+#include "tir/analysis/unclamp.h"
 #include "tir/functor.h"
 #include "tir/schedule/bindings.h"
 #include "tir/schedule/block_util.h"
@@ -99,6 +100,7 @@ class MoveChecker::Impl {
   Impl(const Located& blk, bool reverse) : reverse_(reverse), P(reverse ? "reverse_compute_at" : "compute_at") {
     b_ = block_of(blk.stmt);
     bname_ = q(b_->name);
+    covers_ = !reverse && b_->annotations.count(kCoverRegionAnn);
     encl_ = enclosing_block(blk, &encl_stmt_);
     if (!encl_) return;
     top_ = top_of_nest(blk);
@@ -208,7 +210,8 @@ class MoveChecker::Impl {
     }
     std::optional<BufferRegion> need;
     if (!quick) {
-      const auto [loop_reads, loop_writes] = detect_access_regions(loop->body, relaxed, &buf);
+      const Stmt body = covers_ ? unclamp(loop->body) : loop->body;
+      const auto [loop_reads, loop_writes] = detect_access_regions(body, relaxed, &buf);
       for (const BufferRegion& t : reverse_ ? loop_writes : loop_reads)
         if (!need && t.buffer().same_as(buf)) need = t;
       if (!need)
@@ -312,6 +315,7 @@ class MoveChecker::Impl {
   const BlockNode* encl_ = nullptr;
   Stmt top_;
   bool shares_loops_ = false;  // the moved block's nest holds other statements
+  bool covers_ = false;        // kCoverRegionAnn: a part of varying size as its largest box
   std::vector<Stmt> list_;
   int ib_ = -1;
   std::deque<Linked> linked_;  // a deque: references to its elements stay valid
