@@ -24,14 +24,6 @@ Found find(const PrimFunc& f, const std::string& name) {
   return {loc->stmt.as<BlockRealizeNode>(), block_of(loc->stmt), loc->ancestors.empty()};
 }
 
-std::unordered_set<const VarNode*> vars_in(const Expr& e) {
-  std::unordered_set<const VarNode*> out;
-  post_order_visit(e, [&](const Expr& x) {
-    if (const auto* v = x.as<VarNode>()) out.insert(v);
-  });
-  return out;
-}
-
 bool is_param_buffer(const PrimFunc& f, const Buffer& b) {
   for (const Buffer& p : f.params())
     if (p.same_as(b)) return true;
@@ -70,6 +62,14 @@ int dim_indexed_by(const BufferRegion& r, const VarNode* v) {
 }
 
 }  // namespace
+
+std::unordered_set<const VarNode*> vars_in(const Expr& e) {
+  std::unordered_set<const VarNode*> out;
+  post_order_visit(e, [&](const Expr& x) {
+    if (const auto* v = x.as<VarNode>()) out.insert(v);
+  });
+  return out;
+}
 
 std::optional<PackableRead> packable_read(const PrimFunc& f, const std::string& block, size_t iter_var) {
   const BlockNode* b = find(f, block).block;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "tir/stmt.h"
@@ -111,6 +112,9 @@ std::vector<int> bound_iter_vars(const PrimFunc& f, const std::string& block, co
 // computed again, the same, on every iteration.
 std::vector<bool> read_changes_with_loops(const PrimFunc& f, const std::string& consumer,
                                           const std::string& producer);
+
+// The variables an expression reads.
+std::unordered_set<const VarNode*> vars_in(const Expr& e);
 
 // Blocks that read what `block` writes, in program order.
 std::vector<std::string> consumers(const PrimFunc& f, const std::string& block);

@@ -11,11 +11,16 @@
 // which the tile reads from the cache instead of P's whole output from
 // memory. A consumer with a window (P a 1x1 expansion, C the depthwise
 // convolution) works too, but each tile then computes its halo again.
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
 #include "search/block_info.h"
 #include "search/rules/rules.h"
 #include "tir/analysis/unclamp.h"
 #include "tir/schedule/attempt.h"
 #include "tir/schedule/block_util.h"
+#include "tir/schedule/locate.h"
 
 namespace kiln::search {
 namespace {
@@ -75,6 +80,39 @@ void inline_inputs(Schedule& sch, const std::string& block) {
   }
 }
 
+// For each of the first `n` loops above `consumer` (tiled), whether its
+// read of `producer`'s output follows the iter var the loop was split
+// from. By the loop's name, <loop>_<level> (tir/schedule/primitive/
+// split.cpp): a piece of one iteration is simplified out of the block's
+// bindings, so this draw's bindings alone would miss a loop that the next
+// draw makes longer.
+std::vector<bool> follows_read(const Schedule& sch, const std::string& consumer, const std::string& producer,
+                               size_t n) {
+  const BlockNode* c = block_info(sch.func(), consumer).block;
+  const Buffer read = block_info(sch.func(), producer).block->writes.at(0).buffer();
+  std::unordered_set<const VarNode*> read_vars;
+  for (const BufferRegion& r : c->reads)
+    if (r.buffer().same_as(read))
+      for (const Range& range : r->region)
+        for (const Expr& e : {range->min, range->extent})
+          for (const VarNode* v : vars_in(e)) read_vars.insert(v);
+  auto base = [](const std::string& name) { return name.substr(0, name.rfind('_')); };
+  const std::optional<Located> loc = locate_block(sch.func().body(), consumer);
+  const BlockRealizeNode* realize = loc ? loc->stmt.as<BlockRealizeNode>() : nullptr;
+  KILN_ICHECK(realize) << "compute_in_tiles: block " << consumer << " is not found";
+  std::unordered_map<std::string, bool> followed;  // a loop's base name -> whether the read follows its iter var
+  for (size_t k = 0; k < c->iter_vars.size(); ++k)
+    for (const VarNode* v : vars_in(realize->iter_values[k]))
+      followed[base(v->name)] = read_vars.count(c->iter_vars[k].var().operator->()) > 0;
+  std::vector<bool> out;
+  const std::vector<Stmt> loops = enclosing_loops(*loc);
+  for (size_t i = 0; i < n && i < loops.size(); ++i) {
+    auto it = followed.find(base(loops[i].as<ForNode>()->loop_var->name));
+    out.push_back(it == followed.end() || it->second);  // an iter var of one iteration: either way
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> producers_in_tiles(const PrimFunc& f) {
@@ -99,15 +137,30 @@ std::vector<Schedule> compute_in_tiles(const Schedule& in, const std::string& pr
   const size_t nloops = probe.get_loops(probe.get_block(consumer)).size();
   if (ns == 0 || nloops != static_cast<size_t>(kSpatialTileLevels) * ns + static_cast<size_t>(kReduceTileLevels) * nr)
     return {};
-  const size_t run = 2 * ns;
+  // Which of the consumer's S0 and S1 loops (the first, one per spatial
+  // iter var each, in the order tiling chose) its read of the chain's
+  // output follows: a projection's pixels, not its output channels.
+  const std::vector<bool> follows = follows_read(in, consumer, chain.back(), 2 * ns);
+  if (std::find(follows.begin(), follows.begin() + static_cast<std::ptrdiff_t>(ns), true) ==
+      follows.begin() + static_cast<std::ptrdiff_t>(ns))
+    return {};
   std::vector<Schedule> out;
-  for (size_t at : {run / 2 - 1, run - 1})
+  for (size_t levels : {1, 2})
     for (size_t inner : {1, 2}) {
       Attempt<Schedule> s = attempt(in, [&](Schedule& sch) {
         inline_inputs(sch, producer);
         for (const std::string& b : chain) sch.annotate(sch.get_block(b), kCoverRegionAnn, AnnValue(int64_t{1}));
+        // The S0 (and S1) loops of the iter vars the read does not follow
+        // go under the others, and the part is computed there, once for
+        // all their iterations: else every tile of output channels would
+        // compute the same part again.
         const std::vector<LoopRV> cl = sch.get_loops(sch.get_block(consumer));
-        for (size_t k = chain.size(); k-- > 0;) sch.compute_at(sch.get_block(chain[k]), cl[at]);
+        std::vector<LoopRV> order, after;
+        for (size_t i = 0; i < levels * ns; ++i) (follows[i] ? order : after).push_back(cl[i]);
+        const LoopRV at = order.back();
+        order.insert(order.end(), after.begin(), after.end());
+        if (!after.empty()) sch.reorder(order);
+        for (size_t k = chain.size(); k-- > 0;) sch.compute_at(sch.get_block(chain[k]), at);
         tile_registers(sch, producer, inner);
       });
       if (s) out.push_back(std::move(*s));

@@ -9,11 +9,13 @@
 #include "graph/model_builder.h"
 #include "graph/onnx_import.h"
 #include "graph/tasks.h"
+#include "search/block_info.h"
 #include "search/sample.h"
 #include "search/space.h"
 #include "search/rules/rules.h"
 #include "tir/analysis/unclamp.h"
 #include "support/kernel_check.h"
+#include "tir/schedule/locate.h"
 
 namespace kiln::search {
 namespace {
@@ -24,9 +26,9 @@ using graph::testing::ModelBuilder;
 // projection (8 -> 4 channels), on an image of `size` x `size`: one group
 // (graph/fuse.h, whatever the size of the depthwise output), and its
 // function.
-PrimFunc depthwise_and_projection(int64_t size, int64_t stride, int64_t lanes = 0) {
+PrimFunc depthwise_and_projection(int64_t size, int64_t stride, int64_t lanes = 0, int64_t out = 4) {
   ModelBuilder m;
-  m.input("x", {1, 8, size, size}).weights("wd", {8, 1, 3, 3}).weights("wp", {4, 8, 1, 1}).output("y");
+  m.input("x", {1, 8, size, size}).weights("wd", {8, 1, 3, 3}).weights("wp", {out, 8, 1, 1}).output("y");
   m.scalar_float("lo", 0.0f).scalar_float("hi", 6.0f);
   onnx::NodeProto& dw = m.node("Conv", {"x", "wd"}, {"d"});
   graph::testing::set_ints(dw, "pads", {1, 1, 1, 1});
@@ -98,6 +100,45 @@ void expect_in_tiles_correct(int64_t size, int64_t stride, int64_t lanes = 0) {
     }
   }
   EXPECT_GE(drawn, 2) << "too few draws of the sketches succeed";
+}
+
+// In every candidate, the depthwise part is computed once per pixel:
+// every loop around it that runs more than once moves the pixels the
+// projection reads, none runs over the projection's output channels
+// (32 of them here, which the draws split into tiles).
+TEST(ComputeInTiles, ThePartIsComputedOncePerPixel) {
+  const PrimFunc f = depthwise_and_projection(8, 1, 0, 32);
+  const std::vector<Trace> sketches = in_tiles(design_space(f, avx2()));
+  ASSERT_FALSE(sketches.empty());
+  int checked = 0;
+  for (size_t s = 0; s < sketches.size(); ++s)
+    for (int d = 0; d < 4; ++d) {
+      SampleFailure why;
+      std::optional<Candidate> c = sample_candidate(f, sketches[s], 100 * s + d, &why);
+      if (!c) continue;
+      const PrimFunc& g = c->func;
+      std::string part, epilogue, consumer;
+      for (const std::string& name : blocks_in_order(g)) {
+        const BlockInfo info = block_info(g, name);
+        if (!info.block->annotations.count(kCoverRegionAnn)) continue;
+        (info.has_reduce ? part : epilogue) = name;
+      }
+      ASSERT_FALSE(part.empty() || epilogue.empty()) << c->trace.str();
+      const std::vector<std::string> users = consumers(g, epilogue);
+      ASSERT_EQ(users.size(), 1u);
+      consumer = users[0];
+      const std::vector<Stmt> around = enclosing_loops(*locate_block(g.body(), part));
+      const std::vector<Stmt> above = enclosing_loops(*locate_block(g.body(), consumer));
+      const std::vector<bool> changes = read_changes_with_loops(g, consumer, epilogue);
+      for (size_t i = 0; i < around.size() && i < above.size() && around[i].same_as(above[i]); ++i) {
+        const int64_t* extent = as_const_int(around[i].as<ForNode>()->extent);
+        EXPECT_TRUE(changes[i] || (extent && *extent == 1))
+            << "loop " << around[i].as<ForNode>()->loop_var->name << " computes the part again\n"
+            << c->trace.str();
+      }
+      ++checked;
+    }
+  EXPECT_GE(checked, 4);
 }
 
 TEST(ComputeInTiles, CandidatesAtStride1) { expect_in_tiles_correct(8, 1); }
