@@ -8,6 +8,7 @@
 #include "graph/op_table.h"
 #include "graph/recognize.h"
 #include "graph/recognize/match.h"
+#include "graph/shape_util.h"
 
 namespace kiln::graph {
 namespace {
@@ -85,16 +86,6 @@ bool is_pointwise_conv(const Graph& g, const Node& n) {
   if (w.size() < 4 || w[2] != 1 || w[3] != 1 || out == Node::kNone) return false;
   const Shape& y = g.value(out).shape;
   return x.size() >= 4 && y.size() == x.size() && x[2] == y[2] && x[3] == y[3];
-}
-
-// Whether `n` is a depthwise convolution: a group per channel.
-bool is_depthwise_conv(const Graph& g, const Node& n) {
-  if (n.op == kDepthwiseConvNCHWc) return true;
-  if (n.op != "Conv" || n.inputs.size() < 2) return false;
-  const int64_t group = n.attr_int("group", 1);
-  const Shape& x = g.value(n.inputs[0]).shape;
-  const Shape& w = g.value(n.inputs[1]).shape;
-  return group > 1 && x.size() == 4 && x[1] == group && w.size() == 4 && w[0] == group && w[1] == 1;
 }
 
 // A group's inputs: what its nodes read that none of them writes.
@@ -202,7 +193,8 @@ std::vector<FusedGroup> fuse_operators(const Graph& g, const FuseOptions& option
     const OpPattern head = op_pattern(g.nodes[start]);
     // A depthwise convolution's chain may go on, once, into the pointwise
     // convolution that alone reads it (FuseOptions).
-    bool may_take_pointwise = is_depthwise_conv(g, g.nodes[start]);
+    bool may_take_pointwise =
+        g.nodes[start].op == kDepthwiseConvNCHWc || is_depthwise_conv(g, g.nodes[start]);
     // Extend the chain while the last output has one reader that may join.
     for (;;) {
       const int out = single_output(g.nodes[group.nodes.back()]);

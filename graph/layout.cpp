@@ -252,7 +252,7 @@ class Converter {
       return false;
     const Value wv = g_.value(w);  // a copy: adding values below moves them
     const int64_t C = g_.value(x).shape[1], K = wv.shape[0], group = n.attr_int("group", 1);
-    const bool depthwise = group > 1 && group == C && K == C && wv.shape[1] == 1;
+    const bool depthwise = is_depthwise_conv(g_, n);
     const auto [cb, Cp] = blocking_of(x);
     const auto [kb, Kp] = channel_blocking(K, lanes_);
     // Groups of gw channels in and out, whole groups in a block or whole

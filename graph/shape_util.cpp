@@ -109,4 +109,12 @@ std::vector<int64_t> window_pads(const Node& n, const std::vector<int64_t>& in, 
   return pads;
 }
 
+bool is_depthwise_conv(const Graph& g, const Node& n) {
+  if (n.op != "Conv" || n.inputs.size() < 2) return false;
+  const int64_t group = n.attr_int("group", 1);
+  const std::vector<int64_t>& x = g.value(n.inputs[0]).shape;
+  const std::vector<int64_t>& w = g.value(n.inputs[1]).shape;
+  return group > 1 && x.size() == 4 && x[1] == group && w.size() == 4 && w[0] == group && w[1] == 1;
+}
+
 }  // namespace kiln::graph

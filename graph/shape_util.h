@@ -60,4 +60,8 @@ std::vector<int64_t> broadcast_shapes(const Node& n, const std::vector<int64_t>&
 std::vector<int64_t> window_pads(const Node& n, const std::vector<int64_t>& in, const std::vector<int64_t>& kernel,
                                  const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations);
 
+// Whether Conv node `n` (NCHW, its weight [K, C / group, R, S]) is
+// depthwise: a group per input channel, one output channel each.
+bool is_depthwise_conv(const Graph& g, const Node& n);
+
 }  // namespace kiln::graph

@@ -185,18 +185,25 @@ std::vector<LoopRole> loop_roles(const PrimFunc& f, const std::string& block, co
   return roles;
 }
 
+std::unordered_set<const VarNode*> vars_reading(const PrimFunc& f, const std::string& consumer,
+                                               const std::string& producer) {
+  const BlockNode* c = find(f, consumer).block;
+  const BlockNode* p = find(f, producer).block;
+  std::unordered_set<const VarNode*> out;
+  for (const BufferRegion& r : c->reads) {
+    if (p->writes.empty() || !r.buffer().same_as(p->writes[0].buffer())) continue;
+    for (const Range& rg : r->region) {
+      for (const VarNode* v : vars_in(rg->min)) out.insert(v);
+      for (const VarNode* v : vars_in(rg->extent)) out.insert(v);
+    }
+  }
+  return out;
+}
+
 std::vector<bool> read_changes_with_loops(const PrimFunc& f, const std::string& consumer,
                                           const std::string& producer) {
   Found c = find(f, consumer);
-  Found p = find(f, producer);
-  std::unordered_set<const VarNode*> read_vars;
-  for (const BufferRegion& r : c.block->reads) {
-    if (p.block->writes.empty() || !r.buffer().same_as(p.block->writes[0].buffer())) continue;
-    for (const Range& rg : r->region) {
-      for (const VarNode* v : vars_in(rg->min)) read_vars.insert(v);
-      for (const VarNode* v : vars_in(rg->extent)) read_vars.insert(v);
-    }
-  }
+  const std::unordered_set<const VarNode*> read_vars = vars_reading(f, consumer, producer);
   // The loop variables the read iter vars are bound to.
   std::unordered_set<const VarNode*> driving;
   for (size_t i = 0; i < c.block->iter_vars.size(); ++i)

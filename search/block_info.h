@@ -106,6 +106,11 @@ std::vector<LoopRole> loop_roles(const PrimFunc& f, const std::string& block, co
 // that loop variable, or -1 (the loop drives an expression, or nothing).
 std::vector<int> bound_iter_vars(const PrimFunc& f, const std::string& block, const std::vector<Var>& loops);
 
+// The variables (iter vars of `consumer`) in the region of `producer`'s
+// output that `consumer` reads.
+std::unordered_set<const VarNode*> vars_reading(const PrimFunc& f, const std::string& consumer,
+                                               const std::string& producer);
+
 // For each loop above `consumer`, outermost first: whether the region of
 // `producer`'s output that `consumer` reads changes as the loop runs. A
 // producer computed under a loop its region does not change with is

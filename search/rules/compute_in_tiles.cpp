@@ -25,9 +25,6 @@
 namespace kiln::search {
 namespace {
 
-// Whether a block is one multi-level tiling takes (rules.h).
-bool tileable(const BlockInfo& b) { return b.has_reduce && b.has_spatial && b.has_data_reuse; }
-
 // The blocks from `producer` to its tiled consumer: the producer, then the
 // injective stages between (each with one consumer), in order; and the
 // consumer. Empty when the chain forks or ends elsewhere.
@@ -37,7 +34,7 @@ std::pair<std::vector<std::string>, std::string> chain_to_consumer(const PrimFun
     const std::vector<std::string> users = consumers(f, chain.back());
     if (users.size() != 1) break;
     const BlockInfo u = block_info(f, users[0]);
-    if (tileable(u)) return {chain, users[0]};
+    if (multi_level_tiling_takes(u)) return {chain, users[0]};
     if (!u.is_injective || u.writes_param) break;
     chain.push_back(users[0]);
   }
@@ -89,13 +86,7 @@ void inline_inputs(Schedule& sch, const std::string& block) {
 std::vector<bool> follows_read(const Schedule& sch, const std::string& consumer, const std::string& producer,
                                size_t n) {
   const BlockNode* c = block_info(sch.func(), consumer).block;
-  const Buffer read = block_info(sch.func(), producer).block->writes.at(0).buffer();
-  std::unordered_set<const VarNode*> read_vars;
-  for (const BufferRegion& r : c->reads)
-    if (r.buffer().same_as(read))
-      for (const Range& range : r->region)
-        for (const Expr& e : {range->min, range->extent})
-          for (const VarNode* v : vars_in(e)) read_vars.insert(v);
+  const std::unordered_set<const VarNode*> read_vars = vars_reading(sch.func(), consumer, producer);
   auto base = [](const std::string& name) { return name.substr(0, name.rfind('_')); };
   const std::optional<Located> loc = locate_block(sch.func().body(), consumer);
   const BlockRealizeNode* realize = loc ? loc->stmt.as<BlockRealizeNode>() : nullptr;
@@ -119,22 +110,22 @@ std::vector<std::string> producers_in_tiles(const PrimFunc& f) {
   std::vector<std::string> out;
   for (const std::string& name : blocks_in_order(f)) {
     const BlockInfo info = block_info(f, name);
-    if (tileable(info) && !info.writes_param && !chain_to_consumer(f, name).second.empty()) out.push_back(name);
+    if (multi_level_tiling_takes(info) && !info.writes_param && !chain_to_consumer(f, name).second.empty()) out.push_back(name);
   }
   return out;
 }
 
 std::vector<Schedule> compute_in_tiles(const Schedule& in, const std::string& producer, const SpaceParams& /*p*/) {
   const auto [chain, consumer] = chain_to_consumer(in.func(), producer);
-  if (consumer.empty() || !block_info(in.func(), consumer).block->annotations.count(kTiledAnn)) return {};
+  if (consumer.empty()) return {};
+  const BlockNode* c = block_info(in.func(), consumer).block;
+  if (!c->annotations.count(kTiledAnn)) return {};
   // The consumer's S0 and S1 tiles: its first loops, one per spatial iter
   // var each (multi-level tiling split every loop of its nest, one per
   // iter var, into kTileStructure's levels).
-  const BlockNode* c = block_info(in.func(), consumer).block;
   size_t ns = 0, nr = 0;
   for (const IterVar& iv : c->iter_vars) ++(iv.is_reduce() ? nr : ns);
-  Schedule probe = in;
-  const size_t nloops = probe.get_loops(probe.get_block(consumer)).size();
+  const size_t nloops = enclosing_loops(*locate_block(in.func().body(), consumer)).size();
   if (ns == 0 || nloops != static_cast<size_t>(kSpatialTileLevels) * ns + static_cast<size_t>(kReduceTileLevels) * nr)
     return {};
   // Which of the consumer's S0 and S1 loops (the first, one per spatial

@@ -35,9 +35,11 @@ void pack(Schedule& sch, const std::string& block, const PackableRead& r, size_t
 
 }  // namespace
 
+bool multi_level_tiling_takes(const BlockInfo& b) { return b.has_reduce && b.has_spatial && b.has_data_reuse; }
+
 std::vector<Schedule> multi_level_tiling(const Schedule& in, const std::string& block, const SpaceParams& p) {
   BlockInfo info = block_info(in.func(), block);
-  if (!info.has_reduce || !info.has_spatial || !info.has_data_reuse) return {in};
+  if (!multi_level_tiling_takes(info)) return {in};
   if (std::vector<Schedule> intrin = tiling_with_intrin(in, block, p); !intrin.empty()) return intrin;
 
   // The vector axis: the last spatial loop; and when that one has no

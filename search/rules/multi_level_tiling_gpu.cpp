@@ -18,7 +18,7 @@ constexpr int kGrid = 0, kVthread = 1, kThreads = 2, kFirstReduce = 3;
 
 std::vector<Schedule> multi_level_tiling_gpu(const Schedule& in, const std::string& block, const SpaceParams& p) {
   BlockInfo info = block_info(in.func(), block);
-  if (!info.has_reduce || !info.has_spatial || !info.has_data_reuse) return {in};
+  if (!multi_level_tiling_takes(info)) return {in};
   Attempt<std::optional<Schedule>> tiled = attempt([&]() -> std::optional<Schedule> {
     Schedule sch = in;
     BlockRV b = sch.get_block(block);

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "search/block_info.h"
 #include "search/space_params.h"
 #include "tir/schedule/schedule.h"
 
@@ -27,6 +28,10 @@ void auto_inline(Schedule& sch);
 // tiled block (conv2d's padding), whose reads its shared-memory copy then
 // makes; one kernel instead of two, no padded tensor in device memory.
 void inline_producers_of_tiled(Schedule& sch);
+
+// Whether multi-level tiling takes a block: a reduction with spatial axes
+// whose operands some outputs share (data reuse).
+bool multi_level_tiling_takes(const BlockInfo& b);
 
 // Multi-level tiling "SSRSRS" of a block with a reduction and data reuse
 // (matmul, conv2d, batch_matmul, dense): spatial loops in four levels,

@@ -36,6 +36,27 @@ std::vector<Expr> shift(const std::vector<Expr>& idx, const std::vector<Expr>& o
   return out;
 }
 
+// The hull of the regions of `buf` that `s` reads and writes, the loops
+// in `sharing` relaxed (empty where `s` does not access `buf`).
+std::vector<Range> accessed_region(const Stmt& s, const std::vector<IterVar>& sharing, const Buffer& buf) {
+  auto [reads, writes] = detect_access_regions(s, sharing, &buf);
+  std::vector<Range> region;
+  for (const auto* list : {&reads, &writes})
+    for (const BufferRegion& r : *list)
+      if (r.buffer().same_as(buf)) {
+        if (region.empty()) {
+          region = r->region;
+          continue;
+        }
+        for (size_t d = 0; d < region.size(); ++d) {
+          Expr lo = min(region[d]->min, r->region[d]->min);
+          Expr hi = max(add(region[d]->min, region[d]->extent), add(r->region[d]->min, r->region[d]->extent));
+          region[d] = Range(lo, sub(hi, lo));
+        }
+      }
+  return region;
+}
+
 class Compactor : public StmtMutator {
  public:
   using StmtMutator::mutate;
@@ -92,44 +113,14 @@ class Compactor : public StmtMutator {
       }
     Buffer compact = buf;
     std::vector<Expr> offset(buf.ndim(), int_imm(DataType::Int(32), 0));
-    auto [reads, writes] = detect_access_regions(target, sharing, &buf);
-    std::vector<Range> region;
-    for (const auto* list : {&reads, &writes})
-      for (const BufferRegion& r : *list)
-        if (r.buffer().same_as(buf)) {
-          if (region.empty()) {
-            region = r->region;
-            continue;
-          }
-          for (size_t d = 0; d < region.size(); ++d) {
-            Expr lo = min(region[d]->min, r->region[d]->min);
-            Expr hi = max(add(region[d]->min, region[d]->extent), add(r->region[d]->min, r->region[d]->extent));
-            region[d] = Range(lo, sub(hi, lo));
-          }
-        }
+    std::vector<Range> region = accessed_region(target, sharing, buf);
     // Where a dimension's part has no constant size (a padded window's
     // clamped rows: tir/analysis/unclamp.h), the box the unclamped reads
     // make, which holds them.
     std::optional<std::vector<Range>> box;
     for (size_t d = 0; d < region.size(); ++d) {
       if (as_const_int(ana_.simplify(region[d]->extent))) continue;
-      if (!box) {
-        box.emplace();
-        auto [ur, uw] = detect_access_regions(unclamp(target), sharing, &buf);
-        for (const auto* list : {&ur, &uw})
-          for (const BufferRegion& r : *list)
-            if (r.buffer().same_as(buf)) {
-              if (box->empty()) {
-                *box = r->region;
-                continue;
-              }
-              for (size_t k = 0; k < box->size(); ++k) {
-                Expr lo = min((*box)[k]->min, r->region[k]->min);
-                Expr hi = max(add((*box)[k]->min, (*box)[k]->extent), add(r->region[k]->min, r->region[k]->extent));
-                (*box)[k] = Range(lo, sub(hi, lo));
-              }
-            }
-      }
+      if (!box) box = accessed_region(unclamp(target), sharing, buf);
       if (d < box->size() && as_const_int(ana_.simplify((*box)[d]->extent))) region[d] = (*box)[d];
     }
     if (!region.empty()) {
