@@ -27,6 +27,7 @@
 #include "targets/runtime/timing.h"
 #include "tools/commands.h"
 #include "driver/model_program.h"
+#include "driver/pick_in_model.h"
 
 namespace kiln::cli {
 namespace {
@@ -45,6 +46,7 @@ struct ModelArgs {
   uint64_t seed = 1;
   bool check = false;
   bool json = false;
+  int pick = 1;  // --pick-in-model: each task's best records tried in the model
 };
 
 void add_model_options(CLI::App* cmd, ModelArgs& a) {
@@ -53,6 +55,34 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
   cmd->add_option("--input-shapes", a.input_shapes,
                   "shapes of inputs with dynamic dimensions: \"name:[1,3,224,224] other:[1,128]\"");
   cmd->add_option("--layout", a.layout, kLayoutHelp);
+  cmd->add_option("--pick-in-model", a.pick,
+                  "with --db: run the model on this machine with each task's K best records in turn and keep, per "
+                  "task, the one fastest in the model (docs/onnx.md, \"Records picked inside the model\")")
+      ->check(CLI::PositiveNumber);
+}
+
+// What --pick-in-model found: a line per task whose pick is not its best
+// alone, and the calls' sum both ways.
+void print_pick(const InModelPick& p, const ModelProgram& m, std::ostream& log) {
+  double best_alone = 0, picked = 0;
+  int changed = 0;
+  for (size_t t = 0; t < p.tasks.size(); ++t) {
+    const TaskPick& k = p.tasks[t];
+    if (k.model_ms.empty()) continue;
+    best_alone += k.model_ms.front();
+    picked += k.model_ms[k.picked];
+    if (k.picked == 0) continue;
+    ++changed;
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "  task %zu: record %lld (#%zu alone, %.4f ms) runs %.4f ms in the model, the best alone (%.4f ms) %.4f\n",
+                  t, static_cast<long long>(k.record_ids[k.picked]), k.picked + 1, k.alone_ms[k.picked],
+                  k.model_ms[k.picked], k.alone_ms.front(), k.model_ms.front());
+    log << line;
+  }
+  log << "picked in the model over " << p.rounds << " rounds: " << changed << " of " << m.tasks.size()
+      << " tasks take another record than their best alone; their calls' medians summed " << best_alone << " -> "
+      << picked << " ms\n";
 }
 
 // Compiles `a.model` into `dir`; what it printed goes to `log`. Returns
@@ -60,7 +90,17 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
 ModelProgram compile_into(const ModelArgs& a, const std::string& dir, std::ostream& log) {
   const Target target = Target::parse(a.target);
   ModelProgram m = prepare_model(a.model, a.input_shapes, pass_options(a.layout, target));
-  const std::vector<PrimFunc> scheduled = schedule_tasks(m, a.db, target);
+  if (a.pick > 1 && a.db.empty()) KILN_USER_ERROR() << "--pick-in-model chooses among a database's records: give --db";
+  std::vector<PrimFunc> scheduled;
+  if (a.pick > 1) {
+    PickOptions options;
+    options.candidates = a.pick;
+    const InModelPick p = pick_in_model(m, a.db, target, options);
+    print_pick(p, m, log);
+    scheduled = p.funcs;
+  } else {
+    scheduled = schedule_tasks(m, a.db, target);
+  }
   const auto t0 = std::chrono::steady_clock::now();
   graph::write_compiled_model(m.graph, m.groups, m.tasks, scheduled, target, dir, target.num_cores());
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

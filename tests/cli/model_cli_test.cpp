@@ -9,8 +9,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_run.h"
+#include "core/structural.h"
+#include "driver/pick_in_model.h"
 #include "graph/model_builder.h"
 #include "support/scratch.h"
+#include "tir/analysis/workload_key.h"
+#include "tuning_logs/apply_record.h"
+#include "tuning_logs/open_database.h"
 
 namespace kiln::testing {
 namespace {
@@ -79,6 +84,59 @@ TEST(ModelCli, TunesThenRunsBlockedAndPlainWithinTolerance) {
   CliRun bad = kiln("run " + model + " --layout nhwc");
   EXPECT_EQ(bad.code, 2) << bad.out;
   EXPECT_NE(bad.out.find("--layout takes nchwc or nchw, not 'nhwc'"), std::string::npos) << bad.out;
+}
+
+// --pick-in-model: each task's best records run in the model in turn, and
+// the one whose calls took the least time there is compiled; the model so
+// compiled still computes what the reference does.
+TEST(ModelCli, PickInModelCompilesPerTaskTheRecordFastestInTheModel) {
+  const std::string model = write_model();
+  const std::string db = scratch_path("model_cli_pick.db");
+  std::filesystem::remove(db);
+  CliRun t = kiln("tune " + model + " --db " + db + " --trials-per-task 6 --batch-size 6 --final-top 0 --json");
+  ASSERT_EQ(t.code, 0) << t.out;
+
+  const Target target = Target::parse("llvm");
+  const ModelProgram m = prepare_model(model, "", pass_options("nchwc", target));
+  PickOptions options;
+  options.candidates = 3;
+  options.seconds = 0.1;
+  options.min_rounds = 5;
+  const InModelPick p = pick_in_model(m, db, target, options);
+  EXPECT_GE(p.rounds, 5);
+  ASSERT_EQ(p.tasks.size(), m.tasks.size());
+  std::unique_ptr<tuning::Database> d = tuning::open_database(db, tuning::OpenMode::kExisting);
+  size_t with_choice = 0;
+  for (size_t k = 0; k < m.tasks.size(); ++k) {
+    SCOPED_TRACE("task " + std::to_string(k) + " " + m.tasks[k].name);
+    const TaskPick& task = p.tasks[k];
+    const std::vector<tuning::TuningRecord> best = d->top_k(workload_key(m.tasks[k].func), target.str(), 3);
+    ASSERT_EQ(task.record_ids.size(), best.size());
+    ASSERT_EQ(task.model_ms.size(), best.size());
+    with_choice += best.size() > 1;
+    if (best.empty()) continue;
+    for (size_t j = 0; j < best.size(); ++j) {
+      EXPECT_EQ(task.record_ids[j], best[j].id);
+      EXPECT_GT(task.model_ms[j], 0.0);
+    }
+    const size_t fastest =
+        static_cast<size_t>(std::min_element(task.model_ms.begin(), task.model_ms.end()) - task.model_ms.begin());
+    EXPECT_EQ(task.picked, fastest);
+    EXPECT_TRUE(structural_equal(p.funcs[k], tuning::apply_record(best[fastest], m.tasks[k].func)));
+  }
+  EXPECT_GE(with_choice, 1u) << "no task had two records to choose from";
+
+  CliRun c = kiln("compile " + model + " --db " + db + " --pick-in-model 3 -o " + scratch_path("model_cli_pick"));
+  ASSERT_EQ(c.code, 0) << c.out;
+  EXPECT_NE(c.out.find("picked in the model over "), std::string::npos) << c.out;
+  CliRun r = kiln("run " + model + " --db " + db + " --pick-in-model 3 --check --repeat 2 --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(last_line(r.out))["check"], "ok") << r.out;
+
+  CliRun no_db = kiln("compile " + model + " --pick-in-model 3 -o " + scratch_path("model_cli_pick_no_db"));
+  EXPECT_EQ(no_db.code, 2) << no_db.out;
+  EXPECT_NE(no_db.out.find("--pick-in-model chooses among a database's records: give --db"), std::string::npos)
+      << no_db.out;
 }
 
 // --inputs names a folder of input_N.pb; one missing is named, not
