@@ -17,6 +17,8 @@
 // best record (its last where it has fewer), the variants run in turn on
 // this machine, each call timed, and each task keeps the record whose
 // calls took the least time in the model (the median over the rounds).
+// The picks together are then timed end to end against the best alone
+// together, and kept only if faster.
 // A task's record is timed beside the other tasks' records of the same
 // rank; running the variants in turn, round after round, makes a change
 // of the machine's state (docs/onnx.md, "Where the host puts the two
@@ -51,6 +53,11 @@ struct InModelPick {
   std::vector<PrimFunc> funcs;  // per task: what the picked record schedules (as schedule_tasks)
   std::vector<TaskPick> tasks;
   int rounds = 0;
+  // Where a task changed: the model of the picks and the model of the best
+  // alone timed end to end in turn (medians, ms). Not kept (every task back
+  // to its best alone) unless the picks were faster.
+  double alone_ms = 0, picked_ms = 0;
+  bool kept = true;
 };
 
 // Runs the variants on this machine: throws kiln::Error when `target`

@@ -83,6 +83,9 @@ void print_pick(const InModelPick& p, const ModelProgram& m, std::ostream& log) 
   log << "picked in the model over " << p.rounds << " rounds: " << changed << " of " << m.tasks.size()
       << " tasks take another record than their best alone; their calls' medians summed " << best_alone << " -> "
       << picked << " ms\n";
+  if (changed > 0 || !p.kept)
+    log << "the picks together " << p.picked_ms << " ms a run, the best alone together " << p.alone_ms << " ms: "
+        << (p.kept ? "kept" : "not kept; every task runs its best alone") << "\n";
 }
 
 // Compiles `a.model` into `dir`; what it printed goes to `log`. Returns
