@@ -1,8 +1,8 @@
+#include "core/temp_dir.h"
 #include "driver/pick_in_model.h"
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <memory>
 
@@ -20,22 +20,6 @@ namespace kiln {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// A folder under the system's temporary one, removed with everything in it.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "kiln-pick-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) KILN_USER_ERROR() << "cannot create a folder like " << pattern;
-    path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
 
 // The task a call runs: its kernel is named "task<t>" (graph/compiled_model.h).
 size_t task_of_call(const graph::CompiledModel& model, size_t call) {
@@ -76,12 +60,12 @@ InModelPick pick_in_model(const ModelProgram& m, const std::string& db_path, con
   if (variants == 1) return pick;  // nothing to choose from
 
   // Variant j: every task's j-th best record, or its last.
-  TempDir temp;
+  const TempDir temp("kiln-pick");
   std::vector<graph::CompiledModel> models;
   for (size_t j = 0; j < variants; ++j) {
     std::vector<PrimFunc> funcs;
     for (const std::vector<PrimFunc>& c : candidates) funcs.push_back(c[std::min(j, c.size() - 1)]);
-    const std::string dir = (std::filesystem::path(temp.path) / std::to_string(j)).string();
+    const std::string dir = (std::filesystem::path(temp.path()) / std::to_string(j)).string();
     graph::write_compiled_model(m.graph, m.groups, m.tasks, funcs, target, dir, target.num_cores());
     models.push_back(graph::CompiledModel::load(dir));
   }
@@ -124,7 +108,7 @@ InModelPick pick_in_model(const ModelProgram& m, const std::string& db_path, con
   bool changed = false;
   for (const TaskPick& p : pick.tasks) changed = changed || p.picked != 0;
   if (!changed) return pick;
-  const std::string dir = (std::filesystem::path(temp.path) / "picked").string();
+  const std::string dir = (std::filesystem::path(temp.path()) / "picked").string();
   graph::write_compiled_model(m.graph, m.groups, m.tasks, pick.funcs, target, dir, target.num_cores());
   graph::CompiledModel picked = graph::CompiledModel::load(dir);
   std::vector<double> alone_ms, picked_ms;

@@ -1,3 +1,4 @@
+#include "core/temp_dir.h"
 #include "farm/local_farm.h"
 
 #include <unistd.h>
@@ -45,9 +46,7 @@ std::string run_script(const std::string& script, const std::string& verb, const
 }  // namespace
 
 LocalPostgres::LocalPostgres(const std::string& script) : script_(script), owner_(getpid()) {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "kiln-postgres-state-XXXXXX").string();
-  if (!mkdtemp(tmpl.data())) KILN_USER_ERROR() << "cannot create a directory under " << std::filesystem::temp_directory_path();
-  state_ = tmpl;
+  state_ = make_temp_dir("kiln-postgres-state");
   url_ = run_script(script_, "start", state_);
 }
 

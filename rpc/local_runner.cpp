@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/temp_dir.h"
 #include "core/error.h"
 #include "rpc/runner/stream.h"
 #include "rpc/runner_client.h"
@@ -18,19 +19,13 @@ constexpr int kStartupMs = 60000;
 // The line `kiln runner` prints once it serves (tools/cmd_runner.cpp).
 constexpr const char* kReadyPrefix = "kiln runner: listening on ";
 
-std::string make_private_dir() {
-  std::string tmpl = (std::filesystem::temp_directory_path() / "kiln-runner-XXXXXX").string();
-  if (!mkdtemp(tmpl.data())) KILN_USER_ERROR() << "cannot create a directory under " << std::filesystem::temp_directory_path();
-  return tmpl;
-}
-
 }  // namespace
 
 struct LocalRunner::Connection {
   std::unique_ptr<proto::Runner::Stub> stub;
 };
 
-LocalRunner::LocalRunner(LocalRunnerOptions options) : options_(std::move(options)), dir_(make_private_dir()) {
+LocalRunner::LocalRunner(LocalRunnerOptions options) : options_(std::move(options)), dir_(make_temp_dir("kiln-runner")) {
   address_ = "unix:" + dir_ + "/runner.sock";
   ensure_running();
 }

@@ -1,12 +1,12 @@
 // kiln graph MODEL.onnx [--input-shapes "name:[1,3,224,224]"] [--after-pass P | --fused | --tasks] | kiln graph --ops
 // kiln graph --test-data DIR [--compiled] [--rtol R --atol A] [--markdown FILE]
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 
+#include "core/temp_dir.h"
 #include "core/error.h"
 #include "graph/compiled_model.h"
 #include "graph/conformance.h"
@@ -31,12 +31,8 @@ void run_test_data(const std::string& dir, bool compiled, double rtol, double at
   else cases = graph::test_case_dirs(dir);
   std::map<graph::TestCaseResult::Status, int> counts;
   std::vector<graph::TestCaseResult> results;
-  const std::string scratch =
-      (std::filesystem::temp_directory_path() / ("kiln-test-data-" + std::to_string(getpid()))).string();
-  struct Cleanup {
-    std::string path;
-    ~Cleanup() { std::filesystem::remove_all(path); }
-  } cleanup{scratch};
+  const TempDir scratch_dir("kiln-test-data");
+  const std::string& scratch = scratch_dir.path();
   graph::GraphExecutor executor;
   int compiled_count = 0;  // a folder each: a library is never loaded twice from one path
   if (compiled)

@@ -14,6 +14,7 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
+#include "core/temp_dir.h"
 #include "core/error.h"
 #include "core/file.h"
 #include "core/paths.h"
@@ -219,12 +220,8 @@ void run_wasm_model(const ModelArgs& a, const std::string& dir, const graph::Com
                     const std::optional<ModelProgram>& program) {
   const std::string node = find_on_path("node");
   if (node.empty()) KILN_USER_ERROR() << dir << " is a WebAssembly model, which runs in Node.js: node is not on PATH";
-  const std::string io = (std::filesystem::temp_directory_path() / ("kiln-run-io-" + std::to_string(getpid()))).string();
-  struct RemoveDir {
-    std::string path;
-    ~RemoveDir() { std::filesystem::remove_all(path); }
-  } remove_io{io};
-  std::filesystem::create_directories(io);
+  const TempDir io_dir("kiln-run-io");
+  const std::string& io = io_dir.path();
   const std::vector<NDArray> in = read_inputs(plan.inputs, a);
   for (size_t k = 0; k < plan.inputs.size(); ++k) {
     std::ofstream f((std::filesystem::path(io) / ("input_" + std::to_string(k) + ".bin")).string(), std::ios::binary);
@@ -270,16 +267,11 @@ void run_wasm_model(const ModelArgs& a, const std::string& dir, const graph::Com
 
 void run_model(const ModelArgs& a) {
   std::string dir = a.model;
-  struct TempDir {
-    std::string path;
-    ~TempDir() {
-      if (!path.empty()) std::filesystem::remove_all(path);
-    }
-  } temp;
+  std::optional<TempDir> temp;
   std::optional<ModelProgram> program;  // when compiled from an .onnx file here
   if (std::filesystem::is_regular_file(a.model)) {
-    temp.path = (std::filesystem::temp_directory_path() / ("kiln-run-" + std::to_string(getpid()))).string();
-    dir = temp.path;
+    temp.emplace("kiln-run");
+    dir = temp->path();
     program = compile_into(a, dir, a.json ? std::cerr : std::cout);
   }
   if (const graph::CompiledModelPlan plan = graph::read_compiled_model_plan(dir); graph::is_wasm_target(plan.target))

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <thread>
 
+#include "core/temp_dir.h"
 #include "core/error.h"
 #include "farm/announcer.h"
 #include "rpc/runner/server.h"
@@ -58,9 +59,7 @@ void run(const Args& a) {
     if (const char* env = std::getenv("KILN_RUNNER_TOKEN")) o.token = env;
   bool own_workdir = a.workdir.empty();
   if (own_workdir) {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "kiln-runner-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) KILN_USER_ERROR() << "cannot create a working directory";
-    o.workdir = tmpl;
+    o.workdir = make_temp_dir("kiln-runner");
   } else {
     o.workdir = a.workdir;
   }

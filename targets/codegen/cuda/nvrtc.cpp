@@ -1,3 +1,4 @@
+#include "core/temp_dir.h"
 #include "targets/codegen/cuda/nvrtc.h"
 
 #include <nvrtc.h>
@@ -54,9 +55,8 @@ std::string compile_cuda_to_ptx(const std::string& source, const std::string& ar
 std::string ptxas_errors(const std::string& ptx, const std::string& arch) {
   const char* env = std::getenv("KILN_PTXAS");
   const std::string ptxas = env && *env ? env : KILN_PTXAS;
-  std::string tmpl = (std::filesystem::temp_directory_path() / "kiln-ptx-XXXXXX").string();
-  if (!mkdtemp(tmpl.data())) KILN_USER_ERROR() << "cannot create a temporary directory for ptxas";
-  const std::filesystem::path dir = tmpl;
+  const TempDir temp("kiln-ptx");
+  const std::filesystem::path dir = temp.path();
   std::ofstream(dir / "kernel.ptx") << ptx;
   const std::string cmd = "'" + ptxas + "' -arch=" + arch + " '" + (dir / "kernel.ptx").string() + "' -o '" +
                           (dir / "kernel.cubin").string() + "' 2>&1";
@@ -66,8 +66,6 @@ std::string ptxas_errors(const std::string& ptx, const std::string& arch) {
   char buf[512];
   while (fgets(buf, sizeof buf, p)) out += buf;
   const int status = pclose(p);
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
   if (status == -1 || (WIFEXITED(status) && WEXITSTATUS(status) == 127))
     KILN_USER_ERROR() << "cannot run ptxas (" << ptxas << "): " << out;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
