@@ -89,16 +89,18 @@ class Model(_Signature):
             )
         return result
 
-    def compile(self, db=None, *, path=None):
+    def compile(self, db=None, *, path=None, pick_in_model=1):
         """Compiles every task as the database's best record schedules it (its
         default program where there is none) and loads the result. path: where
         to write it (the directory ``kiln run`` takes); default: a temporary one
-        that lives as long as the module."""
+        that lives as long as the module. pick_in_model=K (with db): each
+        task's K best records run in the model on this machine, and the one
+        fastest there compiled (``kiln compile --pick-in-model``)."""
         tmp = None
         if path is None:
             tmp = tempfile.TemporaryDirectory(prefix="kiln-model-")
             path = tmp.name
-        self._impl._compile(os.fspath(path), os.fspath(db) if db else "")
+        self._impl._compile(os.fspath(path), os.fspath(db) if db else "", int(pick_in_model))
         return CompiledModule(os.fspath(path), _keep=tmp)
 
     def reference(self, *inputs):

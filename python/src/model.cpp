@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "driver/model_program.h"
+#include "driver/pick_in_model.h"
 #include "driver/tune.h"
 #include "graph/compiled_model.h"
 #include "graph/reference.h"
@@ -203,13 +204,20 @@ void bind_model(pyb::module_& parent) {
           pyb::arg("policy") = "gradient", pyb::arg("warm_weights") = false)
       .def(
           "_compile",
-          [](const Model& m, const std::string& dir, const std::string& db) {
+          [](const Model& m, const std::string& dir, const std::string& db, int pick) {
             pyb::gil_scoped_release nogil;
-            const std::vector<PrimFunc> scheduled = schedule_tasks(m.program, db, m.target);
+            std::vector<PrimFunc> scheduled;
+            if (pick > 1 && !db.empty()) {
+              PickOptions options;
+              options.candidates = pick;
+              scheduled = pick_in_model(m.program, db, m.target, options).funcs;
+            } else {
+              scheduled = schedule_tasks(m.program, db, m.target);
+            }
             graph::write_compiled_model(m.program.graph, m.program.groups, m.program.tasks, scheduled, m.target, dir,
                                         std::max(1, m.target.num_cores()));
           },
-          pyb::arg("dir"), pyb::arg("db") = "");
+          pyb::arg("dir"), pyb::arg("db") = "", pyb::arg("pick_in_model") = 1);
 
   pyb::class_<Compiled>(m, "CompiledModel")
       .def(pyb::init<const std::string&>(), pyb::arg("dir"))
