@@ -146,6 +146,13 @@ TEST(ModelCli, PickInModelCompilesPerTaskTheRecordFastestInTheModel) {
   EXPECT_EQ(no_db.code, 2) << no_db.out;
   EXPECT_NE(no_db.out.find("--pick-in-model chooses among a database's records: give --db"), std::string::npos)
       << no_db.out;
+  // The pick runs the model here: a target of another machine is refused.
+  CliRun elsewhere = kiln("compile " + model + " --db " + db + " --pick-in-model 3 --target 'llvm -mtriple=aarch64-linux-gnu'" +
+                          " -o " + scratch_path("model_cli_pick_aarch64"));
+  EXPECT_EQ(elsewhere.code, 2) << elsewhere.out;
+  EXPECT_NE(elsewhere.out.find("picking records in the model runs it on this machine, which cannot run"),
+            std::string::npos)
+      << elsewhere.out;
 }
 
 // --inputs names a folder of input_N.pb; one missing is named, not
