@@ -1,4 +1,3 @@
-#include "core/temp_dir.h"
 #include "driver/pick_in_model.h"
 
 #include <algorithm>
@@ -7,6 +6,7 @@
 #include <memory>
 
 #include "core/error.h"
+#include "core/temp_dir.h"
 #include "graph/compiled_model.h"
 #include "targets/runtime/ndarray.h"
 #include "targets/runtime/thread_pool.h"

@@ -1,4 +1,3 @@
-#include "core/temp_dir.h"
 #include "farm/local_farm.h"
 
 #include <unistd.h>
@@ -9,6 +8,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "core/temp_dir.h"
 #include "tuning_logs/pg_connection.h"
 
 namespace kiln::farm {

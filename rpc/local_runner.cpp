@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <set>
 
-#include "core/temp_dir.h"
 #include "core/error.h"
+#include "core/temp_dir.h"
 #include "rpc/runner/stream.h"
 #include "rpc/runner_client.h"
 

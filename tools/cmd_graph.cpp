@@ -6,8 +6,9 @@
 #include <iostream>
 #include <map>
 
-#include "core/temp_dir.h"
 #include "core/error.h"
+#include "core/temp_dir.h"
+#include "driver/model_program.h"
 #include "graph/compiled_model.h"
 #include "graph/conformance.h"
 #include "graph/fuse.h"
@@ -16,7 +17,6 @@
 #include "graph/passes.h"
 #include "graph/tasks.h"
 #include "tools/commands.h"
-#include "driver/model_program.h"
 
 namespace kiln::cli {
 namespace {

@@ -14,10 +14,12 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
-#include "core/temp_dir.h"
 #include "core/error.h"
 #include "core/file.h"
 #include "core/paths.h"
+#include "core/temp_dir.h"
+#include "driver/model_program.h"
+#include "driver/pick_in_model.h"
 #include "graph/compiled_model.h"
 #include "graph/conformance.h"
 #include "graph/onnx_import.h"
@@ -27,8 +29,6 @@
 #include "targets/runtime/thread_distance.h"
 #include "targets/runtime/timing.h"
 #include "tools/commands.h"
-#include "driver/model_program.h"
-#include "driver/pick_in_model.h"
 
 namespace kiln::cli {
 namespace {

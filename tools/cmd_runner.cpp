@@ -14,8 +14,8 @@
 #include <iostream>
 #include <thread>
 
-#include "core/temp_dir.h"
 #include "core/error.h"
+#include "core/temp_dir.h"
 #include "farm/announcer.h"
 #include "rpc/runner/server.h"
 #include "tools/commands.h"

@@ -1,4 +1,3 @@
-#include "core/temp_dir.h"
 #include "targets/codegen/cuda/nvrtc.h"
 
 #include <nvrtc.h>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/temp_dir.h"
 
 namespace kiln {
 namespace {
