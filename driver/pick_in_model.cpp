@@ -80,16 +80,19 @@ InModelPick pick_in_model(const ModelProgram& m, const std::string& db_path, con
     for (graph::CompiledModel& model : models) model.run(in, pool);
   });
 
+  // The variants make the same calls (one plan): each call's task, once.
+  std::vector<size_t> call_task(models[0].num_calls());
+  for (size_t c = 0; c < call_task.size(); ++c) call_task[c] = task_of_call(models[0], c);
   // times[t][j]: task t's calls in variant j, one sum per round.
   std::vector<std::vector<std::vector<double>>> times(m.tasks.size(), std::vector<std::vector<double>>(variants));
   const auto until = Clock::now() + std::chrono::duration<double>(o.seconds);
   std::vector<double> call_seconds;
   while (pick.rounds < o.min_rounds || Clock::now() < until) {
     for (size_t j = 0; j < variants; ++j) {
-      call_seconds.assign(models[j].num_calls(), 0.0);
+      call_seconds.assign(call_task.size(), 0.0);
       models[j].run(in, pool, &call_seconds);
       std::vector<double> per_task(m.tasks.size(), 0.0);
-      for (size_t c = 0; c < call_seconds.size(); ++c) per_task[task_of_call(models[j], c)] += call_seconds[c];
+      for (size_t c = 0; c < call_seconds.size(); ++c) per_task[call_task[c]] += call_seconds[c];
       for (size_t t = 0; t < m.tasks.size(); ++t) times[t][j].push_back(per_task[t]);
     }
     ++pick.rounds;

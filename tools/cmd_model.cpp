@@ -64,7 +64,7 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
 
 // What --pick-in-model found: a line per task whose pick is not its best
 // alone, and the calls' sum both ways.
-void print_pick(const InModelPick& p, const ModelProgram& m, std::ostream& log) {
+void print_pick(const InModelPick& p, std::ostream& log) {
   double best_alone = 0, picked = 0;
   int changed = 0;
   for (size_t t = 0; t < p.tasks.size(); ++t) {
@@ -81,7 +81,7 @@ void print_pick(const InModelPick& p, const ModelProgram& m, std::ostream& log) 
                   k.model_ms[k.picked], k.alone_ms.front(), k.model_ms.front());
     log << line;
   }
-  log << "picked in the model over " << p.rounds << " rounds: " << changed << " of " << m.tasks.size()
+  log << "picked in the model over " << p.rounds << " rounds: " << changed << " of " << p.tasks.size()
       << " tasks take another record than their best alone; their calls' medians summed " << best_alone << " -> "
       << picked << " ms\n";
   if (changed > 0 || !p.kept)
@@ -100,7 +100,7 @@ ModelProgram compile_into(const ModelArgs& a, const std::string& dir, std::ostre
     PickOptions options;
     options.candidates = a.pick;
     const InModelPick p = pick_in_model(m, a.db, target, options);
-    print_pick(p, m, log);
+    print_pick(p, log);
     scheduled = p.funcs;
   } else {
     scheduled = schedule_tasks(m, a.db, target);
