@@ -156,6 +156,29 @@ TEST(Postprocess, OneLoopPastTheBoundWhenItEvensOutTheCores) {
   kiln::testing::expect_same_results(f, sch.func());
 }
 
+// The cores take a parallel loop in contiguous chunks. Before: 7 rows in
+// tiles of 4 (the last one partial) fused outside 16 column tiles gave one
+// core the 4 full rows and the other the 3 of the partial tile, an eighth
+// of the time idle. After: the guarded row tiles are fused innermost, and
+// each core's chunk holds both; with rows that tile evenly the order stays
+// as the schedule had it.
+TEST(Postprocess, PartialTilesAreFusedInnermostInTheParallelLoop) {
+  for (int64_t rows : {7, 8}) {
+    PrimFunc f = workload("matmul:M=" + std::to_string(rows) + ",N=256,K=16");
+    Schedule sch(f);
+    std::vector<LoopRV> l = sch.get_loops(sch.get_block("C"));  // i j k
+    std::vector<LoopRV> i = sch.split(l[0], {2, 4});
+    std::vector<LoopRV> j = sch.split(l[1], {16, 16});
+    sch.reorder({i[0], j[0], i[1], j[1], l[2]});
+    sch.annotate(sch.get_block(root_block(sch.func())), kParallelAnn, AnnValue(int64_t{2 * kJobsPerCore}));
+    postprocess(sch);
+    const ForNode* parallel = outermost_loop(sch.func());
+    ASSERT_TRUE(parallel && parallel->for_kind == ForKind::kParallel) << to_string(sch.func());
+    EXPECT_EQ(parallel->loop_var.name(), rows == 7 ? "i1_0_i0_0_fused" : "i0_0_i1_0_fused") << to_string(sch.func());
+    kiln::testing::expect_same_results(f, sch.func());
+  }
+}
+
 // Vectorized only where the stores are contiguous. Before: matmul's loops
 // ordered (j, k, i) had their innermost i vectorized, a scatter down a
 // column of C (stride 8), which LLVM scalarizes. After: it stays serial;
