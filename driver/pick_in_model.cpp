@@ -136,4 +136,16 @@ InModelPick pick_in_model(const ModelProgram& m, const std::string& db_path, con
   return pick;
 }
 
+std::vector<PrimFunc> scheduled_for_model(const ModelProgram& m, const std::string& db_path, const Target& target,
+                                          int pick, InModelPick* found) {
+  if (pick <= 1) return schedule_tasks(m, db_path, target);
+  if (db_path.empty()) KILN_USER_ERROR() << "picking records in the model chooses among a database's records: give a database";
+  PickOptions options;
+  options.candidates = pick;
+  InModelPick p = pick_in_model(m, db_path, target, options);
+  std::vector<PrimFunc> funcs = p.funcs;
+  if (found) *found = std::move(p);
+  return funcs;
+}
+
 }  // namespace kiln

@@ -66,4 +66,12 @@ struct InModelPick {
 InModelPick pick_in_model(const ModelProgram& m, const std::string& db_path, const Target& target,
                           const PickOptions& options = {});
 
+// Each task's function for compiling the model: its best record alone
+// (schedule_tasks), or with pick > 1 the one of its `pick` best that ran
+// fastest in the model (pick_in_model, what it found in *found). Throws
+// kiln::UserError for pick > 1 without a database: the pick chooses among
+// its records. What `kiln compile` and Python's Model.compile call.
+std::vector<PrimFunc> scheduled_for_model(const ModelProgram& m, const std::string& db_path, const Target& target,
+                                          int pick, InModelPick* found = nullptr);
+
 }  // namespace kiln

@@ -95,16 +95,9 @@ ModelProgram compile_into(const ModelArgs& a, const std::string& dir, std::ostre
   const Target target = Target::parse(a.target);
   ModelProgram m = prepare_model(a.model, a.input_shapes, pass_options(a.layout, target));
   if (a.pick > 1 && a.db.empty()) KILN_USER_ERROR() << "--pick-in-model chooses among a database's records: give --db";
-  std::vector<PrimFunc> scheduled;
-  if (a.pick > 1) {
-    PickOptions options;
-    options.candidates = a.pick;
-    const InModelPick p = pick_in_model(m, a.db, target, options);
-    print_pick(p, log);
-    scheduled = p.funcs;
-  } else {
-    scheduled = schedule_tasks(m, a.db, target);
-  }
+  InModelPick pick;
+  const std::vector<PrimFunc> scheduled = scheduled_for_model(m, a.db, target, a.pick, &pick);
+  if (a.pick > 1) print_pick(pick, log);
   const auto t0 = std::chrono::steady_clock::now();
   graph::write_compiled_model(m.graph, m.groups, m.tasks, scheduled, target, dir, target.num_cores());
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -93,9 +93,10 @@ class Model(_Signature):
         """Compiles every task as the database's best record schedules it (its
         default program where there is none) and loads the result. path: where
         to write it (the directory ``kiln run`` takes); default: a temporary one
-        that lives as long as the module. pick_in_model=K (with db): each
-        task's K best records run in the model on this machine, and the one
-        fastest there compiled (``kiln compile --pick-in-model``)."""
+        that lives as long as the module. pick_in_model=K (with db; without
+        one, KilnError): each task's K best records run in the model on this
+        machine, and the one fastest there compiled (``kiln compile
+        --pick-in-model``)."""
         tmp = None
         if path is None:
             tmp = tempfile.TemporaryDirectory(prefix="kiln-model-")

@@ -206,14 +206,7 @@ void bind_model(pyb::module_& parent) {
           "_compile",
           [](const Model& m, const std::string& dir, const std::string& db, int pick) {
             pyb::gil_scoped_release nogil;
-            std::vector<PrimFunc> scheduled;
-            if (pick > 1 && !db.empty()) {
-              PickOptions options;
-              options.candidates = pick;
-              scheduled = pick_in_model(m.program, db, m.target, options).funcs;
-            } else {
-              scheduled = schedule_tasks(m.program, db, m.target);
-            }
+            const std::vector<PrimFunc> scheduled = scheduled_for_model(m.program, db, m.target, pick);
             graph::write_compiled_model(m.program.graph, m.program.groups, m.program.tasks, scheduled, m.target, dir,
                                         std::max(1, m.target.num_cores()));
           },

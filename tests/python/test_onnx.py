@@ -95,6 +95,9 @@ def test_tune_then_compile_uses_the_records(model_path, tmp_path, rng):
     # each task's best records tried in the model: still the model's outputs
     (y,) = m.compile(db=db, pick_in_model=3)(x)
     np.testing.assert_allclose(y, m.reference(x)[0], rtol=1e-4, atol=1e-5)
+    # the pick chooses among a database's records: without one, an error, as `kiln compile` gives
+    with pytest.raises(kiln.KilnError, match="give a database"):
+        m.compile(pick_in_model=3)
 
 
 def test_bad_models_are_named(tmp_path, model_path):
