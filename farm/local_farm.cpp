@@ -79,8 +79,15 @@ FarmProcess start_kilnd(const std::string& url, const std::vector<std::string>& 
 FarmProcess start_runner(const std::string& daemon, const std::string& key, const std::vector<std::string>& extra) {
   std::vector<std::string> argv = {rpc::kiln_binary(), "runner", "--key", key, "--register", daemon};
   if (std::find(extra.begin(), extra.end(), "--listen") == extra.end()) argv.insert(argv.end(), {"--listen", "127.0.0.1:0"});
+  std::shared_ptr<TempDir> workdir;
+  if (std::find(extra.begin(), extra.end(), "--workdir") == extra.end()) {
+    workdir = std::make_shared<TempDir>("kiln-runner");
+    argv.insert(argv.end(), {"--workdir", workdir->path()});
+  }
   argv.insert(argv.end(), extra.begin(), extra.end());
-  return start(argv, "kiln runner: listening on ");
+  FarmProcess p = start(argv, "kiln runner: listening on ");
+  p.workdir = std::move(workdir);
+  return p;
 }
 
 }  // namespace kiln::farm

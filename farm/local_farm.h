@@ -5,14 +5,20 @@
 // shell.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/temp_dir.h"
 #include "rpc/process/child_process.h"
 
 namespace kiln::farm {
 
 struct FarmProcess {
+  // A runner's work folder, made for it where the caller named none: it
+  // goes after the child (declared first, destroyed last), so that a
+  // runner killed before it could clean up leaves nothing behind.
+  std::shared_ptr<TempDir> workdir;
   rpc::ChildProcess child;
   std::string address;  // where it listens
 };
@@ -48,7 +54,9 @@ FarmProcess start_kilnd(const std::string& url, const std::vector<std::string>& 
                         const std::string& listen = "127.0.0.1:0");
 
 // kiln runner --key key --register daemon (listening on 127.0.0.1:0 unless
-// `extra` says --listen), then `extra`.
+// `extra` says --listen; working in a temporary folder of this process's,
+// removed with the FarmProcess, unless `extra` says --workdir), then
+// `extra`.
 FarmProcess start_runner(const std::string& daemon, const std::string& key, const std::vector<std::string>& extra = {});
 
 }  // namespace kiln::farm

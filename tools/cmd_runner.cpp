@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "core/error.h"
@@ -57,13 +57,15 @@ void run(const Args& a) {
   o.tls = a.tls;
   if (o.token.empty())
     if (const char* env = std::getenv("KILN_RUNNER_TOKEN")) o.token = env;
-  bool own_workdir = a.workdir.empty();
-  if (own_workdir) {
-    o.workdir = make_temp_dir("kiln-runner");
+  // Without --workdir, a temporary one of its own, removed on the way out
+  // (a runner that fails to listen included).
+  std::optional<TempDir> own_workdir;
+  if (a.workdir.empty()) {
+    own_workdir.emplace("kiln-runner");
+    o.workdir = own_workdir->path();
   } else {
     o.workdir = a.workdir;
   }
-  const std::string workdir = o.workdir;
   const std::string token = o.token;
 
   rpc::RunnerServer server(a.listen, std::move(o));
@@ -91,7 +93,6 @@ void run(const Args& a) {
   });
   server.wait();
   announcer.reset();  // says it leaves
-  if (own_workdir) std::filesystem::remove_all(workdir);
 }
 
 }  // namespace
