@@ -264,20 +264,21 @@ std::vector<LoopRV> guarded_last(Schedule& sch, const std::vector<LoopRV>& chain
     }
   });
   if (guards.empty()) return chain;
-  std::vector<LoopRV> order, guarded;
-  std::vector<int64_t> extents, order_extents, guarded_extents;
-  std::vector<double> shares, order_shares, guarded_shares;
+  std::vector<int64_t> extents;
+  std::vector<double> shares;
   for (LoopRV l : chain) {
-    const int64_t e = extent_of(sch, l);
-    const double share = last_tile_share(sch.loop_var(l), e, guards);
-    extents.push_back(e), shares.push_back(share);
-    if (share < 1) guarded.push_back(l), guarded_extents.push_back(e), guarded_shares.push_back(share);
-    else order.push_back(l), order_extents.push_back(e), order_shares.push_back(share);
+    extents.push_back(extent_of(sch, l));
+    shares.push_back(last_tile_share(sch.loop_var(l), extents.back(), guards));
   }
-  if (guarded.empty() || order.empty()) return chain;
-  order.insert(order.end(), guarded.begin(), guarded.end());
-  order_extents.insert(order_extents.end(), guarded_extents.begin(), guarded_extents.end());
-  order_shares.insert(order_shares.end(), guarded_shares.begin(), guarded_shares.end());
+  if (std::all_of(shares.begin(), shares.end(), [](double x) { return x == 1; })) return chain;  // none guarded
+  // The chain's positions, the unguarded first, each part in order.
+  std::vector<size_t> moved(chain.size());
+  for (size_t i = 0; i < moved.size(); ++i) moved[i] = i;
+  std::stable_partition(moved.begin(), moved.end(), [&](size_t i) { return shares[i] == 1; });
+  std::vector<LoopRV> order;
+  std::vector<int64_t> order_extents;
+  std::vector<double> order_shares;
+  for (size_t i : moved) order.push_back(chain[i]), order_extents.push_back(extents[i]), order_shares.push_back(shares[i]);
   const double idle = chunk_idle_share(extents, shares, cores);
   if (idle <= 0.1 || chunk_idle_share(order_extents, order_shares, cores) >= idle) return chain;
   sch.reorder(order);
