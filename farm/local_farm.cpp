@@ -79,9 +79,9 @@ FarmProcess start_kilnd(const std::string& url, const std::vector<std::string>& 
 FarmProcess start_runner(const std::string& daemon, const std::string& key, const std::vector<std::string>& extra) {
   std::vector<std::string> argv = {rpc::kiln_binary(), "runner", "--key", key, "--register", daemon};
   if (std::find(extra.begin(), extra.end(), "--listen") == extra.end()) argv.insert(argv.end(), {"--listen", "127.0.0.1:0"});
-  std::shared_ptr<TempDir> workdir;
+  std::unique_ptr<TempDir> workdir;
   if (std::find(extra.begin(), extra.end(), "--workdir") == extra.end()) {
-    workdir = std::make_shared<TempDir>("kiln-runner");
+    workdir = std::make_unique<TempDir>("kiln-runner");
     argv.insert(argv.end(), {"--workdir", workdir->path()});
   }
   argv.insert(argv.end(), extra.begin(), extra.end());

@@ -18,7 +18,7 @@ struct FarmProcess {
   // A runner's work folder, made for it where the caller named none: it
   // goes after the child (declared first, destroyed last), so that a
   // runner killed before it could clean up leaves nothing behind.
-  std::shared_ptr<TempDir> workdir;
+  std::unique_ptr<TempDir> workdir;
   rpc::ChildProcess child;
   std::string address;  // where it listens
 };

@@ -7,7 +7,6 @@
 #include <set>
 
 #include "core/error.h"
-#include "core/temp_dir.h"
 #include "rpc/runner/stream.h"
 #include "rpc/runner_client.h"
 
@@ -25,23 +24,21 @@ struct LocalRunner::Connection {
   std::unique_ptr<proto::Runner::Stub> stub;
 };
 
-LocalRunner::LocalRunner(LocalRunnerOptions options) : options_(std::move(options)), dir_(make_temp_dir("kiln-runner")) {
-  address_ = "unix:" + dir_ + "/runner.sock";
+LocalRunner::LocalRunner(LocalRunnerOptions options) : options_(std::move(options)), dir_("kiln-runner") {
+  address_ = "unix:" + dir_.path() + "/runner.sock";
   ensure_running();
 }
 
 LocalRunner::~LocalRunner() {
   conn_.reset();
   child_.kill();
-  std::error_code ec;
-  std::filesystem::remove_all(dir_, ec);
 }
 
 void LocalRunner::ensure_running() {
   if (child_.running()) return;
   std::error_code ec;
-  std::filesystem::remove(dir_ + "/runner.sock", ec);
-  std::vector<std::string> argv = {options_.kiln, "runner", "--listen", address_, "--workdir", dir_ + "/work"};
+  std::filesystem::remove(dir_.path() + "/runner.sock", ec);
+  std::vector<std::string> argv = {options_.kiln, "runner", "--listen", address_, "--workdir", dir_.path() + "/work"};
   argv.insert(argv.end(), options_.args.begin(), options_.args.end());
   std::string seen;
   const bool ready = spawn_until_line(child_, argv, kReadyPrefix, kStartupMs, seen).has_value();

@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 
+#include "core/temp_dir.h"
 #include "rpc/measure.h"
 #include "rpc/process/child_process.h"
 
@@ -65,7 +66,8 @@ class LocalRunner : public Runner {
  private:
   void ensure_running();
   LocalRunnerOptions options_;
-  std::string dir_, address_;
+  TempDir dir_;  // its socket and work, removed after the child is stopped
+  std::string address_;
   ChildProcess child_;
   struct Connection;  // the gRPC channel to the current child
   std::unique_ptr<Connection> conn_;
