@@ -4,11 +4,35 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <string_view>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "core/error.h"
 #include "targets/runtime/half.h"
 
 namespace kiln {
+namespace {
+
+// Arrays of a huge page or more (a compiled model's weights and arena, a
+// large operand) are laid on 2 MiB pages where the kernel gives them:
+// streamed through 4 KiB pages, a 14 MB weight file walks the page tables
+// for every 4 KiB and the hardware prefetchers restart at every page
+// boundary (docs/measurement.md, "Huge pages"). KILN_HUGE_PAGES=0 turns it
+// off, to time the difference.
+constexpr size_t kHugePage = size_t{2} << 20;
+
+bool huge_pages_wanted() {
+  static const bool wanted = [] {
+    const char* v = std::getenv("KILN_HUGE_PAGES");
+    return !(v && std::string_view(v) == "0");
+  }();
+  return wanted;
+}
+
+}  // namespace
 
 void NDArray::Free::operator()(void* p) const { std::free(p); }
 
@@ -19,9 +43,16 @@ NDArray::NDArray(DataType dtype, std::vector<int64_t> shape) : dtype_(dtype), sh
     if (e < 0) KILN_USER_ERROR() << "ndarray with negative extent " << e;
     numel_ *= e;
   }
-  size_t bytes = (std::max<size_t>(nbytes(), 1) + kAlignment - 1) / kAlignment * kAlignment;
-  void* p = std::aligned_alloc(kAlignment, bytes);
+  const bool huge = nbytes() >= kHugePage && huge_pages_wanted();
+  const size_t alignment = huge ? kHugePage : kAlignment;
+  size_t bytes = (std::max<size_t>(nbytes(), 1) + alignment - 1) / alignment * alignment;
+  void* p = std::aligned_alloc(alignment, bytes);
   if (!p) KILN_USER_ERROR() << "cannot allocate " << bytes << " bytes for an ndarray";
+#if defined(MADV_HUGEPAGE)
+  // Before the first touch (the memset below), so the pages fault in huge.
+  // Advice only: where transparent huge pages are off, 4 KiB pages it is.
+  if (huge) madvise(p, bytes, MADV_HUGEPAGE);
+#endif
   std::memset(p, 0, bytes);
   data_.reset(p);
 }

@@ -1,7 +1,9 @@
 // NDArray: an owning, dense, row-major host tensor.
 //
 // Data is 64-byte aligned (a cache line, and an AVX-512 register) so that
-// kernels and measurements never depend on where malloc happened to put it.
+// kernels and measurements never depend on where malloc happened to put it;
+// an array of 2 MiB or more starts on a 2 MiB boundary and asks for huge
+// pages (ndarray.cpp).
 // Move-only: a copy of a tensor is always explicit (copy()).
 #pragma once
 

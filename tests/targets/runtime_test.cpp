@@ -38,6 +38,23 @@ TEST(NDArray, AlignedZeroedAndSized) {
   EXPECT_NE(empty.data(), nullptr);
 }
 
+// An array of 2 MiB or more starts on a 2 MiB boundary, where the kernel
+// can back it with huge pages (ndarray.cpp); a smaller one only on a line.
+TEST(NDArray, ArraysOfAHugePageOrMoreStartOnOne) {
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  for (int64_t n : {int64_t{1} << 19, (int64_t{1} << 19) + 5, int64_t{3} << 20}) {
+    NDArray a(DataType::Float32(), {n});
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(a.data()) % kHuge, 0u) << n << " floats";
+    EXPECT_EQ(a.nbytes(), static_cast<size_t>(n) * 4);
+    EXPECT_EQ(a.data_as<float>()[n - 1], 0.0f);
+  }
+  std::vector<NDArray> small;
+  for (int k = 0; k < 4; ++k) small.emplace_back(DataType::Float32(), std::vector<int64_t>{1000});
+  size_t off_boundary = 0;
+  for (const NDArray& a : small) off_boundary += reinterpret_cast<uintptr_t>(a.data()) % kHuge != 0;
+  EXPECT_GT(off_boundary, 0u) << "small arrays are not padded out to huge pages";
+}
+
 TEST(NDArray, Errors) {
   EXPECT_THROW(NDArray(DataType::Float(32, 4), {2}), Error);
   EXPECT_THROW(NDArray(DataType::Float32(), {2, -1}), Error);
