@@ -5,10 +5,11 @@
 //   kiln_model_server COMPILED_DIR INPUTS_DIR THREADS
 //
 // It loads the model and the inputs (INPUTS_DIR/input_N.pb), runs it once,
-// prints {"ready": true} and then answers each line "N" on stdin with one
-// JSON line: the milliseconds of N timed runs, after one untimed run, and
-// where the host has put the threads just before them (a cache line's round
-// trip, targets/runtime/thread_distance.h). End of input ends it.
+// prints {"ready": true} and then answers each line "N [W]" on stdin with
+// one JSON line: the milliseconds of N timed runs, after untimed ones for W
+// milliseconds (one at least; W 0 when absent), and where the host has put
+// the threads just before them (a cache line's round trip,
+// targets/runtime/thread_distance.h). End of input ends it.
 //
 // Why a server and not `kiln run` per round: the shared hosts these benches
 // run on change speed for seconds at a time (the same kernel read 250 and
@@ -18,6 +19,7 @@
 // already loaded, share the spells out alike.
 #include <chrono>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 #include <nlohmann/json.hpp>
@@ -39,9 +41,15 @@ int serve(int argc, char** argv) {
   std::cout << nlohmann::json{{"ready", true}, {"threads", pool.num_threads()}}.dump() << std::endl;
   std::string line;
   while (std::getline(std::cin, line)) {
-    const int runs = std::stoi(line);
+    std::istringstream request(line);
+    int runs = 0;
+    double warm_ms = 0;
+    if (!(request >> runs) || runs < 0) KILN_USER_ERROR() << "a request is \"N [W]\", not '" << line << "'";
+    request >> warm_ms;
     const double round_trip_ns = thread_round_trip_ns(pool);
-    model.run(in, pool);
+    const auto warm_until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::milli>(warm_ms);
+    do model.run(in, pool);
+    while (std::chrono::steady_clock::now() < warm_until);
     std::vector<double> ms;
     for (int r = 0; r < runs; ++r) {
       const auto t0 = std::chrono::steady_clock::now();

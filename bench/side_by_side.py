@@ -32,8 +32,8 @@ class Server:
             if line.startswith("{"):
                 return json.loads(line)
 
-    def time(self, runs):
-        self.proc.stdin.write(f"{runs}\n")
+    def time(self, runs, warm_ms=0):
+        self.proc.stdin.write(f"{runs} {warm_ms}\n")
         self.proc.stdin.flush()
         return self.reply()
 
@@ -47,19 +47,29 @@ class Server:
 # a run, as kiln's does), so that they do not take a core from the next.
 PAUSE_S = 0.05
 
+# Each side's untimed runs before its timed ones in a block, in ms. After
+# the pause the CPU takes some milliseconds to come back to speed (its
+# clock, the host's placement of the idle vCPUs): on a Zen 5 VM, a side's
+# first timed runs after one untimed one were 2-5% slower than its 41st to
+# 60th, and most for the fastest side, whose runs fit more of them into
+# the transient (docs/onnx.md, "Warm before timing"). 50 ms of untimed
+# runs is past it for every side, so each block times what a steady stream
+# of inferences gets.
+WARM_MS = 50
 
-def interleave(servers, blocks, runs):
-    """`blocks` blocks; in each, every side times `runs` runs after one
-    untimed one, the order rotating from block to block. Returns per block
-    each side's median (ms) and, from a kiln_model_server side, the round
-    trip between its threads."""
+
+def interleave(servers, blocks, runs, warm_ms=WARM_MS):
+    """`blocks` blocks; in each, every side times `runs` runs after untimed
+    ones for `warm_ms` (one at least), the order rotating from block to
+    block. Returns per block each side's median (ms) and, from a
+    kiln_model_server side, the round trip between its threads."""
     names = list(servers)
     out = []
     for b in range(blocks):
         block = {}
         for name in names[b % len(names):] + names[:b % len(names)]:
             time.sleep(PAUSE_S)
-            r = servers[name].time(runs)
+            r = servers[name].time(runs, warm_ms)
             block[name] = statistics.median(r["ms"])
             if "thread_round_trip_ns" in r:
                 block["round_trip_ns"] = r["thread_round_trip_ns"]
