@@ -44,8 +44,11 @@ int serve(int argc, char** argv) {
     std::istringstream request(line);
     int runs = 0;
     double warm_ms = 0;
-    if (!(request >> runs) || runs < 0) KILN_USER_ERROR() << "a request is \"N [W]\", not '" << line << "'";
-    request >> warm_ms;
+    // N, then W where given: anything else is a malformed request, not a W of 0.
+    bool well_formed = (request >> runs) && runs >= 0;
+    if (well_formed && !(request >> std::ws).eof()) well_formed = (request >> warm_ms) && warm_ms >= 0;
+    if (!well_formed || !(request >> std::ws).eof())
+      KILN_USER_ERROR() << "a request is \"N [W]\", not '" << line << "'";
     const double round_trip_ns = thread_round_trip_ns(pool);
     const auto warm_until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::milli>(warm_ms);
     do model.run(in, pool);
