@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include "driver/op_program.h"
+#include "graph/memory_plan.h"
 #include "ops/workload.h"
 #include "rpc/builder.h"
 #include "rpc/runner/device.h"
@@ -77,12 +79,27 @@ search::TuneResult tune_workload(const search::TuneTask& task, const search::Tun
   return search::tune(task, o, {*database, builder, *r}, *strategy, on_progress, stop);
 }
 
+int64_t inference_bytes(const ModelProgram& m) {
+  std::set<int> weights;
+  for (const graph::Task& t : m.tasks)
+    for (const std::vector<int>& call : t.args)
+      for (int v : call)
+        if (m.graph.value(v).is_constant()) weights.insert(v);
+  int64_t bytes = graph::plan_memory(m.graph, m.groups).arena_bytes;
+  for (int v : weights) bytes += static_cast<int64_t>(m.graph.value(v).data->nbytes());
+  return bytes;
+}
+
 std::vector<search::SchedulerTask> model_tasks(const ModelProgram& m, bool warm_weights) {
   std::vector<search::SchedulerTask> tasks;
+  const int64_t swept = warm_weights ? 0 : inference_bytes(m);
   for (const graph::Task& t : m.tasks) {
     search::TuneTask task{tuning::workload_entry(t.func, t.name, t.signature, t.flops), t.func, {}};
     task.constants = graph::constant_params(m.graph, t);
-    if (!warm_weights) task.cold_args = task.constants;
+    if (!warm_weights) {
+      task.cold_args = task.constants;
+      task.cold_sweep_bytes = swept;
+    }
     tasks.push_back({std::move(task), t.weight(), t.name});
   }
   return tasks;

@@ -66,9 +66,14 @@ search::TuneResult tune_workload(const search::TuneTask& task, const search::Tun
                                  const std::function<void(const search::TuneProgress&)>& on_progress = {},
                                  const std::atomic<bool>* stop = nullptr);
 
+// The bytes one inference of `m` touches: the weights its calls read and
+// its arena of intermediate values.
+int64_t inference_bytes(const ModelProgram& m);
+
 // A model's tasks as the task scheduler takes them: each with its weight,
-// its constants (the weights, timed packed and, unless warm_weights,
-// evicted from the caches before every run).
+// its constants (the weights, timed packed and, unless warm_weights, made
+// cold before every run by sweeping inference_bytes(m) through the caches,
+// as the rest of an inference would: TimingOptions::cold_sweep_bytes).
 std::vector<search::SchedulerTask> model_tasks(const ModelProgram& m, bool warm_weights);
 
 // Tunes a model's tasks into `db` (tuning::open_database), a batch at a

@@ -90,6 +90,7 @@ void to_proto(const TimingConfig& t, proto::TimingConfig* out) {
   out->set_best_known_s(t.best_known_s);
   for (int i : t.cold_args) out->add_cold_args(i);
   out->set_warmup_ms(t.warmup_ms);
+  out->set_cold_sweep_bytes(t.cold_sweep_bytes);
 }
 
 TimingConfig from_proto(const proto::TimingConfig& t) {
@@ -106,6 +107,7 @@ TimingConfig from_proto(const proto::TimingConfig& t) {
   c.best_known_s = t.best_known_s();
   c.cold_args.assign(t.cold_args().begin(), t.cold_args().end());
   c.warmup_ms = t.warmup_ms();
+  c.cold_sweep_bytes = t.cold_sweep_bytes();
   return c;
 }
 

@@ -84,6 +84,7 @@ int64_t measure_shortlist(const PrimFunc& f, const std::vector<int>& constants, 
   static_cast<TimingOptions&>(timing) = report_timing();
   timing.flush_cache = o.timing.flush_cache;
   timing.cold_args = o.timing.cold_args;
+  timing.cold_sweep_bytes = o.timing.cold_sweep_bytes;
   int repeats = std::max(o.final_repeat, 1);
   timing.min_repeat_ms = o.final_min_repeat_ms;
   if (timing.evicts()) {  // every sample one cold run: more of them, none raised
@@ -145,7 +146,10 @@ TuneJob::TuneJob(const TuneTask& task, const TuneOptions& options, const TuneSer
       target_(options.target.str()),
       start_(Clock::now()),
       ctx_{.func = tuning::stored_form(task.func), .seed = options.seed} {
-  if (!o_.timing.flush_cache) o_.timing.cold_args = task.cold_args;
+  if (!o_.timing.flush_cache) {
+    o_.timing.cold_args = task.cold_args;
+    o_.timing.cold_sweep_bytes = task.cold_sweep_bytes;
+  }
   // Traces are written against the canonical form (blocks b0, b1, ...), the
   // form the database stores, so that a record applies to every function
   // with its workload key, whatever its blocks are called.

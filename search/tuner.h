@@ -45,6 +45,10 @@ struct TuneTask {
   // run unless timing.flush_cache evicts them all: a model's weights
   // (rpc::TimingConfig::cold_args). Empty for an operator tuned alone.
   std::vector<int> cold_args;
+  // How they are made cold: the bytes an inference of the model touches
+  // (its weights and its arena), swept through the caches before each
+  // timed run (TimingOptions::cold_sweep_bytes); 0 flushes them.
+  int64_t cold_sweep_bytes = 0;
   // Parameters, by position, that are constants: a model's weights, whose
   // packs a compiled model runs once (tir/transform/split_prepack.h), so
   // candidates are timed on them packed. Empty for an operator tuned alone.

@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/error.h"
 
@@ -56,22 +61,104 @@ void evict(const std::vector<const NDArray*>& arrays) {
 #endif
 }
 
-// What `o` evicts before each repeat: every argument, its cold_args, or
-// nothing; resolved once, before anything runs. Throws kiln::Error for a
-// cold argument the kernel does not have.
-std::vector<const NDArray*> evicted_by(const TimingOptions& o, const std::vector<NDArray>& args) {
-  std::vector<const NDArray*> out;
-  if (o.flush_cache) {
-    for (const NDArray& a : args) out.push_back(&a);
-    return out;
-  }
-  for (int i : o.cold_args) {
-    if (i < 0 || static_cast<size_t>(i) >= args.size())
-      KILN_USER_ERROR() << "cold argument " << i << " of a kernel with " << args.size() << " arguments";
-    out.push_back(&args[static_cast<size_t>(i)]);
-  }
-  return out;
+// Reads every cache line of [p, p + n), so that nothing folds the reads away.
+void read_lines(const char* p, size_t n) {
+  constexpr size_t kLine = 64;
+  char acc = 0;
+  for (size_t off = 0; off < n; off += kLine) acc = static_cast<char>(acc ^ p[off]);
+  asm volatile("" : : "r"(acc));
 }
+
+// Participant `part` of `parts`'s slice of [0, n): as ThreadPool splits tasks.
+std::pair<size_t, size_t> slice(size_t n, int64_t part, int parts) {
+  return {n * static_cast<size_t>(part) / static_cast<size_t>(parts),
+          n * static_cast<size_t>(part + 1) / static_cast<size_t>(parts)};
+}
+
+// The size of this host's unified cache of `level` (2, 3) as Linux reports
+// it for CPU 0, in bytes; 0 where it does not.
+int64_t host_cache_bytes(int level) {
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    std::ifstream lv(dir + "level"), type(dir + "type"), size(dir + "size");
+    int l = 0;
+    std::string t, s;
+    if (!(lv >> l) || !(type >> t) || !(size >> s)) continue;
+    if (l != level || t != "Unified" || s.empty()) continue;
+    const char unit = s.back();
+    const int64_t n = std::atoll(s.c_str());
+    return unit == 'K' ? n << 10 : unit == 'M' ? n << 20 : n;
+  }
+  return 0;
+}
+
+// How many bytes of its own memory each of `threads` threads reads to push
+// cold arguments out of its caches the way an inference that touches
+// `touched` bytes would; 0 where the inference outgrows the L3 (or the
+// sweep would take milliseconds), whose weights then come from memory: a
+// flush does that for less.
+int64_t sweep_share(int64_t touched, int threads) {
+  static const int64_t l2 = host_cache_bytes(2), l3 = host_cache_bytes(3);
+  if (touched > kMaxColdSweepBytes || (l3 > 0 && touched > l3)) return 0;
+  const int64_t share = touched / threads;
+  // Past a few L2s, reading more pushes nothing further out of a cache the
+  // inference fits.
+  return l2 > 0 ? std::min(share, 4 * l2) : share;
+}
+
+// Pushes the cold arguments out of every thread's caches the way an
+// inference's other traffic does (TimingOptions::cold_sweep_bytes): each
+// thread reads `share` bytes of its own memory, then its share of the warm
+// arguments back.
+void sweep(ThreadPool& pool, int64_t share_bytes, const std::vector<const NDArray*>& warm) {
+  const int threads = pool.num_threads();
+  pool.parallel_for(threads, [&](int64_t t) {
+    thread_local std::vector<char> own;  // each thread's, kept: the pool's threads live on
+    const size_t share = static_cast<size_t>(share_bytes);
+    if (own.size() < share) own.assign(share, 1);
+    read_lines(own.data(), share);
+    for (const NDArray* a : warm) {
+      auto [lo, hi] = slice(a->nbytes(), t, threads);
+      read_lines(static_cast<const char*>(a->data()) + lo, hi - lo);
+    }
+  });
+}
+
+// What `o` does before each repeat, resolved once, before anything runs:
+// flush every argument, or its cold ones, or sweep them out, or nothing.
+// Throws kiln::Error for a cold argument the kernel does not have.
+class Eviction {
+ public:
+  Eviction(const TimingOptions& o, const std::vector<NDArray>& args, ThreadPool& pool) : pool_(pool) {
+    if (o.flush_cache) {
+      for (const NDArray& a : args) flushed_.push_back(&a);
+      return;
+    }
+    std::vector<bool> cold(args.size());
+    for (int i : o.cold_args) {
+      if (i < 0 || static_cast<size_t>(i) >= args.size())
+        KILN_USER_ERROR() << "cold argument " << i << " of a kernel with " << args.size() << " arguments";
+      cold[static_cast<size_t>(i)] = true;
+    }
+    if (!o.cold_args.empty() && o.cold_sweep_bytes > 0) sweep_share_ = sweep_share(o.cold_sweep_bytes, pool.num_threads());
+    const bool swept = sweep_share_ > 0;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (cold[i] && !swept) flushed_.push_back(&args[i]);
+      if (!cold[i] && swept) warm_.push_back(&args[i]);
+    }
+  }
+
+  void operator()() const {
+    if (sweep_share_ > 0) return sweep(pool_, sweep_share_, warm_);
+    evict(flushed_);
+  }
+
+ private:
+  ThreadPool& pool_;
+  std::vector<const NDArray*> flushed_;
+  int64_t sweep_share_ = 0;  // per thread
+  std::vector<const NDArray*> warm_;  // read back after a sweep
+};
 
 }  // namespace
 
@@ -83,7 +170,7 @@ Timing measure_kernel(const CompiledKernel& k, std::vector<NDArray>& args, Threa
                       const TimingOptions& o) {
   KILN_ICHECK(o.number >= 1 && o.repeat >= 1 && o.warmup >= 0) << "bad timing options";
   std::vector<NDArray*> ptrs = pointers(args);
-  const std::vector<const NDArray*> evicted = evicted_by(o, args);
+  const Eviction evict_cold(o, args, pool);
   for (int i = 0; i < o.warmup; ++i) call(k, ptrs, pool);
   if (o.warmup_ms > 0) {
     const auto until = Clock::now() + std::chrono::duration<double, std::milli>(o.warmup_ms);
@@ -94,7 +181,7 @@ Timing measure_kernel(const CompiledKernel& k, std::vector<NDArray>& args, Threa
   t.number = o.number;
   if (o.min_repeat_ms > 0) {
     for (;;) {
-      evict(evicted);
+      evict_cold();
       double ms = time_runs(k, ptrs, pool, t.number);
       if (ms >= o.min_repeat_ms || t.number >= kMaxNumber) break;
       // Scale by what is missing, at least doubling when the run was too fast to see.
@@ -103,7 +190,7 @@ Timing measure_kernel(const CompiledKernel& k, std::vector<NDArray>& args, Threa
     }
   }
   for (int r = 0; r < o.repeat; ++r) {
-    evict(evicted);
+    evict_cold();
     t.ms_per_run.push_back(time_runs(k, ptrs, pool, t.number) / t.number);
   }
   return t;
@@ -117,7 +204,11 @@ std::vector<double> time_kernel(const CompiledKernel& k, std::vector<NDArray>& a
   return measure_kernel(k, args, pool, o).ms_per_run;
 }
 
-void flush_from_caches(const std::vector<NDArray>& args) { evict(evicted_by({.flush_cache = true}, args)); }
+void flush_from_caches(const std::vector<NDArray>& args) {
+  std::vector<const NDArray*> all;
+  for (const NDArray& a : args) all.push_back(&a);
+  evict(all);
+}
 
 TimingOptions report_timing(int repeat) {
   TimingOptions o;

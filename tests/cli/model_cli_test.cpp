@@ -11,6 +11,8 @@
 #include "cli_run.h"
 #include "core/structural.h"
 #include "driver/pick_in_model.h"
+#include "driver/tune.h"
+#include "graph/memory_plan.h"
 #include "graph/model_builder.h"
 #include "support/scratch.h"
 #include "tir/analysis/workload_key.h"
@@ -89,6 +91,26 @@ TEST(ModelCli, TunesThenRunsBlockedAndPlainWithinTolerance) {
 // --pick-in-model: each task's best records run in the model in turn, and
 // the one whose calls took the least time there is compiled; the model so
 // compiled still computes what the reference does.
+// What an inference touches, which a model's tune sweeps through the caches
+// to time each task's weights cold as the model leaves them: the two
+// convolutions' weights and bias (2304 + 32 + 2304 bytes, each once) and
+// the arena. Tuned with warm weights, nothing is swept.
+TEST(ModelCli, ATaskSweepsWhatAnInferenceTouchesToTimeItsWeightsCold) {
+  const std::string model = write_model();
+  const ModelProgram m = prepare_model(model, "", pass_options("nchw", Target::parse("llvm")));
+  const int64_t arena = graph::plan_memory(m.graph, m.groups).arena_bytes;
+  EXPECT_GT(arena, 0);
+  EXPECT_EQ(inference_bytes(m), arena + 2304 + 32 + 2304);
+  for (const search::SchedulerTask& t : model_tasks(m, /*warm_weights=*/false)) {
+    EXPECT_EQ(t.task.cold_sweep_bytes, inference_bytes(m)) << t.name;
+    EXPECT_EQ(t.task.cold_args, t.task.constants) << t.name;
+  }
+  for (const search::SchedulerTask& t : model_tasks(m, /*warm_weights=*/true)) {
+    EXPECT_EQ(t.task.cold_sweep_bytes, 0) << t.name;
+    EXPECT_TRUE(t.task.cold_args.empty()) << t.name;
+  }
+}
+
 TEST(ModelCli, PickInModelCompilesPerTaskTheRecordFastestInTheModel) {
   const std::string model = write_model();
   const std::string db = scratch_path("model_cli_pick.db");

@@ -17,6 +17,20 @@ TEST(Convert, EveryErrorKindCrossesTheProtobufEdge) {
   testing::acknowledge_internal_errors();
 }
 
+// How a candidate's weights are made cold crosses to the runner whole: which
+// arguments, and the bytes to sweep them out with.
+TEST(Convert, ColdArgumentsAndTheirSweepCrossTheProtobufEdge) {
+  TimingConfig t;
+  t.cold_args = {1, 3};
+  t.cold_sweep_bytes = int64_t{21} << 20;
+  proto::TimingConfig p;
+  to_proto(t, &p);
+  const TimingConfig back = from_proto(p);
+  EXPECT_EQ(back.cold_args, (std::vector<int>{1, 3}));
+  EXPECT_EQ(back.cold_sweep_bytes, int64_t{21} << 20);
+  EXPECT_EQ(from_proto(proto::TimingConfig{}).cold_sweep_bytes, 0) << "unset: flush";
+}
+
 TEST(Convert, AnInternalErrorIsCountedWhereItEnters) {
   const int64_t before = internal_errors_met();
   EXPECT_EQ(from_proto(proto::RUNTIME_ERROR), ErrorKind::kRuntimeError);

@@ -176,6 +176,10 @@ TEST(Runner, ColdArgumentsAndWarmUpTimeReachTheRunner) {
   rpc::MeasureResult cold = runner.measure(b).front();
   ASSERT_TRUE(cold.ok()) << cold.message;
   EXPECT_EQ(cold.times_s.size(), 3u);
+  b.timing.cold_sweep_bytes = int64_t{2} << 20;  // swept out rather than flushed
+  rpc::MeasureResult swept = runner.measure(b).front();
+  ASSERT_TRUE(swept.ok()) << swept.message;
+  EXPECT_EQ(swept.times_s.size(), 3u);
 
   b.timing.cold_args = {7};
   rpc::MeasureResult bad = runner.measure(b).front();

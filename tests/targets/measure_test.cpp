@@ -152,6 +152,39 @@ TEST(Timing, ColdArgumentsAreEvictedByPositionAndAnUnknownOneIsNamed) {
   }
 }
 
+// Swept rather than flushed (a model's weights, as the rest of an inference
+// leaves them): the samples stay single runs, the sweep's reads leave the
+// arguments as they were, and a cold argument the kernel lacks is named as
+// before.
+TEST(Timing, ColdArgumentsSweptOutKeepSingleRunsAndTheOutputAndNameAnUnknownOne) {
+  PrimFunc f = workload("add:M=64,N=64");
+  std::unique_ptr<CompiledKernel> k = build(lower(f, Target::host()), Target::host());
+  std::vector<NDArray> args = make_arguments(f, 1);
+  ThreadPool pool(2);
+  TimingOptions o;
+  o.repeat = 3;
+  o.cold_args = {1};
+  o.cold_sweep_bytes = int64_t{4} << 20;
+  Timing swept = measure_kernel(*k, args, pool, o);
+  EXPECT_EQ(swept.number, 1);
+  ASSERT_EQ(swept.ms_per_run.size(), 3u);
+  for (double ms : swept.ms_per_run) EXPECT_GT(ms, 0);
+  const float* a = static_cast<const float*>(args[0].data());
+  const float* b = static_cast<const float*>(args[1].data());
+  const float* c = static_cast<const float*>(args[2].data());
+  for (int i = 0; i < 64 * 64; i += 97) EXPECT_FLOAT_EQ(c[i], a[i] + b[i]) << i;
+  o.cold_sweep_bytes = kMaxColdSweepBytes + 1;  // flushed instead
+  EXPECT_EQ(measure_kernel(*k, args, pool, o).ms_per_run.size(), 3u);
+  o.cold_args = {5};
+  o.cold_sweep_bytes = int64_t{1} << 20;
+  try {
+    measure_kernel(*k, args, pool, o);
+    ADD_FAILURE() << "an argument the kernel lacks was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cold argument 5 of a kernel with 3 arguments"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TargetFit, KernelsRunWhereTheirFeaturesAre) {
   Target host = Target::host();
   EXPECT_EQ(host.cannot_run_on(host), "");
