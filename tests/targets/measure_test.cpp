@@ -20,6 +20,15 @@ namespace {
 
 PrimFunc workload(const std::string& w) { return ops::build_workload(ops::parse_workload(w)); }
 
+// A workload's default program built for the host, with its arguments.
+struct HostKernel {
+  explicit HostKernel(const std::string& w)
+      : func(workload(w)), kernel(build(lower(func, Target::host()), Target::host())), args(make_arguments(func, 1)) {}
+  PrimFunc func;
+  std::unique_ptr<CompiledKernel> kernel;
+  std::vector<NDArray> args;
+};
+
 TEST(Arguments, SpecsNameEveryParameterAndTheOutput) {
   std::vector<ArgSpec> specs = arg_specs(workload("matmul:M=2,N=3,K=4"));
   ASSERT_EQ(specs.size(), 3u);
@@ -107,19 +116,17 @@ TEST(Build, RefusesWhatItCannotBuildOrLoad) {
 }
 
 TEST(Timing, MinRepeatMsRaisesNumberUntilARepeatIsLongEnough) {
-  PrimFunc f = workload("add:M=4,N=4");
-  std::unique_ptr<CompiledKernel> k = build(lower(f, Target::host()), Target::host());
-  std::vector<NDArray> args = make_arguments(f, 1);
+  HostKernel h("add:M=4,N=4");
   ThreadPool pool(1);
   TimingOptions o;
   o.repeat = 4;
-  Timing plain = measure_kernel(*k, args, pool, o);
+  Timing plain = measure_kernel(*h.kernel, h.args, pool, o);
   EXPECT_EQ(plain.number, 1);
   EXPECT_EQ(plain.ms_per_run.size(), 4u);
 
   o.min_repeat_ms = 5;
   o.flush_cache = true;
-  Timing raised = measure_kernel(*k, args, pool, o);
+  Timing raised = measure_kernel(*h.kernel, h.args, pool, o);
   EXPECT_GT(raised.number, 10);
   ASSERT_EQ(raised.ms_per_run.size(), 4u);
   for (double ms : raised.ms_per_run) {
@@ -131,21 +138,19 @@ TEST(Timing, MinRepeatMsRaisesNumberUntilARepeatIsLongEnough) {
 }
 
 TEST(Timing, ColdArgumentsAreEvictedByPositionAndAnUnknownOneIsNamed) {
-  PrimFunc f = workload("add:M=4,N=4");
-  std::unique_ptr<CompiledKernel> k = build(lower(f, Target::host()), Target::host());
-  std::vector<NDArray> args = make_arguments(f, 1);
+  HostKernel h("add:M=4,N=4");
   ThreadPool pool(1);
   TimingOptions o;
   o.repeat = 3;
   EXPECT_FALSE(o.evicts());
   o.cold_args = {0, 1};
   EXPECT_TRUE(o.evicts());
-  Timing cold = measure_kernel(*k, args, pool, o);
+  Timing cold = measure_kernel(*h.kernel, h.args, pool, o);
   ASSERT_EQ(cold.ms_per_run.size(), 3u);
   for (double ms : cold.ms_per_run) EXPECT_GT(ms, 0);
   o.cold_args = {3};
   try {
-    measure_kernel(*k, args, pool, o);
+    measure_kernel(*h.kernel, h.args, pool, o);
     ADD_FAILURE() << "an argument the kernel lacks was accepted";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("cold argument 3 of a kernel with 3 arguments"), std::string::npos) << e.what();
@@ -157,28 +162,26 @@ TEST(Timing, ColdArgumentsAreEvictedByPositionAndAnUnknownOneIsNamed) {
 // arguments as they were, and a cold argument the kernel lacks is named as
 // before.
 TEST(Timing, ColdArgumentsSweptOutKeepSingleRunsAndTheOutputAndNameAnUnknownOne) {
-  PrimFunc f = workload("add:M=64,N=64");
-  std::unique_ptr<CompiledKernel> k = build(lower(f, Target::host()), Target::host());
-  std::vector<NDArray> args = make_arguments(f, 1);
+  HostKernel h("add:M=64,N=64");
   ThreadPool pool(2);
   TimingOptions o;
   o.repeat = 3;
   o.cold_args = {1};
   o.cold_sweep_bytes = int64_t{4} << 20;
-  Timing swept = measure_kernel(*k, args, pool, o);
+  Timing swept = measure_kernel(*h.kernel, h.args, pool, o);
   EXPECT_EQ(swept.number, 1);
   ASSERT_EQ(swept.ms_per_run.size(), 3u);
   for (double ms : swept.ms_per_run) EXPECT_GT(ms, 0);
-  const float* a = static_cast<const float*>(args[0].data());
-  const float* b = static_cast<const float*>(args[1].data());
-  const float* c = static_cast<const float*>(args[2].data());
+  const float* a = static_cast<const float*>(h.args[0].data());
+  const float* b = static_cast<const float*>(h.args[1].data());
+  const float* c = static_cast<const float*>(h.args[2].data());
   for (int i = 0; i < 64 * 64; i += 97) EXPECT_FLOAT_EQ(c[i], a[i] + b[i]) << i;
   o.cold_sweep_bytes = kMaxColdSweepBytes + 1;  // flushed instead
-  EXPECT_EQ(measure_kernel(*k, args, pool, o).ms_per_run.size(), 3u);
+  EXPECT_EQ(measure_kernel(*h.kernel, h.args, pool, o).ms_per_run.size(), 3u);
   o.cold_args = {5};
   o.cold_sweep_bytes = int64_t{1} << 20;
   try {
-    measure_kernel(*k, args, pool, o);
+    measure_kernel(*h.kernel, h.args, pool, o);
     ADD_FAILURE() << "an argument the kernel lacks was accepted";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("cold argument 5 of a kernel with 3 arguments"), std::string::npos) << e.what();
