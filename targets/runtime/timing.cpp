@@ -61,6 +61,12 @@ void evict(const std::vector<const NDArray*>& arrays) {
 #endif
 }
 
+std::vector<const NDArray*> every_argument(const std::vector<NDArray>& args) {
+  std::vector<const NDArray*> all;
+  for (const NDArray& a : args) all.push_back(&a);
+  return all;
+}
+
 // Reads every cache line of [p, p + n), so that nothing folds the reads away.
 void read_lines(const char* p, size_t n) {
   constexpr size_t kLine = 64;
@@ -131,7 +137,7 @@ class Eviction {
  public:
   Eviction(const TimingOptions& o, const std::vector<NDArray>& args, ThreadPool& pool) : pool_(pool) {
     if (o.flush_cache) {
-      for (const NDArray& a : args) flushed_.push_back(&a);
+      flushed_ = every_argument(args);
       return;
     }
     std::vector<bool> cold(args.size());
@@ -204,11 +210,7 @@ std::vector<double> time_kernel(const CompiledKernel& k, std::vector<NDArray>& a
   return measure_kernel(k, args, pool, o).ms_per_run;
 }
 
-void flush_from_caches(const std::vector<NDArray>& args) {
-  std::vector<const NDArray*> all;
-  for (const NDArray& a : args) all.push_back(&a);
-  evict(all);
-}
+void flush_from_caches(const std::vector<NDArray>& args) { evict(every_argument(args)); }
 
 TimingOptions report_timing(int repeat) {
   TimingOptions o;

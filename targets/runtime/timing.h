@@ -42,11 +42,11 @@ struct TimingOptions {
   // arguments out of its L1 and L2 as the model's own traffic does, then
   // reads its share of the other arguments back, which an inference finds
   // warm; where it does not fit, the cold arguments are flushed to memory,
-  // where the model finds them. On an Intel Xeon whose L3 holds mobilenet_v2, a
-  // 7² convolution's record ran in the model in 0.070 ms, swept in 0.070
-  // and flushed in 0.081, and another in 0.049, 0.051 and 0.064: flushed,
-  // a third record ranked last of four that the model runs second fastest
-  // (docs/measurement.md, "Cold as the model leaves them").
+  // where the model finds them. On an Intel Xeon whose L3 holds
+  // mobilenet_v2, a 7² convolution's record ran in the model in 0.070 ms,
+  // swept in 0.070 and flushed in 0.081, and another in 0.049, 0.051 and
+  // 0.064: flushed, a third record ranked last of four that the model runs
+  // second fastest (docs/measurement.md, "Cold as the model leaves them").
   int64_t cold_sweep_bytes = 0;
   // Whether anything is evicted: each repeat should then be a single run,
   // since only the first of `number` back-to-back runs finds it cold.
@@ -58,12 +58,12 @@ struct Timing {
   int number = 1;                  // runs per repeat, after raising
 };
 
-// Throws kiln::Error when the kernel returns a non-zero status, and before
-// running it for a cold argument it does not have.
 // cold_sweep_bytes above this flushes, whatever L3 the host reports (a
 // virtual machine's may be the whole socket's, shared with others).
 inline constexpr int64_t kMaxColdSweepBytes = int64_t{128} << 20;
 
+// Throws kiln::Error when the kernel returns a non-zero status, and before
+// running it for a cold argument it does not have.
 Timing measure_kernel(const CompiledKernel& k, std::vector<NDArray>& args, ThreadPool& pool,
                       const TimingOptions& options);
 

@@ -88,9 +88,6 @@ TEST(ModelCli, TunesThenRunsBlockedAndPlainWithinTolerance) {
   EXPECT_NE(bad.out.find("--layout takes nchwc or nchw, not 'nhwc'"), std::string::npos) << bad.out;
 }
 
-// --pick-in-model: each task's best records run in the model in turn, and
-// the one whose calls took the least time there is compiled; the model so
-// compiled still computes what the reference does.
 // What an inference touches, which a model's tune sweeps through the caches
 // to time each task's weights cold as the model leaves them: the two
 // convolutions' weights and bias (2304 + 32 + 2304 bytes, each once) and
@@ -111,6 +108,9 @@ TEST(ModelCli, ATaskSweepsWhatAnInferenceTouchesToTimeItsWeightsCold) {
   }
 }
 
+// --pick-in-model: each task's best records run in the model in turn, and
+// the one whose calls took the least time there is compiled; the model so
+// compiled still computes what the reference does.
 TEST(ModelCli, PickInModelCompilesPerTaskTheRecordFastestInTheModel) {
   const std::string model = write_model();
   const std::string db = scratch_path("model_cli_pick.db");
