@@ -372,6 +372,25 @@ TEST(RegisterDesigns, AOneByOneConvolutionsDeepReductionRunsInChunksAroundItsPix
   EXPECT_EQ(packed, 2);
   EXPECT_EQ(unpacked, 2);
 
+  // 160 channels (mobilenet_v2's 160->960 at 7²) are two chunks and a
+  // half: the chunk is what divides them, 2 blocks x 16 channels, 5 steps.
+  // Before: only a reduction of four chunks (256 channels) got these
+  // designs, and this one none.
+  PrimFunc mid = workload("conv2d_nchwc:N=1,C=160,H=7,W=7,K=960,R=1,S=1,stride=1,pad=0,cb=16,kb=16");
+  int chunked = 0;
+  for (const Trace& d : register_designs(mid, design_space(mid, zen4), 1, 16)) {
+    const RegisterTile tile = register_tiles(d).at(0);
+    if (factors(d, tile.reductions[0]) != std::vector<int64_t>{5, 2}) continue;
+    ++chunked;
+    EXPECT_EQ(factors(d, tile.reductions[3]), (std::vector<int64_t>{1, 16})) << "rc: whole, inside";
+    EXPECT_EQ(factors(d, tile.tiles[2]), (std::vector<int64_t>{1, 1, 7, 1})) << "h: 7 rows in S2";
+    SampleFailure why;
+    std::optional<Candidate> c = replay_candidate(mid, d, &why);
+    ASSERT_TRUE(c) << why.name() << ": " << why.message;
+    testing::expect_same_results(mid, c->func);
+  }
+  EXPECT_GE(chunked, 2);
+
   // 64 channels are one chunk: no design splits them, none puts rows in S2.
   PrimFunc shallow = workload("conv2d_nchwc:N=1,C=64,H=7,W=7,K=64,R=1,S=1,stride=1,pad=0,cb=16,kb=16");
   for (const Trace& d : register_designs(shallow, design_space(shallow, zen4), 1, 16)) {
