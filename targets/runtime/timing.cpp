@@ -75,10 +75,13 @@ void read_lines(const char* p, size_t n) {
   asm volatile("" : : "r"(acc));
 }
 
-// Participant `part` of `parts`'s slice of [0, n): as ThreadPool splits tasks.
-std::pair<size_t, size_t> slice(size_t n, int64_t part, int parts) {
-  return {n * static_cast<size_t>(part) / static_cast<size_t>(parts),
-          n * static_cast<size_t>(part + 1) / static_cast<size_t>(parts)};
+// Stores every cache line of [p, p + n) back unchanged, so that each lies
+// modified in the cache of the thread that stored it, as the kernel that
+// wrote an activation leaves it.
+void rewrite_lines(char* p, size_t n) {
+  constexpr size_t kLine = 64;
+  volatile char* v = p;
+  for (size_t off = 0; off < n; off += kLine) v[off] = v[off];
 }
 
 // The size of this host's unified cache of `level` (2, 3) as Linux reports
@@ -114,18 +117,24 @@ int64_t sweep_share(int64_t touched, int threads) {
 
 // Pushes the cold arguments out of every thread's caches the way an
 // inference's other traffic does (TimingOptions::cold_sweep_bytes): each
-// thread reads `share` bytes of its own memory, then its share of the warm
-// arguments back.
-void sweep(ThreadPool& pool, int64_t share_bytes, const std::vector<const NDArray*>& warm) {
+// thread reads `share` bytes of its own memory, then writes the warm
+// arguments back, as the kernels before it in the model wrote them: every
+// `threads`-th page from its own, so that no way of splitting them between
+// the threads finds them all where it reads them (which kernel wrote them,
+// split how, a kernel timed alone cannot know).
+void sweep(ThreadPool& pool, int64_t share_bytes, const std::vector<NDArray*>& warm) {
+  constexpr size_t kPage = 4096;
   const int threads = pool.num_threads();
   pool.parallel_for(threads, [&](int64_t t) {
     thread_local std::vector<char> own;  // each thread's, kept: the pool's threads live on
     const size_t share = static_cast<size_t>(share_bytes);
     if (own.size() < share) own.assign(share, 1);
     read_lines(own.data(), share);
-    for (const NDArray* a : warm) {
-      auto [lo, hi] = slice(a->nbytes(), t, threads);
-      read_lines(static_cast<const char*>(a->data()) + lo, hi - lo);
+    for (NDArray* a : warm) {
+      char* p = static_cast<char*>(a->data());
+      const size_t n = a->nbytes();
+      for (size_t lo = kPage * static_cast<size_t>(t); lo < n; lo += kPage * static_cast<size_t>(threads))
+        rewrite_lines(p + lo, std::min(kPage, n - lo));
     }
   });
 }
@@ -135,7 +144,7 @@ void sweep(ThreadPool& pool, int64_t share_bytes, const std::vector<const NDArra
 // Throws kiln::Error for a cold argument the kernel does not have.
 class Eviction {
  public:
-  Eviction(const TimingOptions& o, const std::vector<NDArray>& args, ThreadPool& pool) : pool_(pool) {
+  Eviction(const TimingOptions& o, std::vector<NDArray>& args, ThreadPool& pool) : pool_(pool) {
     if (o.flush_cache) {
       flushed_ = every_argument(args);
       return;
@@ -163,7 +172,7 @@ class Eviction {
   ThreadPool& pool_;
   std::vector<const NDArray*> flushed_;
   int64_t sweep_share_ = 0;  // per thread
-  std::vector<const NDArray*> warm_;  // read back after a sweep
+  std::vector<NDArray*> warm_;  // written back after a sweep
 };
 
 }  // namespace

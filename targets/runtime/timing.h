@@ -40,13 +40,18 @@ struct TimingOptions {
   // the host's L3, each of the pool's threads reads its share of it (at
   // most four L2s' worth) of memory of its own, which pushes the cold
   // arguments out of its L1 and L2 as the model's own traffic does, then
-  // reads its share of the other arguments back, which an inference finds
-  // warm; where it does not fit, the cold arguments are flushed to memory,
-  // where the model finds them. On an Intel Xeon whose L3 holds
-  // mobilenet_v2, a 7² convolution's record ran in the model in 0.070 ms,
-  // swept in 0.070 and flushed in 0.081, and another in 0.049, 0.051 and
-  // 0.064: flushed, a third record ranked last of four that the model runs
-  // second fastest (docs/measurement.md, "Cold as the model leaves them").
+  // writes the other arguments back, every threads-th page (each line
+  // stored unchanged): an inference finds them warm, and modified in the
+  // cache of the core that wrote them, as the kernel before left them.
+  // Where it does not fit, the cold arguments are flushed to memory, where
+  // the model finds them. On an Intel Xeon whose L3 holds mobilenet_v2, a
+  // 7² convolution's record ran in the model in 0.070 ms, swept in 0.070
+  // and flushed in 0.081, and another in 0.049, 0.051 and 0.064: flushed, a
+  // third record ranked last of four that the model runs second fastest.
+  // Read back rather than written, the warm arguments were clean: two
+  // records of a 1x1 convolution at 28² ran 0.038 and 0.062 ms in the
+  // model, 0.039 and 0.042 swept so, and 0.042 and 0.080 written back
+  // (docs/measurement.md, "Cold as the model leaves them").
   int64_t cold_sweep_bytes = 0;
   // Whether anything is evicted: each repeat should then be a single run,
   // since only the first of `number` back-to-back runs finds it cold.

@@ -158,9 +158,9 @@ TEST(Timing, ColdArgumentsAreEvictedByPositionAndAnUnknownOneIsNamed) {
 }
 
 // Swept rather than flushed (a model's weights, as the rest of an inference
-// leaves them): the samples stay single runs, the sweep's reads leave the
-// arguments as they were, and a cold argument the kernel lacks is named as
-// before.
+// leaves them): the samples stay single runs, the sweep's reads and the
+// warm arguments' stores leave every argument as it was, and a cold
+// argument the kernel lacks is named as before.
 TEST(Timing, ColdArgumentsSweptOutKeepSingleRunsAndTheOutputAndNameAnUnknownOne) {
   HostKernel h("add:M=64,N=64");
   ThreadPool pool(2);
@@ -168,13 +168,16 @@ TEST(Timing, ColdArgumentsSweptOutKeepSingleRunsAndTheOutputAndNameAnUnknownOne)
   o.repeat = 3;
   o.cold_args = {1};
   o.cold_sweep_bytes = int64_t{4} << 20;
+  const float* a = static_cast<const float*>(h.args[0].data());
+  const float* b = static_cast<const float*>(h.args[1].data());
+  const float* c = static_cast<const float*>(h.args[2].data());
+  const std::vector<float> a_before(a, a + 64 * 64), b_before(b, b + 64 * 64);
   Timing swept = measure_kernel(*h.kernel, h.args, pool, o);
   EXPECT_EQ(swept.number, 1);
   ASSERT_EQ(swept.ms_per_run.size(), 3u);
   for (double ms : swept.ms_per_run) EXPECT_GT(ms, 0);
-  const float* a = static_cast<const float*>(h.args[0].data());
-  const float* b = static_cast<const float*>(h.args[1].data());
-  const float* c = static_cast<const float*>(h.args[2].data());
+  EXPECT_EQ(std::vector<float>(a, a + 64 * 64), a_before) << "the warm input, written back, is unchanged";
+  EXPECT_EQ(std::vector<float>(b, b + 64 * 64), b_before) << "the cold input is unchanged";
   for (int i = 0; i < 64 * 64; i += 97) EXPECT_FLOAT_EQ(c[i], a[i] + b[i]) << i;
   o.cold_sweep_bytes = kMaxColdSweepBytes + 1;  // flushed instead
   EXPECT_EQ(measure_kernel(*h.kernel, h.args, pool, o).ms_per_run.size(), 3u);
