@@ -41,9 +41,11 @@ double time_runs(const CompiledKernel& k, const std::vector<NDArray*>& ptrs, Thr
 constexpr double kRaiseMargin = 1.1;
 constexpr int kMaxNumber = 1 << 24;
 
+// The cache line the flush, the sweep and the write-back step by.
+constexpr size_t kLine = 64;
+
 void evict(const std::vector<const NDArray*>& arrays) {
   if (arrays.empty()) return;
-  constexpr size_t kLine = 64;
 #if defined(__x86_64__) || defined(__i386__)
   for (const NDArray* a : arrays) {
     const char* p = static_cast<const char*>(a->data());
@@ -68,7 +70,6 @@ std::vector<const NDArray*> every_argument(const std::vector<NDArray>& args) {
 
 // Reads every cache line of [p, p + n), so that nothing folds the reads away.
 void read_lines(const char* p, size_t n) {
-  constexpr size_t kLine = 64;
   char acc = 0;
   for (size_t off = 0; off < n; off += kLine) acc = static_cast<char>(acc ^ p[off]);
   asm volatile("" : : "r"(acc));
@@ -78,7 +79,6 @@ void read_lines(const char* p, size_t n) {
 // modified in the cache of the thread that stored it, as the kernel that
 // wrote an activation leaves it.
 void rewrite_lines(char* p, size_t n) {
-  constexpr size_t kLine = 64;
   volatile char* v = p;
   for (size_t off = 0; off < n; off += kLine) v[off] = v[off];
 }
