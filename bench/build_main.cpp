@@ -169,7 +169,7 @@ int run(int argc, char** argv) {
   if (!model.empty()) {
     ModelProgram m = prepare_model(model, "", graph::PassOptions{});
     for (const search::SchedulerTask& t : model_tasks(m, false))
-      constants[t.task.entry.key] = {t.task.constants.begin(), t.task.constants.end()};
+      constants[t.task.entry.key] = {t.task.model.constants.begin(), t.task.model.constants.end()};
   }
   std::vector<tuning::TuningRecord> all;
   db->for_each_record([&](const tuning::TuningRecord& r) {

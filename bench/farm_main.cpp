@@ -61,7 +61,7 @@ class Server {
 farm::JobSpec tiny_job(int n, const std::string& key) {
   ops::Workload w = ops::parse_workload("add:M=8,N=" + std::to_string(n));
   farm::JobSpec s;
-  s.tasks = {tuning::workload_entry(ops::build_workload(w), w.op, w.str(), ops::workload_flops(w))};
+  s.tasks = {{tuning::workload_entry(ops::build_workload(w), w.op, w.str(), ops::workload_flops(w))}};
   s.name = w.str();
   s.tune.target = Target::host();
   s.device_key = key;

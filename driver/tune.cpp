@@ -94,11 +94,11 @@ std::vector<search::SchedulerTask> model_tasks(const ModelProgram& m, bool warm_
   std::vector<search::SchedulerTask> tasks;
   const int64_t swept = warm_weights ? 0 : inference_bytes(m);
   for (const graph::Task& t : m.tasks) {
-    search::TuneTask task{tuning::workload_entry(t.func, t.name, t.signature, t.flops), t.func, {}};
-    task.constants = graph::constant_params(m.graph, t);
+    search::TuneTask task{tuning::workload_entry(t.func, t.name, t.signature, t.flops), t.func};
+    task.model.constants = graph::constant_params(m.graph, t);
     if (!warm_weights) {
-      task.cold_args = task.constants;
-      task.cold_sweep_bytes = swept;
+      task.model.cold_args = task.model.constants;
+      task.model.cold_sweep_bytes = swept;
     }
     tasks.push_back({std::move(task), t.weight(), t.name});
   }

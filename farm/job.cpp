@@ -8,8 +8,12 @@ using nlohmann::json;
 
 json JobSpec::to_json() const {
   json t = json::array();
-  for (const tuning::WorkloadEntry& e : tasks)
-    t.push_back({{"key", e.key}, {"ir_json", e.ir_json}, {"op", e.op}, {"shape", e.shape}, {"flops", e.flops}});
+  for (const JobTask& task : tasks) {
+    const tuning::WorkloadEntry& e = task.entry;
+    json one = {{"key", e.key}, {"ir_json", e.ir_json}, {"op", e.op}, {"shape", e.shape}, {"flops", e.flops}};
+    if (!task.model.empty()) one["model"] = task.model.to_json();
+    t.push_back(std::move(one));
+  }
   return {{"tasks", t}, {"name", name}, {"device_key", device_key}, {"priority", priority}, {"tune", tune.to_json()}};
 }
 
@@ -31,8 +35,9 @@ JobSpec JobSpec::from_json(const json& j) {
   JobSpec s;
   try {
     for (const json& t : j.at("tasks"))
-      s.tasks.push_back({t.at("key").get<std::string>(), t.at("ir_json").get<std::string>(), t.at("op").get<std::string>(),
-                         t.at("shape").get<std::string>(), t.at("flops").get<double>()});
+      s.tasks.push_back({{t.at("key").get<std::string>(), t.at("ir_json").get<std::string>(), t.at("op").get<std::string>(),
+                          t.at("shape").get<std::string>(), t.at("flops").get<double>()},
+                         t.contains("model") ? search::ModelArgs::from_json(t.at("model")) : search::ModelArgs{}});
     s.name = j.at("name").get<std::string>();
     s.device_key = j.at("device_key").get<std::string>();
     s.priority = j.value("priority", 0);

@@ -13,11 +13,18 @@
 
 namespace kiln::farm {
 
+// One task of a job: its workload with its IR (an operator's, or one of a
+// model's fused subgraphs), and for a model's task what the model says of
+// its arguments (weights packed once and timed cold, as `kiln tune` times
+// them), so that a daemon anywhere tunes exactly what the submitter meant
+// without reading its files.
+struct JobTask {
+  tuning::WorkloadEntry entry;
+  search::ModelArgs model = {};
+};
+
 struct JobSpec {
-  // What is tuned: each task's workload with its IR (an operator's, or a
-  // model's fused subgraphs), so that a daemon anywhere tunes exactly what
-  // the submitter meant without reading its files.
-  std::vector<tuning::WorkloadEntry> tasks;
+  std::vector<JobTask> tasks;
   std::string name;        // what people read: the workload string or the model file
   std::string device_key;  // the runners that measure it
   int priority = 0;        // higher first

@@ -125,14 +125,14 @@ JobOutcome run_job(const Job& job, const JobRunnerOptions& o, const std::atomic<
     int64_t trials = 0, internal_errors = 0;
     std::string first_internal_error;
     for (size_t t = 0; t < s.tasks.size() && !stop; ++t) {
-      const tuning::WorkloadEntry& entry = s.tasks[t];
+      const tuning::WorkloadEntry& entry = s.tasks[t].entry;
       db->add_workload(entry);
       const std::optional<search::TuneOptions> task_options =
           s.task_options(std::chrono::duration<double>(Clock::now() - start).count());
       if (!task_options) break;
       const search::TuneOptions& opt = *task_options;
       std::unique_ptr<search::SearchStrategy> strategy = search::make_strategy(opt.strategy, opt.cost_model, opt.seed, search_threads);
-      search::TuneResult r = search::tune({entry, tuning::read_workload_ir(entry.ir_json)}, opt, {*db, builder, runner},
+      search::TuneResult r = search::tune({entry, tuning::read_workload_ir(entry.ir_json), s.tasks[t].model}, opt, {*db, builder, runner},
                                           *strategy,
                                           [&](const search::TuneProgress& p) {
                                             log(progress_line(t, s.tasks.size(), entry.shape, p));

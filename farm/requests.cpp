@@ -13,12 +13,18 @@ JobSpec read_submission(const rpc::proto::SubmitRequest& req) {
   nlohmann::json j = nlohmann::json::parse(req.spec_json(), nullptr, false);
   if (j.is_discarded()) KILN_USER_ERROR() << "malformed job spec: not JSON";
   JobSpec spec = JobSpec::from_json(j);
-  for (const tuning::WorkloadEntry& e : spec.tasks) {  // what a daemon will tune must read
+  for (const JobTask& t : spec.tasks) {  // what a daemon will tune must read
+    size_t params = 0;
     try {
-      tuning::read_workload_ir(e.ir_json);
+      params = tuning::read_workload_ir(t.entry.ir_json).params().size();
     } catch (const Error& err) {
-      KILN_USER_ERROR() << "task " << e.shape << ": " << err.what();
+      KILN_USER_ERROR() << "task " << t.entry.shape << ": " << err.what();
     }
+    for (const std::vector<int>* positions : {&t.model.constants, &t.model.cold_args})
+      for (int i : *positions)
+        if (static_cast<size_t>(i) >= params)
+          KILN_USER_ERROR() << "task " << t.entry.shape << ": its model names parameter " << i << " of a function with "
+                            << params << " parameters";
   }
   return spec;
 }

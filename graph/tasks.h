@@ -53,7 +53,7 @@ struct Task {
 std::vector<Task> extract_tasks(const Graph& g, const std::vector<FusedGroup>& groups);
 
 // The positions of the task's parameters that its calls bind to
-// constants: the weights, which tuning times cold (TuneTask::cold_args).
+// constants: the weights, which tuning times cold (search::ModelArgs).
 std::vector<int> constant_params(const Graph& g, const Task& t);
 
 // What a group (or a task, a compiled call) named by its operators

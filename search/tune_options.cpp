@@ -134,4 +134,27 @@ void TuneOptions::check() const {
   if (timing.timeout_ms <= 0) bad("timeout", timing.timeout_ms, "must be positive (ms)");
 }
 
+json ModelArgs::to_json() const {
+  json j = json::object();
+  if (!constants.empty()) j["constants"] = constants;
+  if (!cold_args.empty()) j["cold_args"] = cold_args;
+  if (cold_sweep_bytes != 0) j["cold_sweep_bytes"] = cold_sweep_bytes;
+  return j;
+}
+
+ModelArgs ModelArgs::from_json(const json& j) {
+  ModelArgs m;
+  Fields f(j, "a task's model arguments");
+  f.read("constants", m.constants);
+  f.read("cold_args", m.cold_args);
+  f.read("cold_sweep_bytes", m.cold_sweep_bytes);
+  f.no_others();
+  for (const std::vector<int>* positions : {&m.constants, &m.cold_args})
+    for (int i : *positions)
+      if (i < 0) KILN_USER_ERROR() << "a task's model arguments: parameter position " << i << " is negative";
+  if (m.cold_sweep_bytes < 0)
+    KILN_USER_ERROR() << "a task's model arguments: cold_sweep_bytes " << m.cold_sweep_bytes << " is negative";
+  return m;
+}
+
 }  // namespace kiln::search

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -68,6 +69,34 @@ struct TuneOptions {
   static TuneOptions from_json(const nlohmann::json& j);
   // Throws kiln::Error naming the first setting out of range.
   void check() const;
+};
+
+// What the model around a task says of its arguments: which are its
+// weights, and how cold they are when it runs. Empty for an operator tuned
+// alone. Per task where TuneOptions is per run: `kiln tune` fills it from
+// the model (driver/tune.h, model_tasks) and a farm job carries it with
+// each task (farm/job.h), so that a model's task is timed alike wherever it
+// is tuned.
+struct ModelArgs {
+  // Parameters, by position, that are constants: a model's weights, whose
+  // packs a compiled model runs once (tir/transform/split_prepack.h), so
+  // candidates are timed on them packed.
+  std::vector<int> constants;
+  // Parameters, by position, evicted from the caches before every timed
+  // run unless timing.flush_cache evicts them all: a model's weights
+  // (rpc::TimingConfig::cold_args).
+  std::vector<int> cold_args;
+  // How they are made cold: the bytes an inference of the model touches
+  // (its weights and its arena), swept through the caches before each
+  // timed run (TimingOptions::cold_sweep_bytes); 0 flushes them.
+  int64_t cold_sweep_bytes = 0;
+
+  bool empty() const { return constants.empty() && cold_args.empty() && cold_sweep_bytes == 0; }
+  // The fields that are set; {} when empty().
+  nlohmann::json to_json() const;
+  // Throws kiln::Error naming a field of the wrong type, a negative
+  // position or byte count, or an unknown field.
+  static ModelArgs from_json(const nlohmann::json& j);
 };
 
 }  // namespace kiln::search

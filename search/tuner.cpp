@@ -140,15 +140,15 @@ void require_device_for(const Target& target, const rpc::DeviceInfo& device) {
 
 TuneJob::TuneJob(const TuneTask& task, const TuneOptions& options, const TuneServices& services)
     : entry_(task.entry),
-      constants_(task.constants),
+      constants_(task.model.constants),
       o_(options),
       s_(services),
       target_(options.target.str()),
       start_(Clock::now()),
       ctx_{.func = tuning::stored_form(task.func), .seed = options.seed} {
   if (!o_.timing.flush_cache) {
-    o_.timing.cold_args = task.cold_args;
-    o_.timing.cold_sweep_bytes = task.cold_sweep_bytes;
+    o_.timing.cold_args = task.model.cold_args;
+    o_.timing.cold_sweep_bytes = task.model.cold_sweep_bytes;
   }
   // Traces are written against the canonical form (blocks b0, b1, ...), the
   // form the database stores, so that a record applies to every function

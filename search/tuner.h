@@ -41,18 +41,7 @@ namespace kiln::search {
 struct TuneTask {
   tuning::WorkloadEntry entry;
   PrimFunc func;  // unscheduled; tuned in its canonical form (workload_key.h), as the database keeps it
-  // Parameters, by position, evicted from the caches before every timed
-  // run unless timing.flush_cache evicts them all: a model's weights
-  // (rpc::TimingConfig::cold_args). Empty for an operator tuned alone.
-  std::vector<int> cold_args;
-  // How they are made cold: the bytes an inference of the model touches
-  // (its weights and its arena), swept through the caches before each
-  // timed run (TimingOptions::cold_sweep_bytes); 0 flushes them.
-  int64_t cold_sweep_bytes = 0;
-  // Parameters, by position, that are constants: a model's weights, whose
-  // packs a compiled model runs once (tir/transform/split_prepack.h), so
-  // candidates are timed on them packed. Empty for an operator tuned alone.
-  std::vector<int> constants = {};
+  ModelArgs model = {};  // a model's task: its weights, timed packed and cold; empty alone
 };
 
 // Where candidates are built, measured and kept.

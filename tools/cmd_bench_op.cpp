@@ -1,5 +1,6 @@
 // kiln bench-op WORKLOAD|KEY [--trace FILE [--postprocess-again] | --db FILE] [--target T] [--threads N] [--repeat R] [--check] [--json]
 //                        [--runner ADDR|local [--token T] [--number N] [--min-repeat-ms MS] [--flush-cache]]
+//                        [--model M.onnx [--input-shapes S] [--layout L] [--warm-weights]]
 //
 // Compiles the workload's program (the default one, or the one a trace schedules), runs it on seeded
 // random data and reports the median time and GFLOP/s; --check compares the
@@ -9,6 +10,11 @@
 // runner (docs/measurement.md): "local" spawns one as a child, an address
 // reaches a running `kiln runner`. The runner always checks the output
 // against the workload's default program before timing it.
+//
+// With --model, KEY is one of the model's tasks, timed through a runner as
+// `kiln tune` times it (search::ModelArgs): its weights packed beforehand
+// and made cold before every run by what an inference touches, so that it
+// reads what the tuner read of a model's task.
 #include <chrono>
 #include <cstdlib>
 #include <iomanip>
@@ -47,16 +53,56 @@ struct Args {
   double min_repeat_ms = kReportSampleMs;
   bool flush_cache = false;
   double timeout_ms = 60000;
+  std::string model, input_shapes, layout = "nchwc";
+  bool warm_weights = false;
 };
+
+// What is timed through a runner: the function, what people read of it,
+// its FLOPs, and what its model says of its arguments (empty for an
+// operator alone).
+struct Measured {
+  PrimFunc func;
+  std::string name;
+  double flops = 0;
+  search::ModelArgs model;
+};
+
+Measured measured_of(const Args& a, const Target& target) {
+  if (a.model.empty()) {
+    ops::Workload w = ops::parse_workload(a.workload);
+    return {ops::build_workload(w), w.str(), ops::workload_flops(w)};
+  }
+  const ModelProgram m = prepare_model(a.model, a.input_shapes, pass_options(a.layout, target));
+  std::string keys;
+  for (const search::SchedulerTask& t : model_tasks(m, a.warm_weights)) {
+    // In the form the tuner builds it (blocks b0, b1, ...; its name a C
+    // identifier), which every record of it applies to.
+    if (t.task.entry.key == a.workload)
+      return {tuning::stored_form(t.task.func), t.name, t.task.entry.flops, t.task.model};
+    keys += (keys.empty() ? "" : ", ") + t.task.entry.key;
+  }
+  KILN_USER_ERROR() << a.model << " has no task " << a.workload << " for this target and layout (its tasks: " << keys
+                    << ")";
+}
 
 // How bench-op times a kernel, in this process or at a runner: as kiln
 // reports every figure (report_timing, targets/runtime/timing.h), so that
-// it reads what the tuner's final measurement read.
-TimingOptions timing_of(const Args& a) {
+// it reads what the tuner's final measurement read. What it evicts (every
+// argument, or a model's weights) only the first run after the eviction
+// finds cold, so each sample is then one run, as in the tuner's.
+TimingOptions timing_of(const Args& a, const search::ModelArgs& model) {
   TimingOptions o = report_timing(a.repeat);
   o.number = a.number;
   o.min_repeat_ms = a.min_repeat_ms;
   o.flush_cache = a.flush_cache;
+  if (!a.flush_cache) {
+    o.cold_args = model.cold_args;
+    o.cold_sweep_bytes = model.cold_sweep_bytes;
+  }
+  if (o.evicts()) {
+    o.number = 1;
+    o.min_repeat_ms = 0;
+  }
   return o;
 }
 
@@ -70,8 +116,8 @@ void run_on_runner(const Args& a) {
   Target target = Target::parse(a.target);
   int threads = a.threads > 0 ? a.threads : target.num_cores();
   std::ostream& log = std::cerr;
-  ops::Workload w = ops::parse_workload(a.workload);
-  PrimFunc f = ops::build_workload(w);
+  const Measured w = measured_of(a, target);
+  const PrimFunc& f = w.func;
   std::optional<Trace> trace;
   std::optional<StoredTrace> stored;
   if (!a.trace.empty()) trace = read_trace_file(a.trace);
@@ -81,23 +127,23 @@ void run_on_runner(const Args& a) {
   const PrimFunc scheduled_from = stored ? tuning::stored_form(f) : f;
   // The default program is the reference unless --check sends the
   // interpreter's output instead.
-  std::vector<rpc::BuildInput> requests = {{scheduled_from, trace, target}};
+  std::vector<rpc::BuildInput> requests = {{scheduled_from, trace, target, w.model.constants}};
   if (!a.check) requests.push_back({f, std::nullopt, target});
   std::vector<rpc::BuildResult> built = builder.build(requests);
   for (const rpc::BuildResult& b : built) {
     if (b.ok()) continue;
     if (stored && b.error == ErrorKind::kInstantiation)
-      KILN_USER_ERROR() << stored->origin << ", the best for " << w.str() << ", holds a trace that no longer applies: "
+      KILN_USER_ERROR() << stored->origin << ", the best for " << w.name << ", holds a trace that no longer applies: "
                         << b.message;
-    KILN_USER_ERROR() << w.str() << ": " << error_kind_name(b.error) << " error: " << b.message;
+    KILN_USER_ERROR() << w.name << ": " << error_kind_name(b.error) << " error: " << b.message;
   }
-  log << "kiln: " << w.str() << " built in " << std::fixed << std::setprecision(1) << built[0].build_ms
+  log << "kiln: " << w.name << " built in " << std::fixed << std::setprecision(1) << built[0].build_ms
       << " ms; measuring through runner " << a.runner << "\n";
 
   if (a.runner == "local") note_emulation(target);
   std::unique_ptr<rpc::Runner> runner = connect_runner(RunnerAddress{a.runner, a.token, a.tls_ca}, target);
   rpc::MeasureBatch batch;
-  static_cast<TimingOptions&>(batch.timing) = timing_of(a);
+  static_cast<TimingOptions&>(batch.timing) = timing_of(a, w.model);
   batch.timing.timeout_ms = a.timeout_ms;
   batch.timing.threads = threads;
   batch.timing.seed = a.seed;
@@ -116,14 +162,14 @@ void run_on_runner(const Args& a) {
   batch.candidates.push_back({0, built[0].artifact, built[0].args, ref.id, check_tolerance(f)});
   rpc::MeasureResult r = runner->measure(batch).front();
   if (!r.ok()) {
-    std::cerr << "kiln: error: " << w.str() << ": " << error_kind_name(r.error) << ": " << r.message << "\n";
+    std::cerr << "kiln: error: " << w.name << ": " << error_kind_name(r.error) << ": " << r.message << "\n";
     std::exit(1);
   }
   std::vector<double> times;
   for (double t : r.times_s) times.push_back(t * 1e3);
   double med = median(times);
-  double gflops = ops::workload_flops(w) / (med * 1e-3) / 1e9;
-  nlohmann::json out = {{"workload", w.str()},
+  double gflops = w.flops / (med * 1e-3) / 1e9;
+  nlohmann::json out = {{"workload", w.name},
                         {"workload_key", key},
                         {"target", target.str()},
                         {"threads", threads},
@@ -138,7 +184,8 @@ void run_on_runner(const Args& a) {
                         {"max_rel_err", r.max_rel_err},
                         {"check_passed", true}};
   if (!a.trace.empty()) out["trace"] = a.trace;
-  std::cout << w.str() << ": median " << std::defaultfloat << std::setprecision(3) << med << " ms, " << std::fixed
+  if (!w.model.empty()) out["model"] = w.model.to_json();
+  std::cout << w.name << ": median " << std::defaultfloat << std::setprecision(3) << med << " ms, " << std::fixed
             << std::setprecision(1) << gflops << " GFLOP/s\n";
   std::cout << "check: max relative error against " << (a.check ? "the reference interpreter " : "the default program ")
             << std::scientific << std::setprecision(2) << r.max_rel_err << " ok\n";
@@ -146,6 +193,14 @@ void run_on_runner(const Args& a) {
 }
 
 void run(const Args& a) {
+  if (!a.model.empty()) {
+    if (!is_workload_key(a.workload))
+      KILN_USER_ERROR() << "--model times one of the model's tasks: give its workload key (v1-...), not " << a.workload;
+    if (a.postprocess_again) KILN_USER_ERROR() << "--postprocess-again is measured in this process; drop --model";
+    Args through = a;
+    if (through.runner.empty()) through.runner = "local";
+    return run_on_runner(through);
+  }
   if (!a.runner.empty() && is_workload_key(a.workload))
     KILN_USER_ERROR() << "--runner measures a workload string; a workload key (" << a.workload
                       << ") is measured in this process";
@@ -184,7 +239,7 @@ void run(const Args& a) {
 
   std::vector<NDArray> args = make_arguments(p.func, a.seed);
   ThreadPool pool(threads);
-  const Timing timing = measure_kernel(*kernel, args, pool, timing_of(a));
+  const Timing timing = measure_kernel(*kernel, args, pool, timing_of(a, {}));
   const std::vector<double>& times = timing.ms_per_run;
   double med = median(times);
   double gflops = p.flops / (med * 1e-3) / 1e9;
@@ -259,6 +314,14 @@ void add_bench_op(CLI::App& app) {
   cmd->add_option("--timeout-ms", a->timeout_ms, "with --runner: limit per candidate")
       ->check(CLI::PositiveNumber)
       ->needs(runner);
+  CLI::Option* model = cmd->add_option(
+      "--model", a->model,
+      "an ONNX model whose task KEY is: time it as kiln tune does, its weights packed once and made cold before every "
+      "run (through a runner, 'local' unless --runner)");
+  cmd->add_option("--input-shapes", a->input_shapes, "the model's input shapes, as kiln tune takes them")->needs(model);
+  cmd->add_option("--layout", a->layout, "the model's layout, as kiln tune takes it")->needs(model)->capture_default_str();
+  cmd->add_flag("--warm-weights", a->warm_weights, "with --model: leave the weights in the caches, as kiln tune --warm-weights")
+      ->needs(model);
   cmd->callback([a] { run(*a); });
 }
 

@@ -82,6 +82,7 @@ struct SubmitArgs {
   std::string model, input_shapes, layout = "nchwc";
   std::string key;
   int priority = 0;
+  bool warm_weights = false;
   TuneFlags tune;
 };
 
@@ -90,10 +91,10 @@ farm::JobSpec spec_of(const SubmitArgs& a) {
   s.tune = a.tune.resolve();
   const Target& target = s.tune.target;
   if (a.workloads.empty() == a.model.empty()) KILN_USER_ERROR() << "kiln job submit: give workloads or --model, not both";
-  for (const std::string& w : a.workloads) s.tasks.push_back(op_task(w).entry);
+  for (const std::string& w : a.workloads) s.tasks.push_back({op_task(w).entry});
   if (!a.model.empty()) {
     const ModelProgram m = prepare_model(a.model, a.input_shapes, pass_options(a.layout, target));
-    for (const search::SchedulerTask& t : model_tasks(m, false)) s.tasks.push_back(t.task.entry);
+    for (const search::SchedulerTask& t : model_tasks(m, a.warm_weights)) s.tasks.push_back({t.task.entry, t.task.model});
   }
   s.name = a.model.empty() ? a.workloads.front() + (a.workloads.size() > 1 ? " (+" + std::to_string(a.workloads.size() - 1) + ")" : "")
                            : a.model;
@@ -123,6 +124,8 @@ void add_job(CLI::App& app) {
   submit->add_option("workloads", sa->workloads, "workloads (OP:key=value,...)");
   submit->add_option("--model", sa->model, "an ONNX model: every task of it");
   submit->add_option("--input-shapes", sa->input_shapes, "the model's input shapes, as kiln tune takes them");
+  submit->add_flag("--warm-weights", sa->warm_weights,
+                   "with --model: time kernels with the model's weights left in the caches, as kiln tune --warm-weights");
   submit->add_option("--key", sa->key, "device key of the runners to measure on (default: the target's CPU)");
   submit->add_option("--trials", sa->tune.options.trials, "trials per task, earlier ones included")
       ->check(CLI::PositiveNumber)
@@ -133,6 +136,8 @@ void add_job(CLI::App& app) {
   submit->callback([=] {
     const farm::JobSpec spec = spec_of(*sa);
     if (sa->tune.dry_run) {  // what a daemon would tune each task with
+      if (!sa->model.empty())
+        for (const farm::JobTask& t : spec.tasks) std::cout << dry_run_task(t.entry, t.model) << "\n";
       std::cout << spec.tune.to_json().dump() << "\n";
       return;
     }

@@ -43,13 +43,14 @@ struct Args {
 void run(const Args& a) {
   search::TaskSchedulerOptions o;
   o.tune = a.tune.resolve();
-  if (a.tune.dry_run) {
-    std::cout << o.tune.to_json().dump() << "\n";
-    return;
-  }
   const Target target = o.tune.target;
   const ModelProgram m = prepare_model(a.model, a.input_shapes, pass_options(a.layout, target));
   const std::vector<search::SchedulerTask> tasks = model_tasks(m, a.warm_weights);
+  if (a.tune.dry_run) {
+    for (const search::SchedulerTask& t : tasks) std::cout << dry_run_task(t.task.entry, t.task.model) << "\n";
+    std::cout << o.tune.to_json().dump() << "\n";
+    return;
+  }
   auto db = tuning::open_database(a.db);
   int64_t earlier = 0;
   for (const search::SchedulerTask& t : tasks) earlier += db->count_records(t.task.entry.key, target.str());

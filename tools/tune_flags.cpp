@@ -12,6 +12,10 @@ search::TuneOptions TuneFlags::resolve() const {
   return o;
 }
 
+std::string dry_run_task(const tuning::WorkloadEntry& entry, const search::ModelArgs& model) {
+  return nlohmann::json{{"task", entry.shape}, {"key", entry.key}, {"model", model.to_json()}}.dump();
+}
+
 void add_tune_options(CLI::App* cmd, TuneFlags& f) {
   search::TuneOptions& o = f.options;
   cmd->add_option("--target", f.target, "target string, e.g. 'llvm -mcpu=znver4 -num-cores=2'")->capture_default_str();
@@ -46,7 +50,8 @@ void add_tune_options(CLI::App* cmd, TuneFlags& f) {
                   "at the end, time the best this many again at length and rank them by it (0: none)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_flag("--dry-run", f.dry_run, "print the tuning options as JSON and stop, tuning nothing");
+  cmd->add_flag("--dry-run", f.dry_run,
+                "print the tuning options as JSON (after a line for each task of a model) and stop, tuning nothing");
 }
 
 }  // namespace kiln::cli

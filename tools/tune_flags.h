@@ -2,7 +2,8 @@
 // `kiln job submit` take the same ones, with the same defaults (those of
 // search::TuneOptions), into the same struct, so that a kernel is measured
 // the same way whichever of them asked for it. A farm job carries the
-// result in its spec (farm/job.h); `--dry-run` prints it.
+// result in its spec (farm/job.h); `--dry-run` prints it, after a line for
+// each task of a model saying how its arguments are timed.
 #pragma once
 
 #include <string>
@@ -10,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "search/tune_options.h"
+#include "tuning_logs/record.h"
 
 namespace kiln::cli {
 
@@ -27,5 +29,11 @@ struct TuneFlags {
 // Adds the shared flags to `cmd`. The trial count is each command's own
 // (per workload, per task, or the whole model's), so it is not among them.
 void add_tune_options(CLI::App* cmd, TuneFlags& flags);
+
+// The line `--dry-run` prints for one task of a model: its workload and
+// what the model says of its arguments (which are weights, how cold they
+// are timed), so that `kiln tune` and `kiln job submit --model` can be
+// seen to time a model's tasks alike.
+std::string dry_run_task(const tuning::WorkloadEntry& entry, const search::ModelArgs& model);
 
 }  // namespace kiln::cli

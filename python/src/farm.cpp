@@ -43,9 +43,9 @@ void bind_farm(pyb::module_& parent) {
             farm::JobSpec s;
             s.tune = search::TuneOptions::from_json(to_json(options));
             s.tune.check();
-            for (pyb::handle w : workloads) s.tasks.push_back(entry_of(w));
+            for (pyb::handle w : workloads) s.tasks.push_back({entry_of(w)});
             if (s.tasks.empty()) throw pyb::value_error("submit takes at least one workload");
-            s.name = name.empty() ? s.tasks.front().shape : name;
+            s.name = name.empty() ? s.tasks.front().entry.shape : name;
             s.device_key = device_key.empty() ? s.tune.target.mcpu() : device_key;
             s.priority = priority;
             nlohmann::json j;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli_run.h"
 #include "core/structural.h"
@@ -99,13 +100,82 @@ TEST(ModelCli, ATaskSweepsWhatAnInferenceTouchesToTimeItsWeightsCold) {
   EXPECT_GT(arena, 0);
   EXPECT_EQ(inference_bytes(m), arena + 2304 + 32 + 2304);
   for (const search::SchedulerTask& t : model_tasks(m, /*warm_weights=*/false)) {
-    EXPECT_EQ(t.task.cold_sweep_bytes, inference_bytes(m)) << t.name;
-    EXPECT_EQ(t.task.cold_args, t.task.constants) << t.name;
+    EXPECT_EQ(t.task.model.cold_sweep_bytes, inference_bytes(m)) << t.name;
+    EXPECT_EQ(t.task.model.cold_args, t.task.model.constants) << t.name;
   }
   for (const search::SchedulerTask& t : model_tasks(m, /*warm_weights=*/true)) {
-    EXPECT_EQ(t.task.cold_sweep_bytes, 0) << t.name;
-    EXPECT_TRUE(t.task.cold_args.empty()) << t.name;
+    EXPECT_EQ(t.task.model.cold_sweep_bytes, 0) << t.name;
+    EXPECT_TRUE(t.task.model.cold_args.empty()) << t.name;
   }
+}
+
+// A farm job times a model's tasks as `kiln tune` does: each task carries
+// its weights' positions and how cold they are (search::ModelArgs). Before,
+// a job's spec held the workloads alone, so a farm timed a model's tasks as
+// operators alone: weights packed inside the kernel and left in the caches.
+TEST(ModelCli, AFarmJobTimesAModelsTasksAsKilnTuneDoes) {
+  const std::string model = write_model();
+  const ModelProgram m = prepare_model(model, "", pass_options("nchwc", Target::parse("llvm")));
+  for (const std::string warm : {"", " --warm-weights"}) {
+    SCOPED_TRACE(warm);
+    CliRun tune = kiln("tune " + model + " --db " + scratch_path("unopened.db") + warm + " --dry-run");
+    CliRun job = kiln("job submit --model " + model + warm + " --dry-run");
+    ASSERT_EQ(tune.code, 0) << tune.out;
+    ASSERT_EQ(job.code, 0) << job.out;
+    EXPECT_EQ(job.out, tune.out);
+    std::istringstream lines(job.out);
+    std::string line;
+    int tasks = 0, with_weights = 0;
+    while (std::getline(lines, line)) {
+      const nlohmann::json j = nlohmann::json::parse(line);
+      if (!j.contains("task")) continue;  // the tuning options, last
+      ++tasks;
+      const nlohmann::json& args = j["model"];
+      if (!args.contains("constants")) continue;
+      ++with_weights;
+      if (warm.empty()) {
+        EXPECT_EQ(args["cold_args"], args["constants"]) << line;
+        EXPECT_EQ(args["cold_sweep_bytes"], inference_bytes(m)) << line;
+      } else {
+        EXPECT_FALSE(args.contains("cold_args")) << line;
+        EXPECT_FALSE(args.contains("cold_sweep_bytes")) << line;
+      }
+    }
+    EXPECT_EQ(tasks, static_cast<int>(m.tasks.size())) << job.out;
+    EXPECT_EQ(with_weights, 2) << "the two convolutions\n" << job.out;
+  }
+}
+
+// bench-op --model times a model's task as its tune does: weights packed
+// and swept cold (or left warm), through a runner, checked.
+TEST(ModelCli, BenchOpTimesAModelsTaskAsItsTuneDoes) {
+  const std::string model = write_model();
+  const ModelProgram m = prepare_model(model, "", pass_options("nchwc", Target::parse("llvm")));
+  std::string conv;
+  for (const search::SchedulerTask& t : model_tasks(m, false))
+    if (conv.empty() && !t.task.model.constants.empty()) conv = t.task.entry.key;
+  ASSERT_FALSE(conv.empty());
+  for (const std::string warm : {"", " --warm-weights"}) {
+    SCOPED_TRACE(warm);
+    CliRun b = kiln("bench-op " + conv + " --model " + model + warm + " --repeat 3 --min-repeat-ms 0 --check --json");
+    ASSERT_EQ(b.code, 0) << b.out;
+    const nlohmann::json j = nlohmann::json::parse(last_line(b.out));
+    EXPECT_TRUE(j["check_passed"].get<bool>()) << b.out;
+    EXPECT_TRUE(j.contains("runner_ms")) << "timed through a runner\n" << b.out;
+    const nlohmann::json& args = j["model"];
+    ASSERT_TRUE(args.contains("constants")) << b.out;
+    if (warm.empty()) {
+      EXPECT_EQ(args["cold_args"], args["constants"]) << b.out;
+      EXPECT_EQ(args["cold_sweep_bytes"], inference_bytes(m)) << b.out;
+    } else {
+      EXPECT_FALSE(args.contains("cold_args")) << b.out;
+    }
+  }
+  CliRun wrong = kiln("bench-op v1-0000000000000000 --model " + model);
+  EXPECT_NE(wrong.code, 0) << wrong.out;
+  EXPECT_NE(wrong.out.find("has no task v1-0000000000000000 for this target and layout (its tasks: "), std::string::npos)
+      << wrong.out;
+  EXPECT_NE(wrong.out.find(conv), std::string::npos) << "the keys it has\n" << wrong.out;
 }
 
 // --pick-in-model: each task's best records run in the model in turn, and

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_run.h"
+#include "graph/model_builder.h"
 #include "tuning_logs/sqlite_database.h"
 #include "support/scratch.h"
 
@@ -68,11 +69,16 @@ TEST(TuneCli, TuneOpTuneAndAFarmJobTakeTheSameFlagsIntoTheSameOptions) {
   // 10 and screened none, a farm job timed 5 and screened none. Now the
   // three read one set of flags into search::TuneOptions; --dry-run prints it.
   const std::string db = temp("dry-run.db");
+  graph::testing::ModelBuilder m;  // one convolution: the model `kiln tune` reads
+  m.input("x", {1, 8, 6, 6}).weights("w", {8, 8, 3, 3}).output("y");
+  graph::testing::set_ints(m.node("Conv", {"x", "w"}, {"y"}), "pads", {1, 1, 1, 1});
+  const std::string model_file = temp("dry-run.onnx");
+  std::ofstream(model_file, std::ios::binary) << m.bytes();
   for (const std::string& flags :
        {std::string(""), std::string(" --target 'llvm -num-cores=2' --repeat 3 --slow-factor 4 --batch-size 8 "
                                      "--final-top 2 --seed 5 --flush-cache --register-designs 0")}) {
     CliRun op = kiln("tune-op " + kWorkload + " --db " + db + flags + " --dry-run");
-    CliRun model = kiln("tune model.onnx --db " + db + flags + " --dry-run");
+    CliRun model = kiln("tune " + model_file + " --db " + db + flags + " --dry-run");
     CliRun job = kiln("job submit " + kWorkload + flags + " --dry-run");
     ASSERT_EQ(op.code, 0) << op.out;
     ASSERT_EQ(model.code, 0) << model.out;

@@ -31,7 +31,7 @@ namespace {
 JobSpec matmul_job(int m, const std::string& key, int64_t trials, int batch = 4) {
   ops::Workload w = ops::parse_workload("matmul:M=" + std::to_string(m) + ",N=32,K=32");
   JobSpec s;
-  s.tasks = {tuning::workload_entry(ops::build_workload(w), w.op, w.str(), ops::workload_flops(w))};
+  s.tasks = {{tuning::workload_entry(ops::build_workload(w), w.op, w.str(), ops::workload_flops(w))}};
   s.name = w.str();
   s.tune.target = Target::parse("llvm");
   s.device_key = key;
@@ -91,7 +91,7 @@ TEST(Farm, ADaemonKilledMidJobIsRestartedAndTheJobCompletesWithEveryRecordKept) 
   const JobSpec spec = matmul_job(48, "cpu", 24, 4);
   const int64_t id = client.submit(spec)["id"];
   auto db = tuning::open_postgres_database(url, tuning::OpenMode::kExisting);
-  const std::string key = spec.tasks[0].key, target = Target::parse("llvm").str();
+  const std::string key = spec.tasks[0].entry.key, target = Target::parse("llvm").str();
   ASSERT_TRUE(eventually([&] { return db->count_records(key, target) >= 8; }, 120));
   d.child.kill();  // SIGKILL, mid-job
   std::vector<int64_t> committed;

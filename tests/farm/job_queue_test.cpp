@@ -21,7 +21,7 @@ namespace {
 
 JobSpec spec(const std::string& key, int priority = 0) {
   JobSpec s;
-  s.tasks = {{"k1", "{}", "matmul", "matmul:M=8,N=8,K=8", 1024}};
+  s.tasks = {{{"k1", "{}", "matmul", "matmul:M=8,N=8,K=8", 1024}}};
   s.name = "matmul:M=8,N=8,K=8";
   s.tune.target = Target::parse("llvm -num-cores=2");
   s.device_key = key;

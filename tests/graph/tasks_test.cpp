@@ -38,7 +38,7 @@ TEST(Tasks, ALoneConvIsItsWorkload) {
 
 TEST(Tasks, TheWeightsAreTheParametersBoundToConstants) {
   // Conv(x, w, b) + Add(., r): x and r are activations, w and b weights;
-  // tuning times the weights cold (TuneTask::cold_args).
+  // tuning times the weights cold (search::ModelArgs).
   ModelBuilder m;
   m.input("x", {1, 4, 6, 6}).input("r", {1, 8, 6, 6}).weights("w", {8, 4, 3, 3}).weights("b", {8}).output("y");
   set_ints(m.node("Conv", {"x", "w", "b"}, {"c"}), "pads", {1, 1, 1, 1});

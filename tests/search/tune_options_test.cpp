@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "farm/job.h"
+#include "farm/requests.h"
+#include "ops/workload.h"
+#include "tuning_logs/workload_entry.h"
 #include "search/tune_options.h"
 #include "support/error_of.h"
 
@@ -57,7 +60,7 @@ TEST(TuneOptions, AMalformedSettingIsNamed) {
 
 farm::JobSpec one_task_spec() {
   farm::JobSpec s;
-  s.tasks = {{"k1", "{}", "matmul", "matmul:M=8,N=8,K=8", 1024}};
+  s.tasks = {{{"k1", "{}", "matmul", "matmul:M=8,N=8,K=8", 1024}}};
   s.name = "matmul:M=8,N=8,K=8";
   s.device_key = "znver3";
   return s;
@@ -78,6 +81,49 @@ TEST(TuneOptions, AFarmJobTunesEachTaskWithTheOptionsItWasSubmittedWith) {
   s.tune.time_budget_s = 60;
   EXPECT_EQ(farm::JobSpec::from_json(s.to_json()).task_options(12)->time_budget_s, 48);
   EXPECT_FALSE(farm::JobSpec::from_json(s.to_json()).task_options(61));
+}
+
+// A model's task keeps its weights' positions and their sweep through the
+// queue; an operator's task (and a spec queued before tasks carried them)
+// reads as one with none.
+TEST(TuneOptions, AFarmJobKeepsWhatTheModelSaysOfEachTasksArguments) {
+  farm::JobSpec s = one_task_spec();
+  s.tasks.push_back(s.tasks[0]);
+  s.tasks[1].model = {.constants = {1, 2}, .cold_args = {1, 2}, .cold_sweep_bytes = int64_t{21} << 20};
+  const nlohmann::json j = s.to_json();
+  EXPECT_FALSE(j["tasks"][0].contains("model")) << j["tasks"][0];
+  const farm::JobSpec queued = farm::JobSpec::from_json(j);
+  ASSERT_EQ(queued.tasks.size(), 2u);
+  EXPECT_TRUE(queued.tasks[0].model.empty());
+  EXPECT_EQ(queued.tasks[1].model.constants, (std::vector<int>{1, 2}));
+  EXPECT_EQ(queued.tasks[1].model.cold_args, (std::vector<int>{1, 2}));
+  EXPECT_EQ(queued.tasks[1].model.cold_sweep_bytes, int64_t{21} << 20);
+
+  auto refused = [&](nlohmann::json model) {
+    nlohmann::json bad = j;
+    bad["tasks"][1]["model"] = std::move(model);
+    return testing::error_of([&] { farm::JobSpec::from_json(bad); });
+  };
+  EXPECT_EQ(refused({{"cold_args", {-1}}}),
+            "malformed job spec: a task's model arguments: parameter position -1 is negative");
+  EXPECT_EQ(refused({{"cold_bytes", 5}}), "malformed job spec: a task's model arguments: unknown setting \"cold_bytes\"");
+  EXPECT_EQ(refused({{"constants", "w"}}),
+            "malformed job spec: a task's model arguments: \"constants\" has the wrong type: \"w\"");
+}
+
+// A daemon refuses, at submission, a task whose model names a parameter
+// its function does not have: matmul's are A, B and C.
+TEST(TuneOptions, ASubmittedTaskNamingAParameterItsFunctionLacksIsRefused) {
+  const ops::Workload w = ops::parse_workload("matmul:M=8,N=8,K=8");
+  farm::JobSpec s = one_task_spec();
+  s.tasks = {{tuning::workload_entry(ops::build_workload(w), w.op, w.str(), ops::workload_flops(w)), {.constants = {1}}}};
+  rpc::proto::SubmitRequest req;
+  req.set_spec_json(s.to_json().dump());
+  EXPECT_EQ(farm::read_submission(req).tasks[0].model.constants, (std::vector<int>{1}));
+  s.tasks[0].model.cold_args = {3};
+  req.set_spec_json(s.to_json().dump());
+  EXPECT_EQ(testing::error_of([&] { farm::read_submission(req); }),
+            "task matmul:M=8,N=8,K=8,dtype=float32: its model names parameter 3 of a function with 3 parameters");
 }
 
 TEST(TuneOptions, AJobQueuedBeforeTheOptionsWereOneObjectStillReads) {

@@ -199,13 +199,13 @@ TEST(Tune, TheBestRecordsAreTimedAgainAtTheEndAndRankedByIt) {
   EXPECT_EQ(stopped.last.final_measured, 0);
 }
 
-// A model's task times its weights cold (TuneTask::cold_args): every
+// A model's task times its weights cold (search::ModelArgs): every
 // candidate still measures, and the final measurement takes three times
 // the repeats, each a single cold run, rather than raised runs that would
 // find the weights cached after the first.
 TEST(Tune, WithColdWeightsTheFinalMeasurementTimesSingleColdRuns) {
   TuneTask task = task_of(kWorkload);
-  task.cold_args = {1};  // B, as if it were a weight
+  task.model.cold_args = {1};  // B, as if it were a weight
   auto db = tuning::open_sqlite_database(fresh_db("cold"));
   rpc::Builder builder({.workers = 2});
   auto runner = rpc::connect_runner("local");
