@@ -113,18 +113,22 @@ bool holds_a_constant(const PrimFunc& f, const Buffer& read, const std::vector<i
 // the same vectors (a 1x1 convolution's output pixels, reading the same
 // weights). And whether the vector operand holds one of `constants` (a
 // model's weights), the bytes of its buffer and of the block's other reads
-// (the input; not the output it accumulates into). All -1, false and 0
-// when the design's first instructions do not replay on `f`.
+// (the input; not the output it accumulates into). And for each spatial
+// tile, whether every other read leaves it out (`shared`: the input of a
+// convolution leaves out its output-channel blocks, so that one broadcast
+// element serves a row of them). All -1, false and 0 when the design's
+// first instructions do not replay on `f`.
 struct TileAxes {
   std::vector<int> sliding;
-  std::vector<bool> free;
+  std::vector<bool> free, shared;
   bool operand_constant = false;
   double operand_bytes = 0, other_bytes = 0;
 };
 
 TileAxes tile_axes(const PrimFunc& f, const Trace& design, const RegisterTile& tile,
                    const std::vector<int>& constants) {
-  TileAxes out{std::vector<int>(tile.reductions.size(), -1), std::vector<bool>(tile.tiles.size(), false)};
+  TileAxes out{std::vector<int>(tile.reductions.size(), -1), std::vector<bool>(tile.tiles.size(), false),
+               std::vector<bool>(tile.tiles.size(), false)};
   size_t first = design.size();
   for (size_t i : tile.tiles) first = std::min(first, i);
   for (size_t i : tile.reductions) first = std::min(first, i);
@@ -162,12 +166,19 @@ TileAxes tile_axes(const PrimFunc& f, const Trace& design, const RegisterTile& t
   for (size_t k = 0; k < tile.tiles.size(); ++k)
     out.free[k] = bound[k] >= 0 && !uses[static_cast<size_t>(bound[k])];
   const BlockNode* b = block_of(locate_block(sch.func().body(), tile.block)->stmt);
+  for (size_t k = 0; k < tile.tiles.size(); ++k) out.shared[k] = bound[k] >= 0;
   for (size_t r = 0; r < b->reads.size(); ++r) {
     const Buffer& read = b->reads[r].buffer();
     const bool written = std::any_of(b->writes.begin(), b->writes.end(),
                                      [&](const BufferRegion& w) { return w.buffer().same_as(read); });
-    if (static_cast<int>(r) == operand->read) out.operand_bytes += buffer_bytes(read);
-    else if (!written) out.other_bytes += buffer_bytes(read);
+    if (static_cast<int>(r) == operand->read) {
+      out.operand_bytes += buffer_bytes(read);
+    } else if (!written) {
+      out.other_bytes += buffer_bytes(read);
+      const std::vector<bool> other_uses = read_uses(sch.func(), tile.block, r);
+      for (size_t k = 0; k < tile.tiles.size(); ++k)
+        out.shared[k] = out.shared[k] && !other_uses[static_cast<size_t>(bound[k])];
+    }
   }
   out.operand_constant = holds_a_constant(sch.func(), b->reads[static_cast<size_t>(operand->read)].buffer(), constants);
   return out;
@@ -312,7 +323,8 @@ std::optional<Rows> window_rows(const RegisterTile& tile, const std::vector<int6
 // What a design's register tiles are sized by: a kShapes entry (vectors,
 // second_rows), or a window shape (one vector, window > 0 rows); with
 // streaming_rows > 0, a weight-streaming shape (sized, below) of at most
-// that many rows on the largest axis.
+// that many rows on the largest axis; with channel_rows > 0, a channel
+// shape (channel_rows, below) over `pixel_axes` axes of pixels.
 struct Sizing {
   int64_t vectors = 1, second_rows = 1, window = 0, streaming_rows = 0;
   // A window shape's padding inlined into the window's loads instead of
@@ -321,6 +333,7 @@ struct Sizing {
   // lies. A depthwise 3×3 on 144 channels at 56² (Zen 5, 2 threads) ran at
   // 302 GFLOP/s so and at 181 with the tuned design's per-tile copy.
   bool inline_padding = false;
+  int64_t channel_rows = 0, pixel_axes = 1;
 };
 
 // The weight-streaming shapes: one vector, 3 rows on the second axis, and
@@ -375,6 +388,72 @@ std::optional<Rows> blocked_rows(const RegisterTile& tile, const std::vector<int
     out.s2[k] = std::min(covering_outer(extents[k], {out.s3[k]}), room);
     room = std::max<int64_t>(1, room / out.s2[k]);
   }
+  return out;
+}
+
+// The rows of one pixel axis of `extent` that a register tile of
+// `channels` channel rows takes, K-major as the tiles loop: each row's
+// broadcast stays live across the channel rows, so channels x rows
+// accumulators, `channels` loaded vectors and `rows` broadcasts must fit
+// the registers (budget + 4, the budget's operand registers with them).
+// A divisor of the extent where one is at least half of what fits, else
+// rows as even as the axis allows (7 as 4 + 3). 0 where none fits. Past
+// it LLVM spills: 4 x 6 and 4 x 7 on a 1x1 convolution at 56² (Intel
+// Xeon, AVX-512) ran slower than 4 x 4.
+int64_t rows_beside_channels(int64_t extent, int64_t channels, int64_t budget) {
+  const int64_t most = (budget + 4 - channels) / (channels + 1);
+  if (most < 1) return 0;
+  const int64_t rows = divisor_up_to(extent, most);
+  return 2 * rows <= most ? even_rows(extent, most) : rows;
+}
+
+// The channel shapes: output-channel blocks per register tile, and the
+// pixel axes their rows take (one axis, or two of 2 rows each).
+constexpr int64_t kChannelRows = 4;
+constexpr int64_t kChannelPixelAxes[] = {2, 1};
+
+// A channel shape's rows, for a block that no reduction of more than one
+// step slides along (a 1x1 convolution): up to `channels` rows (dividing
+// it) on the largest axis that the vector operand reads and every other
+// read leaves out (the output-channel blocks, which share each broadcast
+// input element), in S0; and on the largest axes the vector operand
+// leaves out (the output pixels, the first on a tie), in S1, 2 rows on
+// each of two, or on one as many as fit beside the channel rows
+// (rows_beside_channels: 4 x 4 in AVX-512's 32 registers, 16
+// accumulators + 4 weight vectors + 4 broadcasts). kShapes put
+// their rows on the pixels alone, one channel block per tile, so every
+// FMA loads a broadcast: on resnet50's 1x1 layers (Intel Xeon, model 167,
+// 2 threads) they stayed at 316-330 GFLOP/s where oneDNN's 1x1 kernel
+// ran at 331-356; 64→256 at 56² ran at 0.318 ms as its best of 400
+// trials (28 pixels x 1 block), at 0.297-0.300 as 4 blocks x 4 rows and
+// 0.295 as 4 blocks x 2 x 2 pixels, oneDNN at 0.289. nullopt without
+// such axes or where the registers leave no row.
+std::optional<Rows> channel_rows(const RegisterTile& tile, const std::vector<int64_t>& extents, const TileAxes& axes,
+                                 int64_t channels, int64_t pixel_axes) {
+  std::optional<size_t> bound;
+  std::vector<size_t> pixels;  // largest first
+  for (size_t k = 0; k < extents.size(); ++k) {
+    if (k == tile.vector_tile || extents[k] < 2) continue;
+    if (axes.free[k]) pixels.push_back(k);
+    else if (axes.shared[k] && (!bound || extents[k] > extents[*bound])) bound = k;
+  }
+  std::stable_sort(pixels.begin(), pixels.end(), [&](size_t a, size_t b) { return extents[a] > extents[b]; });
+  if (!bound || pixels.size() < static_cast<size_t>(pixel_axes)) return std::nullopt;
+  const int64_t c = divisor_up_to(extents[*bound], channels);
+  const int64_t rows = rows_beside_channels(extents[pixels[0]], c, tile.budget);
+  const bool two_by_two_fits = c * 4 + c + 4 <= tile.budget + 4;  // 4 broadcasts live, as 4 rows'
+  if (c < 2 || rows < 2 || (pixel_axes == 2 && !two_by_two_fits)) return std::nullopt;
+  Rows out{std::vector<int64_t>(extents.size(), 1), std::vector<bool>(extents.size(), false)};
+  out.s3[*bound] = c;
+  if (pixel_axes == 2) {
+    for (size_t a = 0; a < 2; ++a) {
+      out.s3[pixels[a]] = 2;
+      out.in_s1[pixels[a]] = true;
+    }
+    return out;
+  }
+  out.s3[pixels[0]] = rows;
+  out.in_s1[pixels[0]] = true;
   return out;
 }
 
@@ -449,9 +528,13 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
     for (size_t i : tile.tiles) extents.push_back(extent_of[i]);
     const std::vector<int>& sliding = axes_of[t].sliding;
     std::optional<Rows> rows = sizing.window > 0 ? window_rows(tile, extents, sliding, sizing.window)
-                                                 : shape_rows(tile, extents, sizing.vectors, sizing.second_rows,
-                                                              sizing.streaming_rows);
+                               : sizing.channel_rows > 0
+                                   ? channel_rows(tile, extents, axes_of[t], sizing.channel_rows, sizing.pixel_axes)
+                                   : shape_rows(tile, extents, sizing.vectors, sizing.second_rows, sizing.streaming_rows);
     if (!rows) return std::nullopt;
+    if (sizing.channel_rows > 0)  // a window of more than one step has window shapes of channels and rows
+      for (size_t r = 0; r < tile.reductions.size(); ++r)
+        if (sliding[r] >= 0 && covered_by(design, tile.reductions[r]) > 1) return std::nullopt;
     auto slid_along = [&](size_t k) {
       return std::find(sliding.begin(), sliding.end(), static_cast<int>(k)) != sliding.end();
     };
@@ -663,6 +746,11 @@ std::vector<Trace> register_designs(const PrimFunc& f, const std::vector<Trace>&
     if (std::find(first_of_axis.begin(), first_of_axis.end(), d) != first_of_axis.end()) continue;
     (axes.insert(register_tiles(draws[d])[0].vector_tile).second ? first_of_axis : others).push_back(d);
   }
+  // The channel shapes before them, on each axis's first sketch: on a 1x1
+  // convolution they lead kShapes' (channel_rows).
+  for (int64_t pixel_axes : kChannelPixelAxes)
+    for (size_t d : first_of_axis)
+      if (out.size() < limit) add(d, Sizing{.channel_rows = kChannelRows, .pixel_axes = pixel_axes});
   for (const std::vector<size_t>* group : {&first_of_axis, &others})
     for (const TileShape& shape : kShapes)
       for (size_t d : *group)

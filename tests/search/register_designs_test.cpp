@@ -461,6 +461,40 @@ TEST(RegisterDesigns, AOneByOneConvolutionsThreadsSplitItsRowsWhereItsInputWeigh
             1);
 }
 
+TEST(RegisterDesigns, AOneByOneConvolutionsRegisterTilesSpanOutputChannelBlocks) {
+  // Blocked 1x1 conv2d 64->256 at 56², loops n, k-blocks, h, w, k-lanes;
+  // the input leaves out the k-blocks, so one broadcast input element
+  // serves a row of them. Before: every register tile of the first 16
+  // designs held one k-block (28 pixels x 1 on AVX-512), each FMA loading
+  // a broadcast of its own. After: 4 k-blocks x 2 x 2 pixels and 4 x 4
+  // rows (16 accumulators, 4 weight vectors, 4 broadcasts); on AVX2's 16
+  // registers 4 x 2 rows only. A 3x3 window has its window shapes instead.
+  auto channel_shapes = [](const std::string& w, const std::string& target) {
+    PrimFunc f = workload(w);
+    std::set<std::vector<int64_t>> shapes;
+    for (const Trace& d : register_designs(f, design_space(f, SpaceParams::for_target(Target::parse(target))), 1, 16)) {
+      const std::vector<int64_t> s = register_tile_of(d);
+      if (register_tiles(d).at(0).vector_tile != 4 || s.at(1) < 2) continue;  // the output-channel vector's, k-blocks
+      shapes.insert(s);
+      SampleFailure why;
+      std::optional<Candidate> c = replay_candidate(f, d, &why);
+      if (!c) ADD_FAILURE() << why.name() << ": " << why.message;
+      else testing::expect_same_results(f, c->func);
+    }
+    return shapes;
+  };
+  const std::string one = "conv2d_nchwc:N=1,C=64,H=56,W=56,K=256,R=1,S=1,stride=1,pad=0,cb=16,kb=16";
+  EXPECT_EQ(channel_shapes(one, "llvm -mcpu=znver4 -num-cores=2"),
+            (std::set<std::vector<int64_t>>{{1, 4, 2, 2, 16}, {1, 4, 4, 1, 16}}));
+  EXPECT_EQ(channel_shapes("conv2d_nchwc:N=1,C=64,H=56,W=56,K=256,R=1,S=1,stride=1,pad=0,cb=8,kb=8",
+                           "llvm -mcpu=haswell -num-cores=2"),
+            (std::set<std::vector<int64_t>>{{1, 4, 2, 1, 8}}));
+  for (const std::vector<int64_t>& s :
+       channel_shapes("conv2d_nchwc:N=1,C=64,H=56,W=56,K=256,R=3,S=3,stride=1,pad=1,cb=16,kb=16",
+                      "llvm -mcpu=znver4 -num-cores=2"))
+    EXPECT_FALSE(s.at(2) == 2 && s.at(3) == 2) << "a 3x3 window's tile of k-blocks x 2 x 2 pixels";
+}
+
 TEST(RegisterDesigns, EveryDesignComputesTheSame) {
   for (const char* w : {"matmul:M=22,N=32,K=8", "conv2d_nchw:N=1,C=4,H=6,W=6,K=16,R=3,S=3,stride=1,pad=1",
                         "dense:M=14,N=16,K=8,bias=1,act=relu"}) {
