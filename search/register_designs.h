@@ -18,9 +18,12 @@
 // tile. For convolutions, whose weights may stream from memory, also a
 // few designs with small register tiles and the output rows' tiles in S2,
 // inside the outer reduction loops, so that each chunk of weights serves
-// every row tile before the next is read (register_designs.cpp, sized). A register tile alone is not enough: with the other tiles of a
-// fresh draw, 6 x 16 tiles of matmul 1024³ ran at 15-37 GFLOP/s on a Zen 3,
-// their operand packed again for every row tile. The search measures these
+// every row tile before the next is read (register_designs.cpp, sized);
+// and for 1x1 convolutions, tiles of a few output-channel blocks x a few
+// pixels, so that each broadcast input element serves every block
+// (channel_rows). A register tile alone is not enough: with the other
+// tiles of a fresh draw, 6 x 16 tiles of matmul 1024³ ran at 15-37
+// GFLOP/s on a Zen 3, their operand packed again for every row tile. The search measures these
 // first (search/evolutionary.h), and mutates them from there like any other.
 #pragma once
 
