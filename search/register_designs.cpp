@@ -397,9 +397,9 @@ std::optional<Rows> blocked_rows(const RegisterTile& tile, const std::vector<int
 // accumulators, `channels` loaded vectors and `rows` broadcasts must fit
 // the registers (budget + 4, the budget's operand registers with them).
 // A divisor of the extent where one is at least half of what fits, else
-// rows as even as the axis allows (7 as 4 + 3). 0 where none fits. Past
-// it LLVM spills: 4 x 6 and 4 x 7 on a 1x1 convolution at 56² (Intel
-// Xeon, AVX-512) ran slower than 4 x 4.
+// rows as even as the axis allows (7 as 4 + 3). 0 where none fits. On a
+// 1x1 convolution at 56² (Intel Xeon, AVX-512) 4 x 7 spilled, and 4 x 5
+// and 4 x 6, partial there, ran slower than 4 x 4.
 int64_t rows_beside_channels(int64_t extent, int64_t channels, int64_t budget) {
   const int64_t most = (budget + 4 - channels) / (channels + 1);
   if (most < 1) return 0;
