@@ -391,17 +391,20 @@ std::optional<Rows> blocked_rows(const RegisterTile& tile, const std::vector<int
   return out;
 }
 
-// The rows of one pixel axis of `extent` that a register tile of
-// `channels` channel rows takes, K-major as the tiles loop: each row's
-// broadcast stays live across the channel rows, so channels x rows
-// accumulators, `channels` loaded vectors and `rows` broadcasts must fit
-// the registers (budget + 4, the budget's operand registers with them).
-// A divisor of the extent where one is at least half of what fits, else
-// rows as even as the axis allows (7 as 4 + 3). 0 where none fits. On a
-// 1x1 convolution at 56² (Intel Xeon, AVX-512) 4 x 7 spilled, and 4 x 5
-// and 4 x 6, partial there, ran slower than 4 x 4.
+// The most rows a register tile of `channels` channel rows may take,
+// K-major as the tiles loop: each row's broadcast stays live across the
+// channel rows, so channels x rows accumulators, `channels` loaded vectors
+// and `rows` broadcasts must fit the registers (budget + 4, the budget's
+// operand registers with them).
+int64_t most_rows_beside(int64_t channels, int64_t budget) { return (budget + 4 - channels) / (channels + 1); }
+
+// The rows of one pixel axis of `extent` beside `channels` channel rows:
+// a divisor of the extent where one is at least half of what fits
+// (most_rows_beside), else rows as even as the axis allows (7 as 4 + 3).
+// 0 where none fits. On a 1x1 convolution at 56² (Intel Xeon, AVX-512)
+// 4 x 7 spilled, and 4 x 5 and 4 x 6, partial there, ran slower than 4 x 4.
 int64_t rows_beside_channels(int64_t extent, int64_t channels, int64_t budget) {
-  const int64_t most = (budget + 4 - channels) / (channels + 1);
+  const int64_t most = most_rows_beside(channels, budget);
   if (most < 1) return 0;
   const int64_t rows = divisor_up_to(extent, most);
   return 2 * rows <= most ? even_rows(extent, most) : rows;
@@ -441,7 +444,7 @@ std::optional<Rows> channel_rows(const RegisterTile& tile, const std::vector<int
   if (!bound || pixels.size() < static_cast<size_t>(pixel_axes)) return std::nullopt;
   const int64_t c = divisor_up_to(extents[*bound], channels);
   const int64_t rows = rows_beside_channels(extents[pixels[0]], c, tile.budget);
-  const bool two_by_two_fits = c * 4 + c + 4 <= tile.budget + 4;  // 4 broadcasts live, as 4 rows'
+  const bool two_by_two_fits = most_rows_beside(c, tile.budget) >= 4;  // 4 pixels' broadcasts live, as 4 rows'
   if (c < 2 || rows < 2 || (pixel_axes == 2 && !two_by_two_fits)) return std::nullopt;
   Rows out{std::vector<int64_t>(extents.size(), 1), std::vector<bool>(extents.size(), false)};
   out.s3[*bound] = c;

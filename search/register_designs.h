@@ -23,8 +23,9 @@
 // pixels, so that each broadcast input element serves every block
 // (channel_rows). A register tile alone is not enough: with the other
 // tiles of a fresh draw, 6 x 16 tiles of matmul 1024³ ran at 15-37
-// GFLOP/s on a Zen 3, their operand packed again for every row tile. The search measures these
-// first (search/evolutionary.h), and mutates them from there like any other.
+// GFLOP/s on a Zen 3, their operand packed again for every row tile. The
+// search measures these first (search/evolutionary.h), and mutates them
+// from there like any other.
 #pragma once
 
 #include <cstdint>

@@ -134,6 +134,12 @@ void TuneOptions::check() const {
   if (timing.timeout_ms <= 0) bad("timeout", timing.timeout_ms, "must be positive (ms)");
 }
 
+void ModelArgs::make_cold(TimingOptions& o) const {
+  if (o.flush_cache) return;
+  o.cold_args = cold_args;
+  o.cold_sweep_bytes = cold_sweep_bytes;
+}
+
 json ModelArgs::to_json() const {
   json j = json::object();
   if (!constants.empty()) j["constants"] = constants;

@@ -92,6 +92,9 @@ struct ModelArgs {
   int64_t cold_sweep_bytes = 0;
 
   bool empty() const { return constants.empty() && cold_args.empty() && cold_sweep_bytes == 0; }
+  // Makes `o` evict the weights as the model leaves them before every
+  // timed run, unless it flushes every argument already (flush_cache).
+  void make_cold(TimingOptions& o) const;
   // The fields that are set; {} when empty().
   nlohmann::json to_json() const;
   // Throws kiln::Error naming a field of the wrong type, a negative

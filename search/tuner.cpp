@@ -146,10 +146,7 @@ TuneJob::TuneJob(const TuneTask& task, const TuneOptions& options, const TuneSer
       target_(options.target.str()),
       start_(Clock::now()),
       ctx_{.func = tuning::stored_form(task.func), .seed = options.seed} {
-  if (!o_.timing.flush_cache) {
-    o_.timing.cold_args = task.model.cold_args;
-    o_.timing.cold_sweep_bytes = task.model.cold_sweep_bytes;
-  }
+  task.model.make_cold(o_.timing);
   // Traces are written against the canonical form (blocks b0, b1, ...), the
   // form the database stores, so that a record applies to every function
   // with its workload key, whatever its blocks are called.

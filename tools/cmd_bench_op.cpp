@@ -95,10 +95,7 @@ TimingOptions timing_of(const Args& a, const search::ModelArgs& model) {
   o.number = a.number;
   o.min_repeat_ms = a.min_repeat_ms;
   o.flush_cache = a.flush_cache;
-  if (!a.flush_cache) {
-    o.cold_args = model.cold_args;
-    o.cold_sweep_bytes = model.cold_sweep_bytes;
-  }
+  model.make_cold(o);
   if (o.evicts()) {
     o.number = 1;
     o.min_repeat_ms = 0;
@@ -319,7 +316,7 @@ void add_bench_op(CLI::App& app) {
       "an ONNX model whose task KEY is: time it as kiln tune does, its weights packed once and made cold before every "
       "run (through a runner, 'local' unless --runner)");
   cmd->add_option("--input-shapes", a->input_shapes, "the model's input shapes, as kiln tune takes them")->needs(model);
-  cmd->add_option("--layout", a->layout, "the model's layout, as kiln tune takes it")->needs(model)->capture_default_str();
+  cmd->add_option("--layout", a->layout, kLayoutHelp)->needs(model)->capture_default_str();
   cmd->add_flag("--warm-weights", a->warm_weights, "with --model: leave the weights in the caches, as kiln tune --warm-weights")
       ->needs(model);
   cmd->callback([a] { run(*a); });
