@@ -76,6 +76,11 @@ int64_t inference_bytes(const ModelProgram& m);
 // as the rest of an inference would: TimingOptions::cold_sweep_bytes).
 std::vector<search::SchedulerTask> model_tasks(const ModelProgram& m, bool warm_weights);
 
+// A model's tasks are tuned to at most this many trials each unless told
+// otherwise: `kiln tune --trials-per-task`, `kiln job submit --model
+// --trials`, Model.tune(trials_per_task=...).
+inline constexpr int64_t kModelTrialsPerTask = 200;
+
 // Tunes a model's tasks into `db` (tuning::open_database), a batch at a
 // time where the task scheduler expects the model's latency to drop most.
 // o.trials counts this run's trials only.

@@ -12,9 +12,13 @@ json JobSpec::to_json() const {
     const tuning::WorkloadEntry& e = task.entry;
     json one = {{"key", e.key}, {"ir_json", e.ir_json}, {"op", e.op}, {"shape", e.shape}, {"flops", e.flops}};
     if (!task.model.empty()) one["model"] = task.model.to_json();
+    if (task.weight != 1) one["weight"] = task.weight;
+    if (!task.name.empty()) one["name"] = task.name;
     t.push_back(std::move(one));
   }
-  return {{"tasks", t}, {"name", name}, {"device_key", device_key}, {"priority", priority}, {"tune", tune.to_json()}};
+  json j = {{"tasks", t}, {"name", name}, {"device_key", device_key}, {"priority", priority}, {"tune", tune.to_json()}};
+  if (schedule) j["schedule"] = {{"policy", search::policy_name(*schedule)}};
+  return j;
 }
 
 namespace {
@@ -34,14 +38,19 @@ search::TuneOptions legacy_tune_options(const json& j) {
 JobSpec JobSpec::from_json(const json& j) {
   JobSpec s;
   try {
-    for (const json& t : j.at("tasks"))
+    for (const json& t : j.at("tasks")) {
       s.tasks.push_back({{t.at("key").get<std::string>(), t.at("ir_json").get<std::string>(), t.at("op").get<std::string>(),
                           t.at("shape").get<std::string>(), t.at("flops").get<double>()},
-                         t.contains("model") ? search::ModelArgs::from_json(t.at("model")) : search::ModelArgs{}});
+                         t.contains("model") ? search::ModelArgs::from_json(t.at("model")) : search::ModelArgs{},
+                         t.value("weight", int64_t{1}),
+                         t.value("name", std::string())});
+      if (s.tasks.back().weight < 1) KILN_USER_ERROR() << "task " << s.tasks.size() << " has weight " << s.tasks.back().weight;
+    }
     s.name = j.at("name").get<std::string>();
     s.device_key = j.at("device_key").get<std::string>();
     s.priority = j.value("priority", 0);
     s.tune = j.contains("tune") ? search::TuneOptions::from_json(j.at("tune")) : legacy_tune_options(j);
+    if (j.contains("schedule")) s.schedule = search::parse_policy(j.at("schedule").at("policy").get<std::string>());
   } catch (const json::exception& e) {
     KILN_USER_ERROR() << "malformed job spec: " << e.what();
   } catch (const Error& e) {
@@ -60,6 +69,15 @@ std::optional<search::TuneOptions> JobSpec::task_options(double elapsed_s) const
     o.time_budget_s = tune.time_budget_s - elapsed_s;
     if (o.time_budget_s <= 0) return std::nullopt;
   }
+  return o;
+}
+
+search::TaskSchedulerOptions JobSpec::scheduler_options() const {
+  search::TaskSchedulerOptions o;
+  o.policy = schedule.value_or(search::TaskSchedulerOptions::Policy::kGradient);
+  o.trials_per_task = tune.trials;
+  o.time_budget_s = tune.time_budget_s;
+  o.tune = tune;
   return o;
 }
 
@@ -85,7 +103,8 @@ json Job::to_json() const {
           {"priority", priority}, {"state", job_state_name(state)}, {"daemon", daemon}, {"attempts", attempts},
           {"cancel_requested", cancel_requested}, {"progress", progress}, {"message", message},
           {"created_at", created_at}, {"started_at", started_at}, {"finished_at", finished_at},
-          {"target", spec.tune.target.str()}, {"trials", spec.tune.trials}, {"tasks", spec.tasks.size()}};
+          {"target", spec.tune.target.str()}, {"trials", spec.tune.trials}, {"tasks", spec.tasks.size()},
+          {"schedule", spec.schedule ? json(search::policy_name(*spec.schedule)) : json()}};
 }
 
 }  // namespace kiln::farm

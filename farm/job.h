@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "search/task_scheduler.h"
 #include "search/tune_options.h"
 #include "tuning_logs/record.h"
 
@@ -16,11 +17,14 @@ namespace kiln::farm {
 // One task of a job: its workload with its IR (an operator's, or one of a
 // model's fused subgraphs), and for a model's task what the model says of
 // its arguments (weights packed once and timed cold, as `kiln tune` times
-// them), so that a daemon anywhere tunes exactly what the submitter meant
-// without reading its files.
+// them) and how many times the model runs it (its weight for the task
+// scheduler), so that a daemon anywhere tunes exactly what the submitter
+// meant without reading its files.
 struct JobTask {
   tuning::WorkloadEntry entry;
   search::ModelArgs model = {};
+  int64_t weight = 1;
+  std::string name = {};  // for progress lines: "Conv+Relu"; empty: the workload's shape
 };
 
 struct JobSpec {
@@ -32,11 +36,19 @@ struct JobSpec {
   // same flags (search/tune_options.h). trials is per task, earlier runs
   // included; time_budget_s is the whole job's (0: none).
   search::TuneOptions tune;
+  // A model's job shares its trials among the tasks as `kiln tune` does, a
+  // batch at a time where the model's latency is expected to drop most
+  // (search/task_scheduler.h), by this policy; without one (operators),
+  // each task is tuned in turn to its trials, as `kiln tune-op` would.
+  std::optional<search::TaskSchedulerOptions::Policy> schedule;
 
   // The options task `t` is tuned with once `elapsed_s` of the job's budget
   // is spent: the spec's own, the time left as its budget. nullopt when the
   // budget is spent.
   std::optional<search::TuneOptions> task_options(double elapsed_s) const;
+  // A model's job: the task scheduler's options (trials per task as the
+  // cap, the job's budget, its policy). Only with `schedule`.
+  search::TaskSchedulerOptions scheduler_options() const;
 
   nlohmann::json to_json() const;
   // Throws kiln::Error naming what is missing or malformed.

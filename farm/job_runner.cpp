@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <iomanip>
 #include <mutex>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include "rpc/builder.h"
 #include "search/progress_json.h"
 #include "search/strategy_by_name.h"
+#include "search/task_scheduler.h"
 #include "search/tuner.h"
 #include "tuning_logs/postgres_database.h"
 #include "tuning_logs/workload_entry.h"
@@ -82,6 +84,80 @@ std::string progress_line(size_t task, size_t tasks, const std::string& shape, c
   return os.str();
 }
 
+// Where a job's progress goes: a line for its log and the JSON `kiln job
+// status` shows.
+using Report = std::function<void(const std::string& line, nlohmann::json progress)>;
+
+std::string internal_errors_text(int64_t n, const std::string& first) {
+  return n > 0 ? "; " + std::to_string(n) + " internal error(s) (compiler bugs), the first: " + first : "";
+}
+
+// An operators' job: each task in turn to its trials, as `kiln tune-op`
+// tunes one. Returns the summary.
+std::string tune_in_turn(const JobSpec& s, const search::TuneServices& services, int search_threads,
+                         const Report& report, std::atomic<bool>& stop) {
+  const auto start = Clock::now();
+  double best_gflops = 0;
+  int64_t trials = 0, internal_errors = 0;
+  std::string first_internal_error;
+  for (size_t t = 0; t < s.tasks.size() && !stop; ++t) {
+    const tuning::WorkloadEntry& entry = s.tasks[t].entry;
+    const std::optional<search::TuneOptions> task_options =
+        s.task_options(std::chrono::duration<double>(Clock::now() - start).count());
+    if (!task_options) break;
+    const search::TuneOptions& opt = *task_options;
+    std::unique_ptr<search::SearchStrategy> strategy =
+        search::make_strategy(opt.strategy, opt.cost_model, opt.seed, search_threads);
+    search::TuneResult r = search::tune({entry, tuning::read_workload_ir(entry.ir_json), s.tasks[t].model}, opt,
+                                        services, *strategy,
+                                        [&](const search::TuneProgress& p) {
+                                          nlohmann::json j = search::progress_json(p);
+                                          j["task"] = t + 1;
+                                          j["tasks"] = s.tasks.size();
+                                          report(progress_line(t, s.tasks.size(), entry.shape, p), j);
+                                        },
+                                        &stop);
+    trials += r.last.trials_done;
+    best_gflops = std::max(best_gflops, r.last.best_gflops);
+    if (internal_errors == 0) first_internal_error = r.last.first_internal_error;
+    internal_errors += r.last.internal_errors;
+  }
+  std::ostringstream summary;
+  summary << trials << " trials over " << s.tasks.size() << " task(s)";
+  if (s.tasks.size() == 1 && best_gflops > 0) summary << ", best " << std::fixed << std::setprecision(1) << best_gflops << " GFLOP/s";
+  return summary.str() + internal_errors_text(internal_errors, first_internal_error);
+}
+
+// A model's job: the task scheduler shares the trials among its tasks, as
+// `kiln tune` does on one machine. Returns the summary.
+std::string tune_scheduled(const JobSpec& s, const search::TuneServices& services, int search_threads,
+                           const Report& report, std::atomic<bool>& stop) {
+  std::vector<search::SchedulerTask> tasks;
+  for (const JobTask& t : s.tasks)
+    tasks.push_back({{t.entry, tuning::read_workload_ir(t.entry.ir_json), t.model}, t.weight,
+                     t.name.empty() ? t.entry.shape : t.name});
+  const search::TaskSchedulerOptions o = s.scheduler_options();
+  search::SchedulerResult r = search::tune_tasks(
+      tasks, o, services,
+      [&](size_t) { return search::make_strategy(o.tune.strategy, o.tune.cost_model, o.tune.seed, search_threads); },
+      [&](const search::SchedulerProgress& p) {
+        std::ostringstream line;
+        line << std::fixed << std::setprecision(2) << "round " << p.round << ": task " << p.task + 1 << "/"
+             << tasks.size() << " " << tasks[p.task].name << " (x" << tasks[p.task].weight << ") "
+             << (*p.tasks)[p.task].trials << " trials; " << p.tasks_tuned << "/" << tasks.size() << " tasks tuned, "
+             << p.trials_now << " trials this run; model " << p.latency_s * 1e3 << " ms, untuned "
+             << p.untuned_latency_s * 1e3 << " ms; elapsed " << std::setprecision(0) << p.elapsed_s << " s, ETA "
+             << p.eta_s << " s" << (p.internal_errors ? "; " + std::to_string(p.internal_errors) + " internal errors" : "");
+        report(line.str(), search::progress_json(p, tasks));
+      },
+      &stop);
+  std::ostringstream summary;
+  summary << r.last.trials_now << " trials over " << tasks.size() << " task(s), " << r.last.tasks_tuned
+          << " tuned; model estimate " << std::fixed << std::setprecision(3) << r.last.latency_s * 1e3
+          << " ms (untuned " << r.last.untuned_latency_s * 1e3 << " ms)";
+  return summary.str() + internal_errors_text(r.last.internal_errors, r.last.first_internal_error);
+}
+
 }  // namespace
 
 JobOutcome run_job(const Job& job, const JobRunnerOptions& o, const std::atomic<bool>& shutdown) {
@@ -120,43 +196,18 @@ JobOutcome run_job(const Job& job, const JobRunnerOptions& o, const std::atomic<
     const Target target = s.tune.target;
     rpc::Builder builder({.workers = o.build_workers > 0 ? o.build_workers : std::max(1, target.num_cores())});
     const int search_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    const auto start = Clock::now();
-    double best_gflops = 0;
-    int64_t trials = 0, internal_errors = 0;
-    std::string first_internal_error;
-    for (size_t t = 0; t < s.tasks.size() && !stop; ++t) {
-      const tuning::WorkloadEntry& entry = s.tasks[t].entry;
-      db->add_workload(entry);
-      const std::optional<search::TuneOptions> task_options =
-          s.task_options(std::chrono::duration<double>(Clock::now() - start).count());
-      if (!task_options) break;
-      const search::TuneOptions& opt = *task_options;
-      std::unique_ptr<search::SearchStrategy> strategy = search::make_strategy(opt.strategy, opt.cost_model, opt.seed, search_threads);
-      search::TuneResult r = search::tune({entry, tuning::read_workload_ir(entry.ir_json), s.tasks[t].model}, opt, {*db, builder, runner},
-                                          *strategy,
-                                          [&](const search::TuneProgress& p) {
-                                            log(progress_line(t, s.tasks.size(), entry.shape, p));
-                                            nlohmann::json j = search::progress_json(p);
-                                            j["task"] = t + 1;
-                                            j["tasks"] = s.tasks.size();
-                                            try {
-                                              q->set_progress(job.id, o.daemon, j);
-                                            } catch (const Error&) {
-                                            }
-                                          },
-                                          &stop);
-      trials += r.last.trials_done;
-      best_gflops = std::max(best_gflops, r.last.best_gflops);
-      if (internal_errors == 0) first_internal_error = r.last.first_internal_error;
-      internal_errors += r.last.internal_errors;
-    }
-    std::ostringstream summary;
-    summary << trials << " trials over " << s.tasks.size() << " task(s)";
-    if (s.tasks.size() == 1 && best_gflops > 0) summary << ", best " << std::fixed << std::setprecision(1) << best_gflops << " GFLOP/s";
-    if (runner.resent() > 0) summary << "; " << runner.resent() << " candidate(s) measured again after their runner was lost";
-    if (internal_errors > 0)
-      summary << "; " << internal_errors << " internal error(s) (compiler bugs), the first: " << first_internal_error;
-    out.message = summary.str();
+    const search::TuneServices services{*db, builder, runner};
+    auto report = [&](const std::string& line, nlohmann::json progress) {
+      log(line);
+      try {
+        q->set_progress(job.id, o.daemon, progress);
+      } catch (const Error&) {
+      }
+    };
+    out.message = s.schedule ? tune_scheduled(s, services, search_threads, report, stop)
+                             : tune_in_turn(s, services, search_threads, report, stop);
+    if (runner.resent() > 0)
+      out.message += "; " + std::to_string(runner.resent()) + " candidate(s) measured again after their runner was lost";
   } catch (const std::exception& e) {
     if (!stop) {  // a stop ends a wait for runners with an error too: that is no failure
       out.state = JobState::kFailed;

@@ -13,4 +13,20 @@ nlohmann::json progress_json(const TuneProgress& p) {
           {"update_s", p.update_s},   {"failed_draws", failed_draws}, {"final_measured", p.final_measured}};
 }
 
+nlohmann::json progress_json(const SchedulerProgress& p, const std::vector<SchedulerTask>& tasks) {
+  const TaskState& s = (*p.tasks)[p.task];
+  return {{"round", p.round},
+          {"task", p.task},
+          {"task_name", tasks[p.task].name},
+          {"task_trials", s.trials},
+          {"tasks_tuned", p.tasks_tuned},
+          {"tasks", tasks.size()},
+          {"trials_now", p.trials_now},
+          {"latency_ms", p.latency_s * 1e3},
+          {"untuned_latency_ms", p.untuned_latency_s * 1e3},
+          {"elapsed_s", p.elapsed_s},
+          {"eta_s", p.eta_s},
+          {"internal_errors", p.internal_errors}};
+}
+
 }  // namespace kiln::search

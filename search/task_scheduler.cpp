@@ -6,6 +6,8 @@
 #include <limits>
 #include <optional>
 
+#include "core/error.h"
+
 namespace kiln::search {
 namespace {
 
@@ -22,6 +24,23 @@ constexpr double kAssumedSecsPerTrial = 0.5;
 constexpr double kAssumedFinalCandidateS = 2.0;
 
 }  // namespace
+
+const char* policy_name(TaskSchedulerOptions::Policy p) {
+  return p == TaskSchedulerOptions::Policy::kGradient ? "gradient" : "round-robin";
+}
+
+TaskSchedulerOptions::Policy parse_policy(const std::string& name) {
+  for (auto p : {TaskSchedulerOptions::Policy::kGradient, TaskSchedulerOptions::Policy::kRoundRobin})
+    if (name == policy_name(p)) return p;
+  KILN_USER_ERROR() << "unknown task scheduling policy '" << name << "' (gradient or round-robin)";
+}
+
+nlohmann::json schedule_json(const TaskSchedulerOptions& o) {
+  return {{"policy", policy_name(o.policy)},
+          {"trials", o.trials},
+          {"trials_per_task", o.trials_per_task},
+          {"time_budget_s", o.time_budget_s}};
+}
 
 int64_t first_round_trials(double left_s, size_t unvisited, double secs_per_trial, int64_t batch) {
   if (unvisited == 0 || secs_per_trial <= 0) return batch;

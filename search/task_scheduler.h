@@ -33,6 +33,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,7 @@ struct SchedulerTask {
 };
 
 struct TaskSchedulerOptions {
-  enum class Policy { kGradient, kRoundRobin };
+  enum class Policy { kGradient, kRoundRobin };  // "gradient", "round-robin"
   Policy policy = Policy::kGradient;
   int64_t trials = 0;            // this run's trials across tasks (0: until the caps or the time)
   int64_t trials_per_task = 0;   // a task's cap, earlier runs included (0: none)
@@ -58,6 +59,16 @@ struct TaskSchedulerOptions {
   // timing, final measurement (once per task at the end, not per round).
   TuneOptions tune;
 };
+
+// A policy's name, and the policy a name gives (kiln::Error naming the
+// choices for any other): the flags, the Python API and a farm's job spec
+// spell them so.
+const char* policy_name(TaskSchedulerOptions::Policy p);
+TaskSchedulerOptions::Policy parse_policy(const std::string& name);
+
+// How the trials are shared, as JSON: the policy, trials, trials_per_task
+// and time_budget_s (how each task is tuned is `tune`, TuneOptions::to_json).
+nlohmann::json schedule_json(const TaskSchedulerOptions& o);
 
 struct TaskState {
   int64_t trials = 0;       // earlier runs included

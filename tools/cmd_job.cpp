@@ -31,11 +31,23 @@ std::string clock_of(double unix_s) {
   return buf;
 }
 
+// A model's job, as the task scheduler reports it: trials, the model's
+// estimated latency, tasks tuned.
+std::string model_progress(const json& p) {
+  std::ostringstream os;
+  os << p.value("trials_now", 0) << " trials, model " << std::fixed << std::setprecision(3)
+     << p.value("latency_ms", 0.0) << " ms (untuned " << p.value("untuned_latency_ms", 0.0) << "), "
+     << p.value("tasks_tuned", 0) << "/" << p.value("tasks", 0) << " tasks tuned";
+  return os.str();
+}
+
 // One line per job: id, state, owner, key, what, progress.
 void print_job_row(const json& j) {
   const json& p = j["progress"];
   std::ostringstream progress;
-  if (p.contains("trials")) {
+  if (p.contains("latency_ms")) {
+    progress << model_progress(p);
+  } else if (p.contains("trials")) {
     progress << p.value("trials", 0) << "/" << p.value("trials_total", 0) << " trials, best " << std::fixed
              << std::setprecision(1) << p.value("best_gflops", 0.0) << " GFLOP/s";
     if (j.value("tasks", 1) > 1) progress << " (task " << p.value("task", 1) << "/" << j.value("tasks", 1) << ")";
@@ -52,12 +64,16 @@ void print_job(const json& j) {
             << "  owner     " << j["owner"].get<std::string>() << "\n"
             << "  device    key '" << j["device_key"].get<std::string>() << "', target '" << j["target"].get<std::string>()
             << "'\n"
-            << "  trials    " << j["trials"] << " per task, " << j["tasks"] << " task(s), priority " << j["priority"] << "\n";
+            << "  trials    " << j["trials"] << " per task, " << j["tasks"] << " task(s)"
+            << (j.value("schedule", json()).is_string() ? ", " + j["schedule"].get<std::string>() + " task scheduling" : "")
+            << ", priority " << j["priority"] << "\n";
   if (!j["daemon"].get<std::string>().empty()) std::cout << "  daemon    " << j["daemon"].get<std::string>() << " (attempt " << j["attempts"] << ")\n";
   std::cout << "  times     submitted " << clock_of(j["created_at"]) << ", started " << clock_of(j["started_at"])
             << ", ended " << clock_of(j["finished_at"]) << "\n";
   const json& p = j["progress"];
-  if (p.contains("trials"))
+  if (p.contains("latency_ms"))
+    std::cout << "  progress  " << model_progress(p) << "\n";
+  else if (p.contains("trials"))
     std::cout << "  progress  " << p["trials"] << "/" << p["trials_total"] << " trials, best " << std::fixed
               << std::setprecision(1) << p.value("best_gflops", 0.0) << " GFLOP/s, " << p.value("errors", 0)
               << " errors\n";
@@ -80,6 +96,8 @@ void follow(farm::FarmClient& c, int64_t id, bool as_json) {
 struct SubmitArgs {
   std::vector<std::string> workloads;
   std::string model, input_shapes, layout = "nchwc";
+  std::string policy = "gradient";
+  bool trials_given = false;
   std::string key;
   int priority = 0;
   bool warm_weights = false;
@@ -92,9 +110,12 @@ farm::JobSpec spec_of(const SubmitArgs& a) {
   const Target& target = s.tune.target;
   if (a.workloads.empty() == a.model.empty()) KILN_USER_ERROR() << "kiln job submit: give workloads or --model, not both";
   for (const std::string& w : a.workloads) s.tasks.push_back({op_task(w).entry});
-  if (!a.model.empty()) {
+  if (!a.model.empty()) {  // as kiln tune would: its cap per task, the task scheduler
+    if (!a.trials_given) s.tune.trials = kModelTrialsPerTask;
+    s.schedule = search::parse_policy(a.policy);
     const ModelProgram m = prepare_model(a.model, a.input_shapes, pass_options(a.layout, target));
-    for (const search::SchedulerTask& t : model_tasks(m, a.warm_weights)) s.tasks.push_back({t.task.entry, t.task.model});
+    for (const search::SchedulerTask& t : model_tasks(m, a.warm_weights))
+      s.tasks.push_back({t.task.entry, t.task.model, t.weight, t.name});
   }
   s.name = a.model.empty() ? a.workloads.front() + (a.workloads.size() > 1 ? " (+" + std::to_string(a.workloads.size() - 1) + ")" : "")
                            : a.model;
@@ -127,17 +148,26 @@ void add_job(CLI::App& app) {
   submit->add_flag("--warm-weights", sa->warm_weights,
                    "with --model: time kernels with the model's weights left in the caches, as kiln tune --warm-weights");
   submit->add_option("--key", sa->key, "device key of the runners to measure on (default: the target's CPU)");
-  submit->add_option("--trials", sa->tune.options.trials, "trials per task, earlier ones included")
-      ->check(CLI::PositiveNumber)
+  CLI::Option* trials = submit->add_option("--trials", sa->tune.options.trials,
+                                           "trials per task, earlier ones included (default: " +
+                                               std::to_string(sa->tune.options.trials) + " a workload, " +
+                                               std::to_string(kModelTrialsPerTask) + " a task of a --model)")
+                            ->check(CLI::PositiveNumber);
+  submit->add_option("--policy", sa->policy,
+                     "with --model: which task gets the next batch, gradient (Ansor's) or round-robin, as kiln tune")
+      ->check(CLI::IsMember({"gradient", "round-robin"}))
       ->capture_default_str();
   submit->add_option("--priority", sa->priority, "higher runs first")->capture_default_str();
   add_tune_options(submit, sa->tune);
   submit->add_flag("--follow", *follow_flag, "stream its progress until it ends");
   submit->callback([=] {
+    sa->trials_given = trials->count() > 0;
     const farm::JobSpec spec = spec_of(*sa);
     if (sa->tune.dry_run) {  // what a daemon would tune each task with
-      if (!sa->model.empty())
-        for (const farm::JobTask& t : spec.tasks) std::cout << dry_run_task(t.entry, t.model) << "\n";
+      if (spec.schedule) {
+        for (const farm::JobTask& t : spec.tasks) std::cout << dry_run_task(t.entry, t.weight, t.model) << "\n";
+        std::cout << search::schedule_json(spec.scheduler_options()).dump() << "\n";
+      }
       std::cout << spec.tune.to_json().dump() << "\n";
       return;
     }

@@ -15,10 +15,11 @@
 #include <thread>
 
 #include "core/error.h"
+#include "driver/model_program.h"
 #include "driver/tune.h"
+#include "search/task_scheduler.h"
 #include "tools/commands.h"
 #include "tools/duration.h"
-#include "driver/model_program.h"
 #include "tools/tune_flags.h"
 #include "tools/tune_session.h"
 #include "tuning_logs/open_database.h"
@@ -33,7 +34,7 @@ struct Args {
   std::string input_shapes;
   std::string layout = "nchwc";
   int64_t trials = 0;
-  int64_t trials_per_task = 200;
+  int64_t trials_per_task = kModelTrialsPerTask;
   std::string policy = "gradient";
   TuneFlags tune;
   bool warm_weights = false;
@@ -46,21 +47,22 @@ void run(const Args& a) {
   const Target target = o.tune.target;
   const ModelProgram m = prepare_model(a.model, a.input_shapes, pass_options(a.layout, target));
   const std::vector<search::SchedulerTask> tasks = model_tasks(m, a.warm_weights);
+  o.policy = search::parse_policy(a.policy);
+  o.trials = a.trials;
+  o.trials_per_task = a.trials_per_task;
+  if (a.trials_per_task > 0) o.tune.trials = a.trials_per_task;  // each task's job tunes toward its cap
+  o.time_budget_s = o.tune.time_budget_s;
+  if (a.trials <= 0 && a.trials_per_task <= 0 && o.time_budget_s <= 0)
+    KILN_USER_ERROR() << "kiln tune: give --trials, --trials-per-task or --time-budget";
   if (a.tune.dry_run) {
-    for (const search::SchedulerTask& t : tasks) std::cout << dry_run_task(t.task.entry, t.task.model) << "\n";
-    std::cout << o.tune.to_json().dump() << "\n";
+    for (const search::SchedulerTask& t : tasks) std::cout << dry_run_task(t.task.entry, t.weight, t.task.model) << "\n";
+    std::cout << search::schedule_json(o).dump() << "\n" << o.tune.to_json().dump() << "\n";
     return;
   }
   auto db = tuning::open_database(a.db);
   int64_t earlier = 0;
   for (const search::SchedulerTask& t : tasks) earlier += db->count_records(t.task.entry.key, target.str());
-  o.policy = a.policy == "round-robin" ? search::TaskSchedulerOptions::Policy::kRoundRobin
-                                       : search::TaskSchedulerOptions::Policy::kGradient;
   o.trials = a.trials > 0 ? std::max<int64_t>(0, a.trials - earlier) : 0;
-  o.trials_per_task = a.trials_per_task;
-  o.time_budget_s = o.tune.time_budget_s;
-  if (a.trials <= 0 && a.trials_per_task <= 0 && o.time_budget_s <= 0)
-    KILN_USER_ERROR() << "kiln tune: give --trials, --trials-per-task or --time-budget";
 
   std::cerr << "kiln: tuning " << a.model << " for '" << target.str() << "': " << m.groups.size()
             << " fused groups, " << m.tasks.size() << " tasks";

@@ -12,8 +12,8 @@ search::TuneOptions TuneFlags::resolve() const {
   return o;
 }
 
-std::string dry_run_task(const tuning::WorkloadEntry& entry, const search::ModelArgs& model) {
-  return nlohmann::json{{"task", entry.shape}, {"key", entry.key}, {"model", model.to_json()}}.dump();
+std::string dry_run_task(const tuning::WorkloadEntry& entry, int64_t weight, const search::ModelArgs& model) {
+  return nlohmann::json{{"task", entry.shape}, {"key", entry.key}, {"weight", weight}, {"model", model.to_json()}}.dump();
 }
 
 void add_tune_options(CLI::App* cmd, TuneFlags& f) {

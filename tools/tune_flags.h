@@ -3,7 +3,8 @@
 // search::TuneOptions), into the same struct, so that a kernel is measured
 // the same way whichever of them asked for it. A farm job carries the
 // result in its spec (farm/job.h); `--dry-run` prints it, after a line for
-// each task of a model saying how its arguments are timed.
+// each task of a model saying how its arguments are timed and how the
+// trials are shared among them.
 #pragma once
 
 #include <string>
@@ -30,10 +31,12 @@ struct TuneFlags {
 // (per workload, per task, or the whole model's), so it is not among them.
 void add_tune_options(CLI::App* cmd, TuneFlags& flags);
 
-// The line `--dry-run` prints for one task of a model: its workload and
-// what the model says of its arguments (which are weights, how cold they
-// are timed), so that `kiln tune` and `kiln job submit --model` can be
-// seen to time a model's tasks alike.
-std::string dry_run_task(const tuning::WorkloadEntry& entry, const search::ModelArgs& model);
+// The line `--dry-run` prints for one task of a model: its workload, its
+// weight in the model (the task scheduler's) and what the model says of
+// its arguments (which are weights, how cold they are timed), so that
+// `kiln tune` and `kiln job submit --model` can be seen to tune a model's
+// tasks alike. After the tasks, both print the scheduling
+// (search::schedule_json) and then the tuning options.
+std::string dry_run_task(const tuning::WorkloadEntry& entry, int64_t weight, const search::ModelArgs& model);
 
 }  // namespace kiln::cli

@@ -20,6 +20,8 @@
 #include "python/src/bindings.h"
 #include "python/src/convert.h"
 #include "python/src/pools.h"
+#include "search/progress_json.h"
+#include "search/task_scheduler.h"
 #include "search/tune_options.h"
 #include "tuning_logs/open_database.h"
 
@@ -98,22 +100,6 @@ class Compiled {
   Pool* pool_;
 };
 
-nlohmann::json scheduler_progress(const search::SchedulerProgress& p, const std::vector<search::SchedulerTask>& tasks) {
-  const search::TaskState& s = (*p.tasks)[p.task];
-  return {{"round", p.round},
-          {"task", p.task},
-          {"task_name", tasks[p.task].name},
-          {"task_trials", s.trials},
-          {"tasks_tuned", p.tasks_tuned},
-          {"tasks", tasks.size()},
-          {"trials_now", p.trials_now},
-          {"latency_ms", p.latency_s * 1e3},
-          {"untuned_latency_ms", p.untuned_latency_s * 1e3},
-          {"elapsed_s", p.elapsed_s},
-          {"eta_s", p.eta_s},
-          {"internal_errors", p.internal_errors}};
-}
-
 }  // namespace
 
 void bind_model(pyb::module_& parent) {
@@ -171,16 +157,13 @@ void bind_model(pyb::module_& parent) {
             o.trials = trials;
             o.trials_per_task = trials_per_task;
             o.time_budget_s = o.tune.time_budget_s;
-            if (policy != "gradient" && policy != "round-robin")
-              throw pyb::value_error("policy is 'gradient' or 'round-robin', not '" + policy + "'");
-            o.policy = policy == "gradient" ? search::TaskSchedulerOptions::Policy::kGradient
-                                            : search::TaskSchedulerOptions::Policy::kRoundRobin;
+            o.policy = search::parse_policy(policy);
             std::vector<search::SchedulerTask> tasks = model_tasks(m.program, warm_weights);
             return std::make_unique<BackgroundJob>(
                 [tasks, o, db](const auto& report, const std::atomic<bool>* stop) {
                   auto database = tuning::open_database(db);
                   search::SchedulerResult r = tune_model(
-                      tasks, o, *database, [&](const search::SchedulerProgress& p) { report(scheduler_progress(p, tasks)); },
+                      tasks, o, *database, [&](const search::SchedulerProgress& p) { report(search::progress_json(p, tasks)); },
                       stop);
                   nlohmann::json per_task = nlohmann::json::array();
                   for (size_t i = 0; i < tasks.size(); ++i)

@@ -125,11 +125,17 @@ TEST(ModelCli, AFarmJobTimesAModelsTasksAsKilnTuneDoes) {
     EXPECT_EQ(job.out, tune.out);
     std::istringstream lines(job.out);
     std::string line;
-    int tasks = 0, with_weights = 0;
+    int tasks = 0, with_weights = 0, schedules = 0;
     while (std::getline(lines, line)) {
       const nlohmann::json j = nlohmann::json::parse(line);
-      if (!j.contains("task")) continue;  // the tuning options, last
+      if (j.contains("policy")) {  // how the trials are shared: the task scheduler's, 200 a task
+        ++schedules;
+        EXPECT_EQ(j["policy"], "gradient") << line;
+        EXPECT_EQ(j["trials_per_task"], 200) << line;
+      }
+      if (!j.contains("task")) continue;  // the scheduling and the tuning options, last
       ++tasks;
+      EXPECT_EQ(j["weight"], 1) << line;
       const nlohmann::json& args = j["model"];
       if (!args.contains("constants")) continue;
       ++with_weights;
@@ -142,6 +148,7 @@ TEST(ModelCli, AFarmJobTimesAModelsTasksAsKilnTuneDoes) {
       }
     }
     EXPECT_EQ(tasks, static_cast<int>(m.tasks.size())) << job.out;
+    EXPECT_EQ(schedules, 1) << job.out;
     EXPECT_EQ(with_weights, 2) << "the two convolutions\n" << job.out;
   }
 }

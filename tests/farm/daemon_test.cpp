@@ -216,6 +216,10 @@ TEST(Farm, AModelJobTunesEveryTaskAndTheModelRunsFromTheFarmsDatabase) {
   const nlohmann::json job = nlohmann::json::parse(out.substr(out.rfind("\n{") + 1));
   EXPECT_EQ(job["state"], "done") << out;
   EXPECT_EQ(job["tasks"], 4) << "both convolutions, blocked, and the layout conversions into and out of blocks\n" << out;
+  // The task scheduler shared the trials, as kiln tune does: its rounds
+  // report the model's estimated latency, and so does the job's end.
+  EXPECT_NE(out.find("tasks tuned"), std::string::npos) << out;
+  EXPECT_NE(job["message"].get<std::string>().find("4 tuned; model estimate"), std::string::npos) << out;
   auto [rc, ro] = shell(std::string(KILN_BINARY) + " run " + model + " --db '" + url + "' --check --repeat 1 --json");
   ASSERT_EQ(rc, 0) << ro;
   EXPECT_EQ(ro.find("have no tuned record"), std::string::npos) << "every task was tuned on the farm\n" << ro;

@@ -126,6 +126,41 @@ TEST(TuneOptions, ASubmittedTaskNamingAParameterItsFunctionLacksIsRefused) {
             "task matmul:M=8,N=8,K=8,dtype=float32: its model names parameter 3 of a function with 3 parameters");
 }
 
+// A model's job carries each task's weight and name and the scheduling
+// policy through the queue, and the daemon shares the trials as `kiln
+// tune` would: the per-task trials as each task's cap, the job's budget
+// for all. An operators' job has no schedule: its tasks are tuned in turn.
+TEST(TuneOptions, AModelsFarmJobSharesItsTrialsAmongTheTasksAsKilnTuneDoes) {
+  farm::JobSpec s = one_task_spec();
+  EXPECT_FALSE(s.to_json().contains("schedule"));
+  EXPECT_FALSE(farm::JobSpec::from_json(s.to_json()).schedule);
+  s.tasks.push_back(s.tasks[0]);
+  s.tasks[0].weight = 3;
+  s.tasks[0].name = "Conv+Relu";
+  s.tune.trials = 48;
+  s.tune.time_budget_s = 600;
+  s.schedule = TaskSchedulerOptions::Policy::kRoundRobin;
+  const farm::JobSpec queued = farm::JobSpec::from_json(s.to_json());
+  ASSERT_TRUE(queued.schedule);
+  EXPECT_EQ(*queued.schedule, TaskSchedulerOptions::Policy::kRoundRobin);
+  EXPECT_EQ(queued.tasks[0].weight, 3);
+  EXPECT_EQ(queued.tasks[0].name, "Conv+Relu");
+  EXPECT_EQ(queued.tasks[1].weight, 1);
+  EXPECT_EQ(queued.tasks[1].name, "");
+  const TaskSchedulerOptions o = queued.scheduler_options();
+  EXPECT_EQ(schedule_json(o), (nlohmann::json{{"policy", "round-robin"}, {"trials", 0}, {"trials_per_task", 48},
+                                              {"time_budget_s", 600.0}}));
+  EXPECT_EQ(o.tune.to_json(), s.tune.to_json());
+
+  nlohmann::json bad = s.to_json();
+  bad["schedule"]["policy"] = "fastest";
+  EXPECT_EQ(testing::error_of([&] { farm::JobSpec::from_json(bad); }),
+            "malformed job spec: unknown task scheduling policy 'fastest' (gradient or round-robin)");
+  bad = s.to_json();
+  bad["tasks"][1]["weight"] = 0;
+  EXPECT_EQ(testing::error_of([&] { farm::JobSpec::from_json(bad); }), "malformed job spec: task 2 has weight 0");
+}
+
 TEST(TuneOptions, AJobQueuedBeforeTheOptionsWereOneObjectStillReads) {
   nlohmann::json j = one_task_spec().to_json();
   j.erase("tune");
