@@ -84,6 +84,19 @@ std::string progress_line(size_t task, size_t tasks, const std::string& shape, c
   return os.str();
 }
 
+// A round of a model's job, as `kiln tune` prints one: the task, tasks
+// tuned, trials, the model's estimated latency against untuned.
+std::string scheduler_line(const search::SchedulerProgress& p, const std::vector<search::SchedulerTask>& tasks) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(2) << "round " << p.round << ": task " << p.task + 1 << "/" << tasks.size()
+     << " " << tasks[p.task].name << " (x" << tasks[p.task].weight << ") " << (*p.tasks)[p.task].trials
+     << " trials; " << p.tasks_tuned << "/" << tasks.size() << " tasks tuned, " << p.trials_now
+     << " trials this run; model " << p.latency_s * 1e3 << " ms, untuned " << p.untuned_latency_s * 1e3
+     << " ms; elapsed " << std::setprecision(0) << p.elapsed_s << " s, ETA " << p.eta_s << " s";
+  if (p.internal_errors) os << "; " << p.internal_errors << " internal errors";
+  return os.str();
+}
+
 // Where a job's progress goes: a line for its log and the JSON `kiln job
 // status` shows.
 using Report = std::function<void(const std::string& line, nlohmann::json progress)>;
@@ -140,16 +153,7 @@ std::string tune_scheduled(const JobSpec& s, const search::TuneServices& service
   search::SchedulerResult r = search::tune_tasks(
       tasks, o, services,
       [&](size_t) { return search::make_strategy(o.tune.strategy, o.tune.cost_model, o.tune.seed, search_threads); },
-      [&](const search::SchedulerProgress& p) {
-        std::ostringstream line;
-        line << std::fixed << std::setprecision(2) << "round " << p.round << ": task " << p.task + 1 << "/"
-             << tasks.size() << " " << tasks[p.task].name << " (x" << tasks[p.task].weight << ") "
-             << (*p.tasks)[p.task].trials << " trials; " << p.tasks_tuned << "/" << tasks.size() << " tasks tuned, "
-             << p.trials_now << " trials this run; model " << p.latency_s * 1e3 << " ms, untuned "
-             << p.untuned_latency_s * 1e3 << " ms; elapsed " << std::setprecision(0) << p.elapsed_s << " s, ETA "
-             << p.eta_s << " s" << (p.internal_errors ? "; " + std::to_string(p.internal_errors) + " internal errors" : "");
-        report(line.str(), search::progress_json(p, tasks));
-      },
+      [&](const search::SchedulerProgress& p) { report(scheduler_line(p, tasks), search::progress_json(p, tasks)); },
       &stop);
   std::ostringstream summary;
   summary << r.last.trials_now << " trials over " << tasks.size() << " task(s), " << r.last.tasks_tuned
