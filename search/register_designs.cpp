@@ -256,6 +256,9 @@ struct Rows {
   std::vector<int64_t> s3;
   std::vector<bool> in_s1;
   std::vector<int64_t> s2 = {};  // a reduction-blocked shape's S2 tiles (0: none), else empty
+  // The axis whose S3 loop goes inside the others' (just outside the
+  // vector loop) rather than in the block's axis order; none: that order.
+  std::optional<size_t> innermost = {};
 };
 
 // The accumulators a register tile of `vectors` vectors per row may keep:
@@ -334,6 +337,9 @@ struct Sizing {
   // 302 GFLOP/s so and at 181 with the tuned design's per-tile copy.
   bool inline_padding = false;
   int64_t channel_rows = 0, pixel_axes = 1;
+  // A channel shape whose pixel loops run outside its channel blocks'
+  // (channel_rows), its channel tiles partial where they do not divide.
+  bool pixels_outside = false;
 };
 
 // The weight-streaming shapes: one vector, 3 rows on the second axis, and
@@ -391,20 +397,25 @@ std::optional<Rows> blocked_rows(const RegisterTile& tile, const std::vector<int
   return out;
 }
 
-// The most rows a register tile of `channels` channel rows may take,
-// K-major as the tiles loop: each row's broadcast stays live across the
-// channel rows, so channels x rows accumulators, `channels` loaded vectors
-// and `rows` broadcasts must fit the registers (budget + 4, the budget's
+// The most rows a register tile of `channels` channel rows may take.
+// K-major, as the tiles loop in the block's axis order (channel blocks
+// outside the pixels), each row's broadcast stays live across the channel
+// rows: channels x rows accumulators, `channels` loaded vectors and `rows`
+// broadcasts. With the pixels outside, each broadcast serves the channel
+// rows in turn and dies: channels x rows accumulators, `channels` vectors
+// and one broadcast. Either in the budget + 4 registers (the budget's
 // operand registers with them).
-int64_t most_rows_beside(int64_t channels, int64_t budget) { return (budget + 4 - channels) / (channels + 1); }
+int64_t most_rows_beside(int64_t channels, int64_t budget, bool pixels_outside = false) {
+  return pixels_outside ? (budget + 3 - channels) / channels : (budget + 4 - channels) / (channels + 1);
+}
 
 // The rows of one pixel axis of `extent` beside `channels` channel rows:
 // a divisor of the extent where one is at least half of what fits
 // (most_rows_beside), else rows as even as the axis allows (7 as 4 + 3).
 // 0 where none fits. On a 1x1 convolution at 56² (Intel Xeon, AVX-512)
 // 4 x 7 spilled, and 4 x 5 and 4 x 6, partial there, ran slower than 4 x 4.
-int64_t rows_beside_channels(int64_t extent, int64_t channels, int64_t budget) {
-  const int64_t most = most_rows_beside(channels, budget);
+int64_t rows_beside_channels(int64_t extent, int64_t channels, int64_t budget, bool pixels_outside = false) {
+  const int64_t most = most_rows_beside(channels, budget, pixels_outside);
   if (most < 1) return 0;
   const int64_t rows = divisor_up_to(extent, most);
   return 2 * rows <= most ? even_rows(extent, most) : rows;
@@ -414,6 +425,24 @@ int64_t rows_beside_channels(int64_t extent, int64_t channels, int64_t budget) {
 // pixel axes their rows take (one axis, or two of 2 rows each).
 constexpr int64_t kChannelRows = 4;
 constexpr int64_t kChannelPixelAxes[] = {2, 1};
+
+// The wide channel shape: 3 output-channel blocks (the last tile partial
+// where they do not divide: 8 blocks as 3 + 3 + 2), the pixels outside
+// them, and as many pixels of one axis as the registers then hold: 3 x 8
+// at 56², 3 x 7 at 28², 14² and 7² on AVX-512, oneDNN's own 1x1 tiles
+// (its jit_1x1 kernels, dumped with ONEDNN_JIT_DUMP, on resnet50's
+// 256→128 at 56² and 256→1024 at 14²). Each weight vector then serves 7-8
+// pixels, where 4 x 2 x 2 reads each for 4: on 256→128 at 56², whose 4
+// blocks' weights (64 KB) outgrow the Xeon's 48 KB L1, 3 x 8 ran at
+// 0.615-0.621 ms and 3 x 7 at 0.615-0.624 against 0.629-0.636 for the
+// best of 400 trials (4 x 2 x 2), three alternating runs each (Intel
+// Xeon, model 167, 2 threads). In the block's axis order the same tiles
+// keep every pixel's broadcast live across the blocks: 3 x 7 ran 0.640,
+// and 2 x 14 spilled (1.23-1.26 ms against 0.676 with the pixels outside).
+// Searched with it (400 trials, the same seed), 256→128 at 56² went from
+// 0.909 to 1.010 of oneDNN and 256→1024 at 14² from 0.905 to 0.980, both
+// on wide designs (docs/tuner.md, "The wide channel shape").
+constexpr int64_t kWideChannels = 3;
 
 // A channel shape's rows, for a block that no reduction of more than one
 // step slides along (a 1x1 convolution): up to `channels` rows (dividing
@@ -431,8 +460,13 @@ constexpr int64_t kChannelPixelAxes[] = {2, 1};
 // trials (28 pixels x 1 block), at 0.297-0.300 as 4 blocks x 4 rows and
 // 0.295 as 4 blocks x 2 x 2 pixels, oneDNN at 0.289. nullopt without
 // such axes or where the registers leave no row.
+//
+// With `pixels_outside` (the wide shape, kWideChannels), the channel rows
+// need not divide their axis, the pixel loops run outside theirs
+// (Rows::innermost), and the rows go on the largest pixel axis, the later
+// one on a tie (a row's pixels then lie side by side).
 std::optional<Rows> channel_rows(const RegisterTile& tile, const std::vector<int64_t>& extents, const TileAxes& axes,
-                                 int64_t channels, int64_t pixel_axes) {
+                                 int64_t channels, int64_t pixel_axes, bool pixels_outside = false) {
   std::optional<size_t> bound;
   std::vector<size_t> pixels;  // largest first
   for (size_t k = 0; k < extents.size(); ++k) {
@@ -440,14 +474,17 @@ std::optional<Rows> channel_rows(const RegisterTile& tile, const std::vector<int
     if (axes.free[k]) pixels.push_back(k);
     else if (axes.shared[k] && (!bound || extents[k] > extents[*bound])) bound = k;
   }
-  std::stable_sort(pixels.begin(), pixels.end(), [&](size_t a, size_t b) { return extents[a] > extents[b]; });
+  std::stable_sort(pixels.begin(), pixels.end(), [&](size_t a, size_t b) {
+    return extents[a] > extents[b] || (pixels_outside && extents[a] == extents[b] && a > b);
+  });
   if (!bound || pixels.size() < static_cast<size_t>(pixel_axes)) return std::nullopt;
-  const int64_t c = divisor_up_to(extents[*bound], channels);
-  const int64_t rows = rows_beside_channels(extents[pixels[0]], c, tile.budget);
+  const int64_t c = pixels_outside ? std::min(channels, extents[*bound]) : divisor_up_to(extents[*bound], channels);
+  const int64_t rows = rows_beside_channels(extents[pixels[0]], c, tile.budget, pixels_outside);
   const bool two_by_two_fits = most_rows_beside(c, tile.budget) >= 4;  // 4 pixels' broadcasts live, as 4 rows'
   if (c < 2 || rows < 2 || (pixel_axes == 2 && !two_by_two_fits)) return std::nullopt;
   Rows out{std::vector<int64_t>(extents.size(), 1), std::vector<bool>(extents.size(), false)};
   out.s3[*bound] = c;
+  if (pixels_outside) out.innermost = *bound;
   if (pixel_axes == 2) {
     for (size_t a = 0; a < 2; ++a) {
       out.s3[pixels[a]] = 2;
@@ -458,6 +495,62 @@ std::optional<Rows> channel_rows(const RegisterTile& tile, const std::vector<int
   out.s3[pixels[0]] = rows;
   out.in_s1[pixels[0]] = true;
   return out;
+}
+
+// `design` with `tile`'s S3 loop of axis `axis` moved inside its other
+// S3 loops, just outside the vector loop, in the reorder that orders the
+// tile's loops (multi_level_tiling's): on a 1x1 convolution, the channel
+// blocks inside the pixels, so that each pixel's broadcast serves every
+// block in turn and dies (kWideChannels). nullopt where no reorder holds
+// the tile's S3 loops.
+std::optional<Trace> with_s3_inside(const Trace& design, const RegisterTile& tile, size_t axis) {
+  const std::vector<Instruction>& insts = design.instructions();
+  // Each tile sample's S3 loop: the last loop of the split that takes it.
+  auto s3_loop = [&](size_t sample) -> std::optional<RV> {
+    const std::vector<RV>& factors = insts[sample].outputs;
+    for (size_t j = sample + 1; j < insts.size(); ++j) {
+      if (insts[j].kind != &inst::split) continue;
+      const std::vector<InstInput>& in = insts[j].inputs;
+      if (std::any_of(in.begin(), in.end(), [&](const InstInput& x) {
+            const RV* rv = std::get_if<RV>(&x);
+            return rv && std::find(factors.begin(), factors.end(), *rv) != factors.end();
+          }))
+        return insts[j].outputs.empty() ? std::nullopt : std::optional<RV>(insts[j].outputs.back());
+    }
+    return std::nullopt;
+  };
+  std::vector<RV> s3;
+  for (size_t i : tile.tiles) {
+    const std::optional<RV> l = s3_loop(i);
+    if (!l) return std::nullopt;
+    s3.push_back(*l);
+  }
+  for (size_t j = 0; j < insts.size(); ++j) {
+    if (insts[j].kind != &inst::reorder) continue;
+    std::vector<size_t> at;  // where each S3 loop stands in the reorder
+    for (const RV& l : s3)
+      for (size_t p = 0; p < insts[j].inputs.size(); ++p)
+        if (const RV* rv = std::get_if<RV>(&insts[j].inputs[p]); rv && *rv == l) at.push_back(p);
+    if (at.size() != s3.size()) continue;
+    std::vector<size_t> slots = at;  // the positions the S3 loops take, in order
+    std::sort(slots.begin(), slots.end());
+    std::vector<size_t> order;  // tile indices, outer to inner
+    for (size_t p : slots)
+      for (size_t k = 0; k < at.size(); ++k)
+        if (at[k] == p && k != axis && k != tile.vector_tile) order.push_back(k);
+    order.push_back(axis);
+    order.push_back(tile.vector_tile);
+    if (order.size() != slots.size()) return std::nullopt;
+    Trace out;
+    for (size_t i = 0; i < insts.size(); ++i) {
+      Instruction inst = insts[i];
+      if (i == j)
+        for (size_t q = 0; q < slots.size(); ++q) inst.inputs[slots[q]] = s3[order[q]];
+      out.append(std::move(inst));
+    }
+    return out;
+  }
+  return std::nullopt;
 }
 
 // `design` with each tiled block's S3 tiles sized by `sizing` (shape_rows
@@ -532,7 +625,8 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
     const std::vector<int>& sliding = axes_of[t].sliding;
     std::optional<Rows> rows = sizing.window > 0 ? window_rows(tile, extents, sliding, sizing.window)
                                : sizing.channel_rows > 0
-                                   ? channel_rows(tile, extents, axes_of[t], sizing.channel_rows, sizing.pixel_axes)
+                                   ? channel_rows(tile, extents, axes_of[t], sizing.channel_rows, sizing.pixel_axes,
+                                                  sizing.pixels_outside)
                                    : shape_rows(tile, extents, sizing.vectors, sizing.second_rows, sizing.streaming_rows);
     if (!rows) return std::nullopt;
     if (sizing.channel_rows > 0)  // a window of more than one step has window shapes of channels and rows
@@ -624,6 +718,11 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
                          : split_channels && r == *split_channels ? divisor_up_to(extent, 2)
                                                                     : 1;
       out = out.with_decision(tile.reductions[r], TileDecision{{extent / in, in}});
+    }
+    if (rows->innermost) {
+      std::optional<Trace> reordered = with_s3_inside(out, tile, *rows->innermost);
+      if (!reordered) return std::nullopt;
+      out = std::move(*reordered);
     }
   }
   std::optional<Trace> mended = transfer_design(f, out);
@@ -754,6 +853,8 @@ std::vector<Trace> register_designs(const PrimFunc& f, const std::vector<Trace>&
   for (int64_t pixel_axes : kChannelPixelAxes)
     for (size_t d : first_of_axis)
       if (out.size() < limit) add(d, Sizing{.channel_rows = kChannelRows, .pixel_axes = pixel_axes});
+  for (size_t d : first_of_axis)
+    if (out.size() < limit) add(d, Sizing{.channel_rows = kWideChannels, .pixels_outside = true});
   for (const std::vector<size_t>* group : {&first_of_axis, &others})
     for (const TileShape& shape : kShapes)
       for (size_t d : *group)

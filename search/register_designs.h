@@ -21,7 +21,9 @@
 // every row tile before the next is read (register_designs.cpp, sized);
 // and for 1x1 convolutions, tiles of a few output-channel blocks x a few
 // pixels, so that each broadcast input element serves every block
-// (channel_rows). A register tile alone is not enough: with the other
+// (channel_rows), among them 3 blocks x 7-8 pixels with the pixel loops
+// outside the blocks' (kWideChannels), so that one broadcast at a time is
+// live. A register tile alone is not enough: with the other
 // tiles of a fresh draw, 6 x 16 tiles of matmul 1024³ ran at 15-37
 // GFLOP/s on a Zen 3, their operand packed again for every row tile. The
 // search measures these first (search/evolutionary.h), and mutates them

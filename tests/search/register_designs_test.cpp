@@ -467,8 +467,11 @@ TEST(RegisterDesigns, AOneByOneConvolutionsRegisterTilesSpanOutputChannelBlocks)
   // serves a row of them. Before: every register tile of the first 16
   // designs held one k-block (28 pixels x 1 on AVX-512), each FMA loading
   // a broadcast of its own. After: 4 k-blocks x 2 x 2 pixels and 4 x 4
-  // rows (16 accumulators, 4 weight vectors, 4 broadcasts); on AVX2's 16
-  // registers 4 x 2 rows only. A 3x3 window has its window shapes instead.
+  // rows (16 accumulators, 4 weight vectors, 4 broadcasts), and the wide
+  // shape, 3 k-blocks (16 of them: 3 + ... + 1) x 8 columns with the
+  // pixels outside (24 accumulators, 3 weight vectors, 1 broadcast); on
+  // AVX2's 16 registers 4 x 2 rows and 3 x 4 columns. A 3x3 window has its
+  // window shapes instead.
   auto channel_shapes = [](const std::string& w, const std::string& target) {
     PrimFunc f = workload(w);
     std::set<std::vector<int64_t>> shapes;
@@ -485,14 +488,40 @@ TEST(RegisterDesigns, AOneByOneConvolutionsRegisterTilesSpanOutputChannelBlocks)
   };
   const std::string one = "conv2d_nchwc:N=1,C=64,H=56,W=56,K=256,R=1,S=1,stride=1,pad=0,cb=16,kb=16";
   EXPECT_EQ(channel_shapes(one, "llvm -mcpu=znver4 -num-cores=2"),
-            (std::set<std::vector<int64_t>>{{1, 4, 2, 2, 16}, {1, 4, 4, 1, 16}}));
+            (std::set<std::vector<int64_t>>{{1, 4, 2, 2, 16}, {1, 4, 4, 1, 16}, {1, 3, 1, 8, 16}}));
   EXPECT_EQ(channel_shapes("conv2d_nchwc:N=1,C=64,H=56,W=56,K=256,R=1,S=1,stride=1,pad=0,cb=8,kb=8",
                            "llvm -mcpu=haswell -num-cores=2"),
-            (std::set<std::vector<int64_t>>{{1, 4, 2, 1, 8}}));
+            (std::set<std::vector<int64_t>>{{1, 4, 2, 1, 8}, {1, 3, 1, 4, 8}}));
   for (const std::vector<int64_t>& s :
        channel_shapes("conv2d_nchwc:N=1,C=64,H=56,W=56,K=256,R=3,S=3,stride=1,pad=1,cb=16,kb=16",
                       "llvm -mcpu=znver4 -num-cores=2"))
     EXPECT_FALSE(s.at(2) == 2 && s.at(3) == 2) << "a 3x3 window's tile of k-blocks x 2 x 2 pixels";
+}
+
+// The wide channel shape orders its register tile's loops with the pixels
+// outside the k-blocks. Before (the block's axis order: k-blocks, rows,
+// columns, lanes), each column's broadcast stayed live across the blocks:
+// 3 x 8 needs 24 accumulators + 8 broadcasts + 3 weight vectors, past
+// AVX-512's 32 registers. After: columns, k-blocks, lanes innermost, one
+// broadcast at a time.
+TEST(RegisterDesigns, TheWideChannelShapesPixelsLoopOutsideItsChannelBlocks) {
+  PrimFunc f = workload("conv2d_nchwc:N=1,C=32,H=16,W=16,K=128,R=1,S=1,stride=1,pad=0,cb=16,kb=16");
+  int wide = 0;
+  for (const Trace& d :
+       register_designs(f, design_space(f, SpaceParams::for_target(Target::parse("llvm -mcpu=znver4 -num-cores=2"))), 1, 16)) {
+    if (register_tile_of(d) != std::vector<int64_t>{1, 3, 1, 8, 16}) continue;
+    ++wide;
+    SampleFailure why;
+    std::optional<Candidate> c = replay_candidate(f, d, &why);
+    ASSERT_TRUE(c) << why.name() << ": " << why.message;
+    const std::vector<Stmt> loops = enclosing_loops(*locate_block(c->func.body(), register_tiles(d).at(0).block));
+    ASSERT_GE(loops.size(), 3u);
+    std::vector<int64_t> innermost;
+    for (size_t i = loops.size() - 3; i < loops.size(); ++i) innermost.push_back(*as_const_int(loops[i].as<ForNode>()->extent));
+    EXPECT_EQ(innermost, (std::vector<int64_t>{8, 3, 16})) << "columns, k-blocks, lanes";
+    testing::expect_same_results(f, c->func);
+  }
+  EXPECT_EQ(wide, 1);
 }
 
 TEST(RegisterDesigns, EveryDesignComputesTheSame) {
