@@ -14,6 +14,7 @@
 #include "farm/job_queue.h"
 #include "rpc/builder.h"
 #include "search/progress_json.h"
+#include "search/progress_line.h"
 #include "search/strategy_by_name.h"
 #include "search/task_scheduler.h"
 #include "search/tuner.h"
@@ -68,34 +69,6 @@ class LeaseKeeper {
   std::thread thread_;
 };
 
-std::string progress_line(size_t task, size_t tasks, const std::string& shape, const search::TuneProgress& p) {
-  std::ostringstream os;
-  os << "task " << task + 1 << "/" << tasks << " " << shape << ": ";
-  if (p.final_measured > 0) {
-    os << "final measurement: " << p.final_measured << " of the best records timed again, best " << std::fixed
-       << std::setprecision(1) << p.best_gflops << " GFLOP/s";
-    return os.str();
-  }
-  os << "round " << p.round << ": " << p.trials_done << "/" << p.trials_total << " trials, best " << std::fixed
-     << std::setprecision(1) << p.best_gflops << " GFLOP/s, " << p.errors << " errors"
-     << (p.internal_errors ? " (" + std::to_string(p.internal_errors) + " internal)" : "") << ", elapsed "
-     << std::setprecision(0) << p.elapsed_s << " s";
-  if (p.eta_s > 0) os << ", ETA " << p.eta_s << " s";
-  return os.str();
-}
-
-// A round of a model's job, as `kiln tune` prints one: the task, tasks
-// tuned, trials, the model's estimated latency against untuned.
-std::string scheduler_line(const search::SchedulerProgress& p, const std::vector<search::SchedulerTask>& tasks) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(2) << "round " << p.round << ": task " << p.task + 1 << "/" << tasks.size()
-     << " " << tasks[p.task].name << " (x" << tasks[p.task].weight << ") " << (*p.tasks)[p.task].trials
-     << " trials; " << p.tasks_tuned << "/" << tasks.size() << " tasks tuned, " << p.trials_now
-     << " trials this run; model " << p.latency_s * 1e3 << " ms, untuned " << p.untuned_latency_s * 1e3
-     << " ms; elapsed " << std::setprecision(0) << p.elapsed_s << " s, ETA " << p.eta_s << " s";
-  if (p.internal_errors) os << "; " << p.internal_errors << " internal errors";
-  return os.str();
-}
 
 // Where a job's progress goes: a line for its log and the JSON `kiln job
 // status` shows.
@@ -127,7 +100,9 @@ std::string tune_in_turn(const JobSpec& s, const search::TuneServices& services,
                                           nlohmann::json j = search::progress_json(p);
                                           j["task"] = t + 1;
                                           j["tasks"] = s.tasks.size();
-                                          report(progress_line(t, s.tasks.size(), entry.shape, p), j);
+                                          report("task " + std::to_string(t + 1) + "/" + std::to_string(s.tasks.size()) + " " + entry.shape + ": " +
+                                                     search::progress_line(p),
+                                                 j);
                                         },
                                         &stop);
     trials += r.last.trials_done;
@@ -153,7 +128,7 @@ std::string tune_scheduled(const JobSpec& s, const search::TuneServices& service
   search::SchedulerResult r = search::tune_tasks(
       tasks, o, services,
       [&](size_t) { return search::make_strategy(o.tune.strategy, o.tune.cost_model, o.tune.seed, search_threads); },
-      [&](const search::SchedulerProgress& p) { report(scheduler_line(p, tasks), search::progress_json(p, tasks)); },
+      [&](const search::SchedulerProgress& p) { report(search::progress_line(p, tasks), search::progress_json(p, tasks)); },
       &stop);
   std::ostringstream summary;
   summary << r.last.trials_now << " trials over " << tasks.size() << " task(s), " << r.last.tasks_tuned

@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "driver/model_program.h"
 #include "driver/tune.h"
+#include "search/progress_line.h"
 #include "search/task_scheduler.h"
 #include "tools/commands.h"
 #include "tools/duration.h"
@@ -77,16 +78,7 @@ void run(const Args& a) {
     StopOnInterrupt interrupt;
     r = tune_model(
         tasks, o, *db,
-        [&](const search::SchedulerProgress& p) {
-          const search::TaskState& s = (*p.tasks)[p.task];
-          std::cerr << std::fixed << std::setprecision(2) << "round " << p.round << ": task " << p.task << " ("
-                    << tasks[p.task].name << ", x" << tasks[p.task].weight << ") " << s.trials << " trials; "
-                    << p.tasks_tuned << "/" << tasks.size() << " tasks tuned, " << p.trials_now
-                    << " trials this run; model " << p.latency_s * 1e3 << " ms, untuned "
-                    << p.untuned_latency_s * 1e3 << " ms; elapsed " << clock_text(p.elapsed_s) << ", ETA "
-                    << clock_text(p.eta_s)
-                    << (p.internal_errors ? "; " + std::to_string(p.internal_errors) + " INTERNAL ERRORS" : "") << "\n";
-        },
+        [&](const search::SchedulerProgress& p) { std::cerr << search::progress_line(p, tasks) << "\n"; },
         interrupt.stop());
   }
   if (r.stopped) std::cerr << "kiln: stopped; every measured batch is in " << tuning::database_name(a.db) << "\n";
@@ -104,7 +96,7 @@ void run(const Args& a) {
   }
   std::cout << a.model << ": estimated latency " << std::setprecision(3) << r.last.latency_s * 1e3
             << " ms (untuned " << r.last.untuned_latency_s * 1e3 << " ms) after " << r.last.trials_now
-            << " trials this run in " << clock_text(r.last.elapsed_s) << "\n"
+            << " trials this run in " << search::clock_text(r.last.elapsed_s) << "\n"
             << "compile: kiln compile " << a.model << " --db " << tuning::database_name(a.db) << " --target '" << target.str()
             << "' -o OUT\n";
   if (a.json)

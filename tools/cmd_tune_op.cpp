@@ -30,6 +30,7 @@
 #include "tools/commands.h"
 #include "tools/duration.h"
 #include "search/progress_json.h"
+#include "search/progress_line.h"
 #include "tools/tune_flags.h"
 #include "tools/tune_session.h"
 #include "tuning_logs/open_database.h"
@@ -50,36 +51,20 @@ struct Args {
 };
 
 void show_progress(const search::TuneProgress& p, bool terminal) {
-  std::ostringstream best;
-  best << std::fixed << std::setprecision(1) << p.best_gflops;
-  if (p.final_measured > 0) {  // the last report: the best records timed again
-    std::cerr << (terminal ? "\n" : "") << "final measurement: " << p.final_measured
-              << " of the best records timed again, best " << best.str() << " GFLOP/s\n";
-    return;
-  }
-  if (terminal) {
+  if (terminal && p.final_measured == 0) {
+    std::ostringstream best;
+    best << std::fixed << std::setprecision(1) << p.best_gflops;
     const int width = 30;
     const int filled = p.trials_total ? static_cast<int>(width * p.trials_done / p.trials_total) : 0;
     std::cerr << "\r[" << std::string(std::min(filled, width), '#') << std::string(width - std::min(filled, width), '.')
               << "] " << p.trials_done << "/" << p.trials_total << " trials  best " << best.str()
-              << " GFLOP/s  " << clock_text(p.elapsed_s) << " elapsed  ETA " << clock_text(p.eta_s)
+              << " GFLOP/s  " << search::clock_text(p.elapsed_s) << " elapsed  ETA " << search::clock_text(p.eta_s)
               << (p.internal_errors ? "  " + std::to_string(p.internal_errors) + " INTERNAL ERRORS" : "") << "   "
               << std::flush;
     return;
   }
-  std::cerr << std::fixed << std::setprecision(1) << "round " << p.round << ": " << p.trials_done << "/"
-            << p.trials_total << " trials, best " << best.str() << " GFLOP/s, " << p.errors << " errors"
-            << (p.internal_errors ? " (" + std::to_string(p.internal_errors) + " internal)" : "") << ", " << p.screened
-            << " screened, " << (p.round == 1 && p.carried_over ? std::to_string(p.carried_over) + " carried over, " : "")
-            << (p.round == 1 && p.register_designs ? std::to_string(p.register_designs) + " register designs, " : "")
-            << "elapsed "
-            << p.elapsed_s << " s, ETA " << p.eta_s << " s (propose " << p.propose_s << " s, build " << p.build_s
-            << " s, measure " << p.measure_s << " s, update " << p.update_s << " s)";
-  if (!p.failed_draws.empty()) {
-    std::cerr << "; draws that made no candidate:";
-    for (const auto& [kind, n] : p.failed_draws) std::cerr << " " << schedule_error_name(kind) << " " << n;
-  }
-  std::cerr << "\n";
+  // The last report after a bar ends the bar's line first.
+  std::cerr << (terminal ? "\n" : "") << search::progress_line(p) << "\n";
 }
 
 void run(const Args& a) {

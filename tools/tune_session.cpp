@@ -35,15 +35,6 @@ void note_emulation(const Target& target) {
             << "device's speed (docs/targets.md)\n";
 }
 
-std::string clock_text(double s) {
-  const int64_t t = static_cast<int64_t>(s + 0.5);
-  std::ostringstream os;
-  if (t >= 3600) os << t / 3600 << "h" << std::setw(2) << std::setfill('0') << (t / 60) % 60 << "m";
-  else if (t >= 60) os << t / 60 << "m" << std::setw(2) << std::setfill('0') << t % 60 << "s";
-  else os << t << "s";
-  return os.str();
-}
-
 void fail_on_internal_errors(int64_t internal_errors, const std::string& first_message, const std::string& db) {
   // A compiler bug is never the candidate's fault: everything measured is
   // stored, and the job still fails.

@@ -27,9 +27,6 @@ class StopOnInterrupt {
 // nothing for the device; nothing for this machine's own CPU.
 void note_emulation(const Target& target);
 
-// "42s", "3m05s", "1h02m".
-std::string clock_text(double seconds);
-
 // At the end of a run, after its summary: throws kiln::Error (a non-zero
 // exit) when `internal_errors` candidates met a compiler bug, naming where
 // they are stored and the first one's message; nothing otherwise.

@@ -64,7 +64,7 @@ class Model(_Signature):
         many groups run it), flops, signature, func (a PrimFunc)."""
         return self._impl.tasks
 
-    def tune(self, db, *, trials_per_task=200, trials=0, policy="gradient", warm_weights=False, progress=True,
+    def tune(self, db, *, trials_per_task=_kiln.MODEL_TRIALS_PER_TASK, trials=0, policy="gradient", warm_weights=False, progress=True,
              **options):
         """Tunes the tasks into the database, a batch at a time where the model's
         latency is expected to fall most, as ``kiln tune`` does; returns a summary

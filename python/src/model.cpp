@@ -103,6 +103,8 @@ class Compiled {
 }  // namespace
 
 void bind_model(pyb::module_& parent) {
+  // Model.tune's default, the one `kiln tune` has.
+  parent.attr("MODEL_TRIALS_PER_TASK") = kModelTrialsPerTask;
   pyb::module_ m = parent.def_submodule("onnx_impl", "ONNX models (kiln.onnx wraps it).");
 
   pyb::class_<Model>(m, "Model")
@@ -183,7 +185,7 @@ void bind_model(pyb::module_& parent) {
                                         {"stopped", r.stopped}};
                 });
           },
-          pyb::arg("db"), pyb::arg("options"), pyb::arg("trials") = 0, pyb::arg("trials_per_task") = 200,
+          pyb::arg("db"), pyb::arg("options"), pyb::arg("trials") = 0, pyb::arg("trials_per_task") = kModelTrialsPerTask,
           pyb::arg("policy") = "gradient", pyb::arg("warm_weights") = false)
       .def(
           "_compile",

@@ -275,7 +275,10 @@ TEST(Tune, TheFinalMeasurementTimesTheShortlistInPassesThatASlowSpellCannotSkew)
     int slow = 0;
     for (double secs : t.final_secs) slow += secs > kSpell / 100 * t.median_secs();
     EXPECT_LE(slow, 2) << "the spell reaches only the first pass";
-    EXPECT_LT(t.rank_secs(), 10 * t.median_secs()) << "the median passes over it";
+    // A median the spell reached would read about kSpell / 2 times the
+    // first measurement; one the host slowed, as it slows a loaded suite's
+    // samples, reads tens of times (19x once, under the whole suite).
+    EXPECT_LT(t.rank_secs(), kSpell / 1000 * t.median_secs()) << "the median passes over it";
   }
 }
 
