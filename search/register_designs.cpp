@@ -360,6 +360,22 @@ constexpr int64_t kBlockedChunk = 64;
 constexpr int64_t kBlockedLeastChunks = 2;
 constexpr int64_t kBlockedAccumulators = 256;
 
+// The wide reduction-blocked shape (Sizing::pixels_outside on a streaming
+// sizing): 4 output-channel blocks, the pixel loops outside them, as many
+// pixels of a row as the registers hold beside the 4 weight vectors (4 x 7
+// on AVX-512: 28 accumulators, 4 weight vectors and a broadcast, one
+// register over, which LLVM spills once per 28 FMAs), over chunks of 128 channels (32 KB of
+// weights on AVX-512, in the L1). oneDNN's 1x1 kernel blocks the reduction
+// in 256 channels at 7² (its init_conf); on resnet50's 7² layers (Intel
+// Xeon, model 167, 2 threads; `kiln_bench`, the designs edited by hand
+// beside oneDNN in one process, 5-7 rounds, three runs) this shape ran at
+// 0.981-1.000 of oneDNN on 2048→512 and 0.997-1.002 on 512→2048, where the
+// best of 400 trials ran 0.941-0.968 and 0.958-0.960 (2 blocks x 7, the
+// whole reduction a tile); chunks of 64 ran 0.974-0.986 and 0.970-0.981,
+// 3 blocks (a partial last tile) 0.86-0.93, oneDNN's 256 0.76-0.90.
+constexpr int64_t kBlockedWideRows = 4;
+constexpr int64_t kBlockedWideChunk = 128;
+
 // A reduction-blocked shape's rows, for a block that no reduction slides
 // along (a 1x1 convolution): up to `first_rows` rows on the largest axis
 // that the vector operand reads (the output-channel blocks, TileAxes::free
@@ -367,9 +383,14 @@ constexpr int64_t kBlockedAccumulators = 256;
 // leaves out (the output pixels; the later one on a tie, whose rows are
 // contiguous), and in S2 the tiles of that axis and then of the other
 // free axes, outward, up to kBlockedAccumulators accumulators. nullopt
-// without both kinds of axis.
+// without both kinds of axis. With `pixels_outside` (the wide shape,
+// kBlockedWideRows), the pixel loop runs outside the channel rows'
+// (Rows::innermost) and takes as many pixels as the registers hold beside
+// the rows' weight vectors, the broadcast one over (a divisor of its axis
+// where one is at least half of that, else rows as even as the axis
+// allows): 4 x 7 on AVX-512, 4 x 3 on AVX2.
 std::optional<Rows> blocked_rows(const RegisterTile& tile, const std::vector<int64_t>& extents,
-                                 const std::vector<bool>& free, int64_t first_rows) {
+                                 const std::vector<bool>& free, int64_t first_rows, bool pixels_outside = false) {
   std::optional<size_t> bound, row;
   for (size_t k = 0; k < extents.size(); ++k) {
     if (k == tile.vector_tile || extents[k] < 2) continue;
@@ -385,7 +406,16 @@ std::optional<Rows> blocked_rows(const RegisterTile& tile, const std::vector<int
   const int64_t rows = std::min(first_rows, extents[*bound]);
   out.s3[*bound] = rows;
   out.in_s1[*bound] = true;
-  out.s3[*row] = even_rows(extents[*row], std::max<int64_t>(1, (tile.budget - rows) / rows));
+  if (pixels_outside) {
+    // Every register but the weight vectors' holds an accumulator: the
+    // broadcast takes one more, spilled once per row of FMAs.
+    const int64_t most = std::max<int64_t>(1, (tile.budget + 4 - rows) / rows);
+    const int64_t divisor = divisor_up_to(extents[*row], most);
+    out.s3[*row] = 2 * divisor >= most ? divisor : even_rows(extents[*row], most);
+    out.innermost = *bound;
+  } else {
+    out.s3[*row] = even_rows(extents[*row], std::max<int64_t>(1, (tile.budget - rows) / rows));
+  }
   int64_t room = std::max<int64_t>(1, kBlockedAccumulators / (out.s3[*row] * rows));
   std::vector<size_t> outward{*row};
   for (size_t k = n; k-- > 0;)
@@ -648,10 +678,11 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
         int64_t reduction = 1;
         for (size_t i : tile.reductions) reduction *= covered_by(design, i);
         rows = reduction >= kBlockedLeastChunks * kBlockedChunk
-                   ? blocked_rows(tile, extents, axes_of[t].free, sizing.streaming_rows)
+                   ? blocked_rows(tile, extents, axes_of[t].free, sizing.streaming_rows, sizing.pixels_outside)
                    : std::nullopt;
         if (!rows) return std::nullopt;
       } else {
+        if (sizing.pixels_outside) return std::nullopt;  // the wide shape is reduction-blocked only
         for (size_t r = tile.reductions.size(); r-- > 0;)
           if (sliding[r] < 0) split_channels = r;
         if (!split_channels) return std::nullopt;
@@ -703,10 +734,11 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
     }
     // A reduction-blocked shape's chunk: the innermost reductions' steps
     // inside, outward, up to kBlockedChunk elements.
+    const int64_t chunk_elements = sizing.pixels_outside ? kBlockedWideChunk : kBlockedChunk;
     int64_t chunk = 1;
     for (size_t r = tile.reductions.size(); blocked && r-- > 0;) {
       const int64_t extent = covered_by(design, tile.reductions[r]);
-      const int64_t in = divisor_up_to(extent, std::max<int64_t>(1, kBlockedChunk / chunk));
+      const int64_t in = divisor_up_to(extent, std::max<int64_t>(1, chunk_elements / chunk));
       chunk *= in;
       out = out.with_decision(tile.reductions[r], TileDecision{{extent / in, in}});
     }
@@ -823,11 +855,14 @@ std::vector<Trace> register_designs(const PrimFunc& f, const std::vector<Trace>&
   std::map<size_t, size_t> unpacked;  // vector axis -> draw
   for (size_t d = 0; d < draws.size(); ++d)
     if (writes_back(draws[d]) && !packs(draws[d])) unpacked[register_tiles(draws[d])[0].vector_tile] = d;
+  std::vector<Sizing> streaming_shapes;
   for (int64_t rows : kStreamingRows)
+    streaming_shapes.push_back({.second_rows = kStreamingSecondRows, .streaming_rows = rows});
+  streaming_shapes.push_back({.streaming_rows = kBlockedWideRows, .pixels_outside = true});  // 1x1 layers' only
+  for (const Sizing& sizing : streaming_shapes)
     for (const std::map<size_t, size_t>* sketches : {&written_back, &unpacked})
       for (const auto& [axis, d] : *sketches)
-        if (out.size() < limit && (sketches == &written_back || written_back.at(axis) != d))
-          add(d, Sizing{1, kStreamingSecondRows, 0, rows});
+        if (out.size() < limit && (sketches == &written_back || written_back.at(axis) != d)) add(d, sizing);
   // Then every shape on every vector axis before the sketches that differ
   // only in how they write back: conv2d's five sketches vectorize two axes,
   // and 16 designs taken shape by shape left the output-channel vector

@@ -524,6 +524,38 @@ TEST(RegisterDesigns, TheWideChannelShapesPixelsLoopOutsideItsChannelBlocks) {
   EXPECT_EQ(wide, 1);
 }
 
+TEST(RegisterDesigns, AOneByOneConvolutionsWideBlockedShapeRunsFourBlocksInsideARowOfPixelsOverChunksOf128) {
+  // Before: the reduction-blocked designs of a 1x1 layer at 7² were 2
+  // k-blocks x 7 columns and 4 x 4 (7 as 4 + 3), in the block's axis
+  // order, over chunks of 64 channels. After: also 4 k-blocks x all 7
+  // columns, the columns' loop outside the k-blocks', over chunks of 128
+  // channels (8 rc-blocks), 7 rows in S2; the same results.
+  PrimFunc f = workload("conv2d_nchwc:N=1,C=512,H=7,W=7,K=64,R=1,S=1,stride=1,pad=0,cb=16,kb=16");
+  auto factors = [](const Trace& t, size_t i) {
+    const std::vector<int64_t>* f = tile_factors(t.instructions()[i]);
+    return f ? *f : std::vector<int64_t>{};
+  };
+  int wide = 0;
+  for (const Trace& d :
+       register_designs(f, design_space(f, SpaceParams::for_target(Target::parse("llvm -mcpu=znver4 -num-cores=2"))), 1, 16)) {
+    const RegisterTile tile = register_tiles(d).at(0);
+    if (factors(d, tile.reductions[0]) != std::vector<int64_t>{4, 8}) continue;
+    ++wide;
+    EXPECT_EQ(register_tile_of(d), (std::vector<int64_t>{1, 4, 1, 7, 16}));
+    EXPECT_EQ(factors(d, tile.tiles[2]), (std::vector<int64_t>{1, 1, 7, 1})) << "h: 7 rows in S2";
+    SampleFailure why;
+    std::optional<Candidate> c = replay_candidate(f, d, &why);
+    ASSERT_TRUE(c) << why.name() << ": " << why.message;
+    const std::vector<Stmt> loops = enclosing_loops(*locate_block(c->func.body(), tile.block));
+    ASSERT_GE(loops.size(), 3u);
+    std::vector<int64_t> innermost;
+    for (size_t i = loops.size() - 3; i < loops.size(); ++i) innermost.push_back(*as_const_int(loops[i].as<ForNode>()->extent));
+    EXPECT_EQ(innermost, (std::vector<int64_t>{7, 4, 16})) << "columns, k-blocks, lanes";
+    testing::expect_same_results(f, c->func);
+  }
+  EXPECT_EQ(wide, 2) << "on the sketch that packs the weights and on one that reads them where they lie";
+}
+
 TEST(RegisterDesigns, EveryDesignComputesTheSame) {
   for (const char* w : {"matmul:M=22,N=32,K=8", "conv2d_nchw:N=1,C=4,H=6,W=6,K=16,R=3,S=3,stride=1,pad=1",
                         "dense:M=14,N=16,K=8,bias=1,act=relu"}) {
