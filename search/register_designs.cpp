@@ -364,15 +364,16 @@ constexpr int64_t kBlockedAccumulators = 256;
 // sizing): 4 output-channel blocks, the pixel loops outside them, as many
 // pixels of a row as the registers hold beside the 4 weight vectors (4 x 7
 // on AVX-512: 28 accumulators, 4 weight vectors and a broadcast, one
-// register over, which LLVM spills once per 28 FMAs), over chunks of 128 channels (32 KB of
-// weights on AVX-512, in the L1). oneDNN's 1x1 kernel blocks the reduction
-// in 256 channels at 7² (its init_conf); on resnet50's 7² layers (Intel
-// Xeon, model 167, 2 threads; `kiln_bench`, the designs edited by hand
-// beside oneDNN in one process, 5-7 rounds, three runs) this shape ran at
-// 0.981-1.000 of oneDNN on 2048→512 and 0.997-1.002 on 512→2048, where the
-// best of 400 trials ran 0.941-0.968 and 0.958-0.960 (2 blocks x 7, the
-// whole reduction a tile); chunks of 64 ran 0.974-0.986 and 0.970-0.981,
-// 3 blocks (a partial last tile) 0.86-0.93, oneDNN's 256 0.76-0.90.
+// register over, which LLVM spills once per 28 FMAs), over chunks of 128
+// channels (32 KB of weights on AVX-512, in the L1). oneDNN's 1x1 kernel
+// blocks the reduction in 256 channels at 7² (its init_conf); on
+// resnet50's 7² layers (Intel Xeon, model 167, 2 threads; `kiln_bench`,
+// the designs edited by hand beside oneDNN in one process, 5-7 rounds,
+// three runs) this shape ran at 0.981-0.999 of oneDNN on 2048→512 and
+// 0.970-1.002 on 512→2048, where the best of 400 trials ran 0.941-0.968
+// and 0.958-0.960 (2 blocks x 7); chunks of 64 ran 0.974-1.000 and
+// 0.952-0.981, 3 blocks (a partial last tile) 0.86-0.93, oneDNN's own
+// 3 blocks over 256 channels 0.87-0.90.
 constexpr int64_t kBlockedWideRows = 4;
 constexpr int64_t kBlockedWideChunk = 128;
 
@@ -733,7 +734,8 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
       out = out.with_decision(tile.tiles[k], std::move(decision));
     }
     // A reduction-blocked shape's chunk: the innermost reductions' steps
-    // inside, outward, up to kBlockedChunk elements.
+    // inside, outward, up to kBlockedChunk elements (the wide shape's
+    // kBlockedWideChunk).
     const int64_t chunk_elements = sizing.pixels_outside ? kBlockedWideChunk : kBlockedChunk;
     int64_t chunk = 1;
     for (size_t r = tile.reductions.size(); blocked && r-- > 0;) {
