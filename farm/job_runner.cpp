@@ -100,9 +100,9 @@ std::string tune_in_turn(const JobSpec& s, const search::TuneServices& services,
                                           nlohmann::json j = search::progress_json(p);
                                           j["task"] = t + 1;
                                           j["tasks"] = s.tasks.size();
-                                          report("task " + std::to_string(t + 1) + "/" + std::to_string(s.tasks.size()) + " " + entry.shape + ": " +
-                                                     search::progress_line(p),
-                                                 j);
+                                          const std::string task = "task " + std::to_string(t + 1) + "/" +
+                                                                   std::to_string(s.tasks.size()) + " " + entry.shape;
+                                          report(task + ": " + search::progress_line(p), j);
                                         },
                                         &stop);
     trials += r.last.trials_done;

@@ -337,8 +337,11 @@ struct Sizing {
   // 302 GFLOP/s so and at 181 with the tuned design's per-tile copy.
   bool inline_padding = false;
   int64_t channel_rows = 0, pixel_axes = 1;
-  // A channel shape whose pixel loops run outside its channel blocks'
-  // (channel_rows), its channel tiles partial where they do not divide.
+  // The pixel loops outside the channel blocks' (Rows::innermost): on a
+  // channel shape (channel_rows, kWideChannels), its channel tiles partial
+  // where they do not divide; on a streaming one, the wide
+  // reduction-blocked shape (blocked_rows, kBlockedWideRows), 1x1 layers'
+  // only.
   bool pixels_outside = false;
 };
 

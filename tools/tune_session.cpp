@@ -1,9 +1,7 @@
 #include "tools/tune_session.h"
 
 #include <csignal>
-#include <iomanip>
 #include <iostream>
-#include <sstream>
 
 #include "core/error.h"
 #include "rpc/runner/device.h"

@@ -36,6 +36,21 @@ std::vector<int64_t> register_tile_of(const Trace& design) {
   return out;
 }
 
+// The factors a design draws at tile sample `i`; empty where it draws none.
+std::vector<int64_t> factors_of(const Trace& design, size_t i) {
+  const std::vector<int64_t>* f = tile_factors(design.instructions()[i]);
+  return f ? *f : std::vector<int64_t>{};
+}
+
+// The extents of the (up to) `n` loops innermost around `block` in `f`.
+std::vector<int64_t> innermost_extents(const PrimFunc& f, const std::string& block, size_t n) {
+  const std::vector<Stmt> loops = enclosing_loops(*locate_block(f.body(), block));
+  std::vector<int64_t> out;
+  for (size_t i = loops.size() - std::min(n, loops.size()); i < loops.size(); ++i)
+    out.push_back(*as_const_int(loops[i].as<ForNode>()->extent));
+  return out;
+}
+
 // The register tiles of up to 64 designs of workload `w` on AVX2.
 std::set<std::vector<int64_t>> register_tile_shapes(const std::string& w) {
   PrimFunc f = workload(w);
@@ -267,7 +282,7 @@ TEST(RegisterDesigns, AWindowShapeHasRowsTheFilterSlidesOverAndItsPaddingPerTile
   EXPECT_LT(*found, 4u) << "window shapes come first";
   const Trace& d = designs[*found];
   const RegisterTile tile = register_tiles(d).at(0);
-  auto factors = [&](size_t i) { return *tile_factors(d.instructions()[i]); };
+  auto factors = [&](size_t i) { return factors_of(d, i); };
   EXPECT_EQ(factors(tile.tiles[1]), (std::vector<int64_t>{1, 8, 1, 2})) << "k";
   EXPECT_EQ(factors(tile.tiles[2]), (std::vector<int64_t>{4, 1, 1, 4})) << "h";
   EXPECT_EQ(factors(tile.tiles[3]), (std::vector<int64_t>{2, 1, 1, 8})) << "w";
@@ -309,10 +324,7 @@ TEST(RegisterDesigns, AConvolutionAlsoGetsDesignsWhoseRowTilesShareEachChunkOfWe
   ASSERT_TRUE(found) << "no design with the output rows' tiles in S2";
   const Trace& d = designs[*found];
   const RegisterTile tile = register_tiles(d).at(0);
-  auto factors = [&](size_t i) {
-    const std::vector<int64_t>* f = tile_factors(d.instructions()[i]);
-    return f ? *f : std::vector<int64_t>{};
-  };
+  auto factors = [&](size_t i) { return factors_of(d, i); };
   EXPECT_EQ(factors(tile.tiles[2]), (std::vector<int64_t>{1, 1, 3, 3})) << "h: 3 tiles of 3 rows in S2";
   EXPECT_EQ(factors(tile.tiles[1]), (std::vector<int64_t>{1, 4, 1, 2})) << "k-blocks: 2 rows, their tiles in S1";
   ASSERT_EQ(tile.reductions.size(), 4u);
@@ -342,20 +354,16 @@ TEST(RegisterDesigns, AOneByOneConvolutionsDeepReductionRunsInChunksAroundItsPix
   // same results.
   PrimFunc f = workload("conv2d_nchwc:N=1,C=512,H=7,W=7,K=64,R=1,S=1,stride=1,pad=0,cb=16,kb=16");
   SpaceParams zen4 = SpaceParams::for_target(Target::parse("llvm -mcpu=znver4 -num-cores=2"));
-  auto factors = [](const Trace& t, size_t i) {
-    const std::vector<int64_t>* f = tile_factors(t.instructions()[i]);
-    return f ? *f : std::vector<int64_t>{};
-  };
   int packed = 0, unpacked = 0;
   for (const Trace& d : register_designs(f, design_space(f, zen4), 1, 16)) {
     const RegisterTile tile = register_tiles(d).at(0);
     ASSERT_EQ(tile.tiles.size(), 5u);
     ASSERT_EQ(tile.reductions.size(), 4u);
-    if (factors(d, tile.reductions[0]) != std::vector<int64_t>{8, 4}) continue;
-    EXPECT_EQ(factors(d, tile.reductions[3]), (std::vector<int64_t>{1, 16})) << "rc: whole, inside";
-    EXPECT_EQ(factors(d, tile.tiles[2]), (std::vector<int64_t>{1, 1, 7, 1})) << "h: 7 rows in S2";
+    if (factors_of(d, tile.reductions[0]) != std::vector<int64_t>{8, 4}) continue;
+    EXPECT_EQ(factors_of(d, tile.reductions[3]), (std::vector<int64_t>{1, 16})) << "rc: whole, inside";
+    EXPECT_EQ(factors_of(d, tile.tiles[2]), (std::vector<int64_t>{1, 1, 7, 1})) << "h: 7 rows in S2";
     // 2 k-blocks x 7 columns, or 4 x 4 (7 columns as 4 + 3).
-    const std::vector<int64_t> k = factors(d, tile.tiles[1]), w = factors(d, tile.tiles[3]);
+    const std::vector<int64_t> k = factors_of(d, tile.tiles[1]), w = factors_of(d, tile.tiles[3]);
     if (k.at(3) == 2) {
       EXPECT_EQ(k, (std::vector<int64_t>{1, 2, 1, 2})) << "k-blocks: 2 rows, their 2 tiles in S1";
       EXPECT_EQ(w, (std::vector<int64_t>{1, 1, 1, 7})) << "w: 7 in the register tile";
@@ -380,10 +388,10 @@ TEST(RegisterDesigns, AOneByOneConvolutionsDeepReductionRunsInChunksAroundItsPix
   int chunked = 0;
   for (const Trace& d : register_designs(mid, design_space(mid, zen4), 1, 16)) {
     const RegisterTile tile = register_tiles(d).at(0);
-    if (factors(d, tile.reductions[0]) != std::vector<int64_t>{5, 2}) continue;
+    if (factors_of(d, tile.reductions[0]) != std::vector<int64_t>{5, 2}) continue;
     ++chunked;
-    EXPECT_EQ(factors(d, tile.reductions[3]), (std::vector<int64_t>{1, 16})) << "rc: whole, inside";
-    EXPECT_EQ(factors(d, tile.tiles[2]), (std::vector<int64_t>{1, 1, 7, 1})) << "h: 7 rows in S2";
+    EXPECT_EQ(factors_of(d, tile.reductions[3]), (std::vector<int64_t>{1, 16})) << "rc: whole, inside";
+    EXPECT_EQ(factors_of(d, tile.tiles[2]), (std::vector<int64_t>{1, 1, 7, 1})) << "h: 7 rows in S2";
     SampleFailure why;
     std::optional<Candidate> c = replay_candidate(mid, d, &why);
     ASSERT_TRUE(c) << why.name() << ": " << why.message;
@@ -395,7 +403,7 @@ TEST(RegisterDesigns, AOneByOneConvolutionsDeepReductionRunsInChunksAroundItsPix
   PrimFunc shallow = workload("conv2d_nchwc:N=1,C=64,H=7,W=7,K=64,R=1,S=1,stride=1,pad=0,cb=16,kb=16");
   for (const Trace& d : register_designs(shallow, design_space(shallow, zen4), 1, 16)) {
     const RegisterTile tile = register_tiles(d).at(0);
-    EXPECT_LE(factors(d, tile.tiles[2]).at(2), 1) << d.str();
+    EXPECT_LE(factors_of(d, tile.tiles[2]).at(2), 1) << d.str();
   }
 }
 
@@ -514,10 +522,8 @@ TEST(RegisterDesigns, TheWideChannelShapesPixelsLoopOutsideItsChannelBlocks) {
     SampleFailure why;
     std::optional<Candidate> c = replay_candidate(f, d, &why);
     ASSERT_TRUE(c) << why.name() << ": " << why.message;
-    const std::vector<Stmt> loops = enclosing_loops(*locate_block(c->func.body(), register_tiles(d).at(0).block));
-    ASSERT_GE(loops.size(), 3u);
-    std::vector<int64_t> innermost;
-    for (size_t i = loops.size() - 3; i < loops.size(); ++i) innermost.push_back(*as_const_int(loops[i].as<ForNode>()->extent));
+    const std::vector<int64_t> innermost = innermost_extents(c->func, register_tiles(d).at(0).block, 3);
+    ASSERT_EQ(innermost.size(), 3u);
     EXPECT_EQ(innermost, (std::vector<int64_t>{8, 3, 16})) << "columns, k-blocks, lanes";
     testing::expect_same_results(f, c->func);
   }
@@ -531,25 +537,19 @@ TEST(RegisterDesigns, AOneByOneConvolutionsWideBlockedShapeRunsFourBlocksInsideA
   // columns, the columns' loop outside the k-blocks', over chunks of 128
   // channels (8 rc-blocks), 7 rows in S2; the same results.
   PrimFunc f = workload("conv2d_nchwc:N=1,C=512,H=7,W=7,K=64,R=1,S=1,stride=1,pad=0,cb=16,kb=16");
-  auto factors = [](const Trace& t, size_t i) {
-    const std::vector<int64_t>* f = tile_factors(t.instructions()[i]);
-    return f ? *f : std::vector<int64_t>{};
-  };
   int wide = 0;
   for (const Trace& d :
        register_designs(f, design_space(f, SpaceParams::for_target(Target::parse("llvm -mcpu=znver4 -num-cores=2"))), 1, 16)) {
     const RegisterTile tile = register_tiles(d).at(0);
-    if (factors(d, tile.reductions[0]) != std::vector<int64_t>{4, 8}) continue;
+    if (factors_of(d, tile.reductions[0]) != std::vector<int64_t>{4, 8}) continue;
     ++wide;
     EXPECT_EQ(register_tile_of(d), (std::vector<int64_t>{1, 4, 1, 7, 16}));
-    EXPECT_EQ(factors(d, tile.tiles[2]), (std::vector<int64_t>{1, 1, 7, 1})) << "h: 7 rows in S2";
+    EXPECT_EQ(factors_of(d, tile.tiles[2]), (std::vector<int64_t>{1, 1, 7, 1})) << "h: 7 rows in S2";
     SampleFailure why;
     std::optional<Candidate> c = replay_candidate(f, d, &why);
     ASSERT_TRUE(c) << why.name() << ": " << why.message;
-    const std::vector<Stmt> loops = enclosing_loops(*locate_block(c->func.body(), tile.block));
-    ASSERT_GE(loops.size(), 3u);
-    std::vector<int64_t> innermost;
-    for (size_t i = loops.size() - 3; i < loops.size(); ++i) innermost.push_back(*as_const_int(loops[i].as<ForNode>()->extent));
+    const std::vector<int64_t> innermost = innermost_extents(c->func, tile.block, 3);
+    ASSERT_EQ(innermost.size(), 3u);
     EXPECT_EQ(innermost, (std::vector<int64_t>{7, 4, 16})) << "columns, k-blocks, lanes";
     testing::expect_same_results(f, c->func);
   }
