@@ -191,6 +191,19 @@ int64_t divisor_up_to(int64_t extent, int64_t most) {
   return d;
 }
 
+// Rows of one pixel axis of `extent` where `most` fit in the registers: a
+// divisor of the extent where one is more than half of `most` (no partial
+// tile, and most of the registers used), else rows as even as the axis
+// allows (even_rows: 7 as 4 + 3). On a 1x1 convolution at 56² (Intel
+// Xeon, AVX-512) 4 x 7 spilled, and 4 x 5 and 4 x 6, partial there, ran
+// slower than 4 x 4; 14 rows at most 4 high (the wide channel shape on
+// AVX2) are 4 + 4 + 4 + 2, not 2 x 7: 3 x 2 accumulators cannot hide an
+// FMA's latency.
+int64_t divisor_or_even_rows(int64_t extent, int64_t most) {
+  const int64_t rows = divisor_up_to(extent, most);
+  return 2 * rows > most ? rows : even_rows(extent, most);
+}
+
 // The lanes of a register tile's vector tile: the widest divisor of the
 // vector axis up to `vectors` vectors that fills whole registers, else
 // whole 256-bit halves of an AVX-512 register, else the widest divisor
@@ -390,9 +403,8 @@ constexpr int64_t kBlockedWideChunk = 128;
 // without both kinds of axis. With `pixels_outside` (the wide shape,
 // kBlockedWideRows), the pixel loop runs outside the channel rows'
 // (Rows::innermost) and takes as many pixels as the registers hold beside
-// the rows' weight vectors, the broadcast one over (a divisor of its axis
-// where one is at least half of that, else rows as even as the axis
-// allows): 4 x 7 on AVX-512, 4 x 3 on AVX2.
+// the rows' weight vectors, the broadcast one over (divisor_or_even_rows):
+// 4 x 7 on AVX-512, 4 x 3 on AVX2.
 std::optional<Rows> blocked_rows(const RegisterTile& tile, const std::vector<int64_t>& extents,
                                  const std::vector<bool>& free, int64_t first_rows, bool pixels_outside = false) {
   std::optional<size_t> bound, row;
@@ -413,9 +425,7 @@ std::optional<Rows> blocked_rows(const RegisterTile& tile, const std::vector<int
   if (pixels_outside) {
     // Every register but the weight vectors' holds an accumulator: the
     // broadcast takes one more, spilled once per row of FMAs.
-    const int64_t most = std::max<int64_t>(1, (tile.budget + 4 - rows) / rows);
-    const int64_t divisor = divisor_up_to(extents[*row], most);
-    out.s3[*row] = 2 * divisor >= most ? divisor : even_rows(extents[*row], most);
+    out.s3[*row] = divisor_or_even_rows(extents[*row], std::max<int64_t>(1, (tile.budget + 4 - rows) / rows));
     out.innermost = *bound;
   } else {
     out.s3[*row] = even_rows(extents[*row], std::max<int64_t>(1, (tile.budget - rows) / rows));
@@ -443,16 +453,11 @@ int64_t most_rows_beside(int64_t channels, int64_t budget, bool pixels_outside =
   return pixels_outside ? (budget + 3 - channels) / channels : (budget + 4 - channels) / (channels + 1);
 }
 
-// The rows of one pixel axis of `extent` beside `channels` channel rows:
-// a divisor of the extent where one is at least half of what fits
-// (most_rows_beside), else rows as even as the axis allows (7 as 4 + 3).
-// 0 where none fits. On a 1x1 convolution at 56² (Intel Xeon, AVX-512)
-// 4 x 7 spilled, and 4 x 5 and 4 x 6, partial there, ran slower than 4 x 4.
+// The rows of one pixel axis of `extent` beside `channels` channel rows
+// (divisor_or_even_rows of what fits, most_rows_beside); 0 where none fits.
 int64_t rows_beside_channels(int64_t extent, int64_t channels, int64_t budget, bool pixels_outside = false) {
   const int64_t most = most_rows_beside(channels, budget, pixels_outside);
-  if (most < 1) return 0;
-  const int64_t rows = divisor_up_to(extent, most);
-  return 2 * rows <= most ? even_rows(extent, most) : rows;
+  return most < 1 ? 0 : divisor_or_even_rows(extent, most);
 }
 
 // The channel shapes: output-channel blocks per register tile, and the
