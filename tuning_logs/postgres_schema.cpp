@@ -58,10 +58,19 @@ struct State {
   int key_version = 0;
 };
 
+// Both facts from the catalog tables, in the one snapshot of the
+// statement: `to_regclass` looks the table up through the catalog caches
+// instead, whose snapshot may predate the statement's, so that a creator
+// committing in between showed the schema without its meta table, and a
+// process opening the database alongside its creator refused it as not
+// ours (PostgresDatabase.ManyProcessesMayCreateItAtOnce, now and then
+// under AddressSanitizer).
 State read_state(PgConnection& c) {
   State s;
   PgResult q = c.exec(
-      "SELECT EXISTS(SELECT 1 FROM pg_namespace WHERE nspname = 'kiln'), to_regclass('kiln.meta') IS NOT NULL");
+      "SELECT EXISTS(SELECT 1 FROM pg_namespace WHERE nspname = 'kiln'), "
+      "EXISTS(SELECT 1 FROM pg_class r JOIN pg_namespace n ON r.relnamespace = n.oid "
+      "WHERE n.nspname = 'kiln' AND r.relname = 'meta' AND r.relkind IN ('r', 'p'))");
   s.has_schema = q.text(0, 0) == "t";
   s.has_meta = q.text(0, 1) == "t";
   if (!s.has_meta) return s;
