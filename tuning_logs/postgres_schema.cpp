@@ -70,7 +70,7 @@ State read_state(PgConnection& c) {
   PgResult q = c.exec(
       "SELECT EXISTS(SELECT 1 FROM pg_namespace WHERE nspname = 'kiln'), "
       "EXISTS(SELECT 1 FROM pg_class r JOIN pg_namespace n ON r.relnamespace = n.oid "
-      "WHERE n.nspname = 'kiln' AND r.relname = 'meta' AND r.relkind IN ('r', 'p'))");
+      "WHERE n.nspname = 'kiln' AND r.relname = 'meta')");
   s.has_schema = q.text(0, 0) == "t";
   s.has_meta = q.text(0, 1) == "t";
   if (!s.has_meta) return s;
