@@ -9,13 +9,15 @@
 //    postprocessing included);
 //  - replay: rebuilding a candidate from its trace, what mutation and the
 //    database's traces cost;
-//  - lower: lower_to_loops, the form features are read from;
+//  - lower: lower_to_loops, the form features are read from, and each of
+//    its steps' share;
 //  - features: extract_features of the lowered program;
 //  - replay+lower+features: the three in turn, candidates per second: the
 //    rate at which the evolutionary search can score new programs.
 // The population figure is the time of features (lower + extract) for all
 // `candidates`, the number the evolutionary search scores per generation.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iomanip>
@@ -61,10 +63,25 @@ nlohmann::json bench_workload(const std::string& text, const Target& target, int
     if (!search::replay_candidate(f, c.trace)) KILN_USER_ERROR() << text << ": a sampled trace does not replay";
   const double replay_s = secs_since(t0);
 
+  // Each lowering step's share, from the pipeline's own report after every
+  // step (LowerOptions::after_pass): which pass a slow space spends on.
+  std::vector<std::pair<std::string, double>> pass_s;
+  Clock::time_point step_start;
+  LowerOptions timed{.verify = false};
+  timed.after_pass = [&](const std::string& pass, const PrimFunc&) {
+    const Clock::time_point now = Clock::now();
+    auto it = std::find_if(pass_s.begin(), pass_s.end(), [&](const auto& p) { return p.first == pass; });
+    if (it == pass_s.end()) it = pass_s.insert(pass_s.end(), {pass, 0.0});
+    it->second += std::chrono::duration<double>(now - step_start).count();
+    step_start = now;
+  };
   std::vector<PrimFunc> lowered;
   lowered.reserve(cands.size());
   t0 = Clock::now();
-  for (const search::Candidate& c : cands) lowered.push_back(lower_to_loops(c.func, {.verify = false}));
+  for (const search::Candidate& c : cands) {
+    step_start = Clock::now();
+    lowered.push_back(lower_to_loops(c.func, timed));
+  }
   const double lower_s = secs_since(t0);
 
   size_t rows = 0;
@@ -86,6 +103,13 @@ nlohmann::json bench_workload(const std::string& text, const Target& target, int
             << "  sample " << rate(sample_s) << ", replay " << rate(replay_s) << ", lower " << rate(lower_s)
             << ", features " << rate(features_s) << "\n"
             << "  replay+lower+features " << rate(all_s) << "\n"
+            << "  lower by step (share of its time):";
+  nlohmann::json steps = nlohmann::json::object();
+  for (const auto& [pass, s] : pass_s) {
+    std::cout << " " << pass << " " << std::setprecision(0) << 100 * s / lower_s << "%";
+    steps[pass] = s;
+  }
+  std::cout << "\n"
             << std::setprecision(3) << "  population of " << cands.size() << ": lower + features "
             << lower_s + features_s << " s\n";
   return {{"workload", w.str()},
@@ -98,6 +122,7 @@ nlohmann::json bench_workload(const std::string& text, const Target& target, int
             {"lower", rate(lower_s)},
             {"features", rate(features_s)},
             {"replay_lower_features", rate(all_s)}}},
+          {"lower_steps_s", steps},
           {"population_features_s", lower_s + features_s}};
 }
 

@@ -43,6 +43,12 @@ class CostModel {
   virtual std::string kind() const = 0;
   // How many programs the model's current state was learned from.
   virtual int64_t num_trained() const = 0;
+  // Whether predict can tell programs apart. False for a model that has
+  // learned nothing yet (XGBoost before its first training scores every
+  // program 0): the search then skips lowering and featurizing the
+  // candidates it would score, which costs as much as the rest of a round
+  // on a space whose programs are large (a Winograd convolution's).
+  virtual bool ranks() const { return true; }
 };
 
 // Reads a file written by CostModel::save. Throws kiln::Error naming the file

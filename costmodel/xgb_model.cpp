@@ -123,6 +123,7 @@ class XgbModel final : public CostModel {
 
   std::string kind() const override { return "xgb"; }
   int64_t num_trained() const override { return num_trained_; }
+  bool ranks() const override { return booster_ != nullptr; }
 
  private:
   void check_layout(const ProgramFeatures& p) const {

@@ -30,6 +30,7 @@ class EvolutionarySearch final : public SearchStrategy {
     if (!resumed_) resume(ctx);
     RandomState rand(ctx.seed * 0x9E3779B97F4A7C15ULL + 1);
     features_.clear();  // this round's population only; the training set keeps its own
+    population_ = round_population(ctx);
     std::vector<Candidate> population = initial_population(ctx);
     std::unordered_map<uint64_t, Scored> explored;
     const auto start = std::chrono::steady_clock::now();
@@ -158,7 +159,7 @@ class EvolutionarySearch final : public SearchStrategy {
 
   // The best measured designs (a share of the population), then fresh draws.
   std::vector<Candidate> initial_population(SearchContext& ctx) {
-    const size_t share = static_cast<size_t>(o_.measured_share * o_.population);
+    const size_t share = static_cast<size_t>(o_.measured_share * population_);
     const std::vector<const Scored*> best = fastest_measured(share);
     std::vector<Candidate> pop;
     for (size_t i = 0; i < best.size(); ++i) {
@@ -166,7 +167,7 @@ class EvolutionarySearch final : public SearchStrategy {
       // Featurized when it was measured: its row of the training set.
       features_.emplace(best[i]->key, train_x_[static_cast<size_t>(best[i] - measured_.data())]);
     }
-    for (Candidate& c : draw_candidates(ctx, o_.population - static_cast<int>(pop.size()), &pool_)) pop.push_back(std::move(c));
+    for (Candidate& c : draw_candidates(ctx, population_ - static_cast<int>(pop.size()), &pool_)) pop.push_back(std::move(c));
     return pop;
   }
 
@@ -182,12 +183,14 @@ class EvolutionarySearch final : public SearchStrategy {
   }
 
   // Up to `n` neighbours of the best measured designs: for each of the
-  // `parents` fastest, kNeighbourDraws children of one mutation, new to
+  // `parents` fastest, kNeighbourDraws children of one mutation (fewer in
+  // a round whose population is cut, in proportion), new to
   // ctx.measured and to `taken`, the model's favourite first; taken in
   // turns, the fastest parent's first, so that each parent has its share.
   std::vector<Candidate> neighbours(SearchContext& ctx, int n, const std::unordered_set<uint64_t>& taken,
                                     RandomState& rand) {
     constexpr int kNeighbourDraws = 32;
+    const int draws = std::max(std::min(8, kNeighbourDraws), kNeighbourDraws * population_ / std::max(1, o_.population));
     if (n <= 0) return {};
     const std::vector<const Scored*> best = fastest_measured(static_cast<size_t>(std::max(0, o_.neighbour_parents)));
     if (best.empty()) return {};
@@ -199,7 +202,7 @@ class EvolutionarySearch final : public SearchStrategy {
     };
     std::vector<Attempt> attempts;
     for (size_t p = 0; p < best.size(); ++p)
-      for (int k = 0; k < kNeighbourDraws; ++k) attempts.push_back({p, rand.next(), std::nullopt, {}});
+      for (int k = 0; k < draws; ++k) attempts.push_back({p, rand.next(), std::nullopt, {}});
     pool_.parallel_for_dynamic(static_cast<int64_t>(attempts.size()), [&](int64_t i) {
       Attempt& a = attempts[i];
       a.child = child_of(ctx, best[a.parent]->candidate, a.seed, &a.why);
@@ -255,8 +258,8 @@ class EvolutionarySearch final : public SearchStrategy {
       std::optional<Candidate> child;
       SampleFailure why;
     };
-    for (int attempts = 0; static_cast<int>(next.size()) < o_.population && attempts < 4 * o_.population;) {
-      std::vector<Attempt> chunk(o_.population - next.size());
+    for (int attempts = 0; static_cast<int>(next.size()) < population_ && attempts < 4 * population_;) {
+      std::vector<Attempt> chunk(population_ - next.size());
       for (Attempt& a : chunk) {
         a.parent = rand.weighted_index(weights);
         a.mutates = rand.uniform_real() < o_.mutation_probability;
@@ -283,23 +286,59 @@ class EvolutionarySearch final : public SearchStrategy {
   const costmodel::ProgramFeatures& features(const Candidate& c) {
     const uint64_t key = c.trace.fingerprint();
     auto it = features_.find(key);
-    if (it == features_.end()) it = features_.emplace(key, extract(c)).first;
+    if (it == features_.end()) {
+      double secs = 0;
+      it = features_.emplace(key, extract(c, &secs)).first;
+      note_extraction(secs);
+    }
     return it->second;
   }
 
-  static costmodel::ProgramFeatures extract(const Candidate& c) {
-    return costmodel::extract_features(lower_to_loops(c.func, {.verify = false}));
+  // Lowers and featurizes `c`; `secs`: the time it took this thread.
+  static costmodel::ProgramFeatures extract(const Candidate& c, double* secs) {
+    const auto start = std::chrono::steady_clock::now();
+    costmodel::ProgramFeatures f = costmodel::extract_features(lower_to_loops(c.func, {.verify = false}));
+    *secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return f;
+  }
+
+  void note_extraction(double secs) {
+    extract_s_ += secs;
+    ++extracted_;
+  }
+
+  // The population of a round: o_.population, or fewer when scoring the
+  // initial population and one generation of children (the least a round
+  // scores) would overrun the round's search budget at this workload's
+  // cost of lowering and featurizing a candidate, as timed so far. A space
+  // whose programs take 100 ms to lower (a Winograd convolution's inlined
+  // transforms) would otherwise search for several times its budget, and
+  // its rounds would be mostly search. Never below kMinPopulation.
+  int round_population(const SearchContext& ctx) const {
+    constexpr int kMinPopulation = 64;
+    if (ctx.search_budget_s <= 0 || extracted_ == 0) return o_.population;
+    const double wall_s = extract_s_ / static_cast<double>(extracted_) / pool_.num_threads();
+    const double fits = ctx.search_budget_s / (2 * wall_s);
+    const int least = std::min(kMinPopulation, o_.population);
+    return static_cast<int>(std::clamp(fits, static_cast<double>(least), static_cast<double>(o_.population)));
   }
 
   // The model's scores of a population (keys: their fingerprints); what is
-  // not cached yet is lowered and featurized in parallel.
+  // not cached yet is lowered and featurized in parallel. All 0, nothing
+  // lowered, while the model cannot rank (CostModel::ranks).
   std::vector<double> score(const std::vector<Candidate>& pop, const std::vector<uint64_t>& keys) {
+    if (!model_->ranks()) return std::vector<double>(pop.size(), 0.0);
     std::vector<size_t> missing;
     for (size_t i = 0; i < pop.size(); ++i)
       if (!features_.count(keys[i])) missing.push_back(i);
     std::vector<costmodel::ProgramFeatures> fresh(missing.size());
-    pool_.parallel_for_dynamic(static_cast<int64_t>(missing.size()), [&](int64_t i) { fresh[i] = extract(pop[missing[i]]); });
-    for (size_t i = 0; i < missing.size(); ++i) features_.emplace(keys[missing[i]], std::move(fresh[i]));
+    std::vector<double> secs(missing.size());
+    pool_.parallel_for_dynamic(static_cast<int64_t>(missing.size()),
+                               [&](int64_t i) { fresh[i] = extract(pop[missing[i]], &secs[i]); });
+    for (size_t i = 0; i < missing.size(); ++i) {
+      features_.emplace(keys[missing[i]], std::move(fresh[i]));
+      note_extraction(secs[i]);
+    }
     std::vector<costmodel::ProgramFeatures> xs;
     xs.reserve(pop.size());
     for (uint64_t k : keys) xs.push_back(features_.at(k));
@@ -313,6 +352,10 @@ class EvolutionarySearch final : public SearchStrategy {
   std::vector<Scored> measured_;  // score: seconds
   std::vector<costmodel::ProgramFeatures> train_x_;
   std::unordered_map<uint64_t, costmodel::ProgramFeatures> features_;
+  // Every extraction so far: seconds of one thread, and how many.
+  double extract_s_ = 0;
+  int64_t extracted_ = 0;
+  int population_ = 0;  // this round's (round_population)
   ThreadPool pool_;
 };
 

@@ -1,11 +1,15 @@
 // Evolutionary search guided by a cost model (Ansor, MetaSchedule; written
 // anew). Each round:
 //   1. a population of the best measured designs (a share) and fresh draws
-//      from the sketches;
-//   2. a few generations (none while the model scores everything alike, as
-//      an untrained one does): the model scores the population, parents are
-//      drawn in proportion to their scores, and each child is its parent
-//      with one decision mutated (mutate.h) or, sometimes, the parent again;
+//      from the sketches: EvolutionaryOptions::population of them, or as
+//      few as 64 when scoring it and one generation of children would
+//      overrun the round's search budget at the workload's measured cost
+//      of lowering and featurizing a candidate;
+//   2. a few generations (none, and nothing lowered or featurized, while
+//      the model cannot rank: CostModel::ranks): the model scores the
+//      population, parents are drawn in proportion to their scores, and
+//      each child is its parent with one decision mutated (mutate.h) or,
+//      sometimes, the parent again;
 //      nothing measured before enters; fewer generations when the round's
 //      search budget (SearchContext::search_budget_s) runs out, never
 //      fewer than one of children;
