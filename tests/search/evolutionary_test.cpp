@@ -64,13 +64,16 @@ TEST(Evolutionary, ProposesTheSameOnOneThreadAndOnTwo) {
 }
 
 // A model that scores by a made-up function of the features and counts
-// how many populations it scored: one per generation.
+// how many populations it scored (one per generation) and their sizes; one
+// made with ranks = false says it cannot rank yet, as an untrained XGBoost.
 class CountingModel final : public costmodel::CostModel {
  public:
-  explicit CountingModel(int* populations) : populations_(populations) {}
+  explicit CountingModel(int* populations, std::vector<size_t>* sizes = nullptr, bool ranks = true)
+      : populations_(populations), sizes_(sizes), ranks_(ranks) {}
   void update(const std::vector<costmodel::ProgramFeatures>&, const std::vector<double>&) override {}
   std::vector<double> predict(const std::vector<costmodel::ProgramFeatures>& programs) const override {
     ++*populations_;
+    if (sizes_) sizes_->push_back(programs.size());
     std::vector<double> out;
     for (const costmodel::ProgramFeatures& p : programs) out.push_back(p.rows.empty() ? 0.0 : p.rows[7] + p.rows.size());
     return out;
@@ -78,10 +81,48 @@ class CountingModel final : public costmodel::CostModel {
   void save(const std::string&) const override {}
   std::string kind() const override { return "counting"; }
   int64_t num_trained() const override { return 0; }
+  bool ranks() const override { return ranks_; }
 
  private:
   int* populations_;
+  std::vector<size_t>* sizes_;
+  bool ranks_;
 };
+
+TEST(Evolutionary, AModelThatCannotRankScoresNothingAndTheBatchIsFreshDraws) {
+  int populations = 0;
+  SearchContext ctx = context_of("matmul:M=16,N=16,K=16");
+  auto s = make_evolutionary_search(std::make_unique<CountingModel>(&populations, nullptr, /*ranks=*/false),
+                                    {.population = 32, .generations = 4, .threads = 1});
+  const std::vector<Candidate> batch = s->propose(ctx, 8);
+  EXPECT_EQ(batch.size(), 8u);
+  EXPECT_EQ(populations, 0);
+  const std::vector<uint64_t> keys = fingerprints(batch);
+  EXPECT_EQ(std::set<uint64_t>(keys.begin(), keys.end()).size(), 8u);
+}
+
+TEST(Evolutionary, ABudgetTooSmallForThePopulationCutsItToSixtyFour) {
+  // Before: 128 candidates a generation. After a round has timed what a
+  // candidate costs to lower and featurize, a budget that cannot pay for
+  // two generations of them cuts the population to the least, 64.
+  int populations = 0;
+  std::vector<size_t> sizes;
+  SearchContext ctx = context_of("matmul:M=64,N=64,K=64");
+  auto s = make_evolutionary_search(std::make_unique<CountingModel>(&populations, &sizes),
+                                    {.population = 128, .generations = 2, .threads = 1});
+  ASSERT_EQ(s->propose(ctx, 8).size(), 8u);
+  ASSERT_FALSE(sizes.empty());
+  EXPECT_EQ(sizes.front(), 128u);
+  sizes.clear();
+  ctx.search_budget_s = 1e-9;
+  ASSERT_EQ(s->propose(ctx, 8).size(), 8u);
+  ASSERT_FALSE(sizes.empty());
+  EXPECT_EQ(sizes.front(), 64u);
+  sizes.clear();
+  ctx.search_budget_s = 3600;  // room for it all again
+  ASSERT_EQ(s->propose(ctx, 8).size(), 8u);
+  EXPECT_EQ(sizes.front(), 128u);
+}
 
 int generations_run(double budget_s) {
   int populations = 0;
