@@ -31,6 +31,10 @@ class EvolutionarySearch final : public SearchStrategy {
     RandomState rand(ctx.seed * 0x9E3779B97F4A7C15ULL + 1);
     features_.clear();  // this round's population only; the training set keeps its own
     population_ = round_population(ctx);
+    // A model that cannot rank picks nothing from a population: the batch
+    // is fresh draws, and drawing more than it takes is time lost (a
+    // Winograd candidate takes 10 ms to draw).
+    if (!model_->ranks()) population_ = std::min(population_, std::max(n, 1));
     std::vector<Candidate> population = initial_population(ctx);
     std::unordered_map<uint64_t, Scored> explored;
     const auto start = std::chrono::steady_clock::now();

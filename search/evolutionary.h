@@ -5,14 +5,14 @@
 //      few as 64 when scoring it and one generation of children would
 //      overrun the round's search budget at the workload's measured cost
 //      of lowering and featurizing a candidate;
-//   2. a few generations (none, and nothing lowered or featurized, while
-//      the model cannot rank: CostModel::ranks): the model scores the
-//      population, parents are drawn in proportion to their scores, and
-//      each child is its parent with one decision mutated (mutate.h) or,
-//      sometimes, the parent again;
-//      nothing measured before enters; fewer generations when the round's
-//      search budget (SearchContext::search_budget_s) runs out, never
-//      fewer than one of children;
+//   2. a few generations (none, nothing lowered or featurized, and only as
+//      many draws as the batch takes while the model cannot rank:
+//      CostModel::ranks): the model scores the population, parents are
+//      drawn in proportion to their scores, and each child is its parent
+//      with one decision mutated (mutate.h) or, sometimes, the parent
+//      again; nothing measured before enters; fewer generations when the
+//      round's search budget (SearchContext::search_budget_s) runs out,
+//      never fewer than one of children;
 //   3. the batch: a share of neighbours of the best measured designs (one
 //      decision mutated, the model's favourites among them), the
 //      best-scored candidates seen in any generation, and an ε share of
