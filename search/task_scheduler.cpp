@@ -49,8 +49,13 @@ int64_t first_round_trials(double left_s, size_t unvisited, double secs_per_tria
   return std::clamp(static_cast<int64_t>(std::min(trials, 1e9)), std::min(kMinFirstRound, batch), batch);
 }
 
-std::vector<int> shortlist_sizes(const std::vector<double>& part, int top, int64_t slots) {
+std::vector<int> shortlist_sizes(const std::vector<double>& part, int top, int64_t slots, int least) {
   std::vector<int> n(part.size(), 0);
+  for (size_t i = 0; i < part.size(); ++i)
+    if (part[i] > 0) {
+      n[i] = std::clamp(least, 0, top);
+      slots -= n[i];
+    }
   for (; slots > 0; --slots) {
     size_t pick = part.size();
     double best = 0;
@@ -227,13 +232,20 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
   // candidates the time left allows, shared by the tasks' parts of the
   // model's latency.
   if (!result.stopped && top > 0) {
-    std::vector<int> tops(n, top);
+    std::vector<double> part(n, 0);
+    for (size_t i = 0; i < n; ++i)
+      if (st[i].rounds > 0) part[i] = static_cast<double>(tasks[i].weight) * task_secs(st[i]);
+    std::vector<int> tops;
     if (budget > 0) {
-      std::vector<double> part(n, 0);
-      for (size_t i = 0; i < n; ++i)
-        if (st[i].rounds > 0) part[i] = static_cast<double>(tasks[i].weight) * task_secs(st[i]);
       const double left_s = std::max(0.0, budget - seconds_since(t0));
       tops = shortlist_sizes(part, top, static_cast<int64_t>(left_s / final_candidate_s()));
+    } else {
+      // Without a budget, the same share of the whole run: the shortlists
+      // shrink, to each task's best at least, rather than outlast a short
+      // tune (four tasks of a few trials each: 4 s of rounds, 23 s of
+      // final measurement).
+      const double allowed_s = kFinalBudgetShare / (1 - kFinalBudgetShare) * seconds_since(t0);
+      tops = shortlist_sizes(part, top, static_cast<int64_t>(allowed_s / final_candidate_s()), /*least=*/1);
     }
     for (size_t i = 0; i < n && !asked_to_stop(); ++i) {
       if (st[i].rounds == 0 || tops[i] == 0) continue;

@@ -23,6 +23,10 @@
 //    the candidates it can time in that are shared among the tasks by
 //    their part of the model's latency (shortlist_sizes). Timed in full,
 //    5 candidates of each of resnet18's 20 tasks took over 2 minutes.
+// Without a budget the final measurement is held to the same share of the
+// whole run, shared the same way, but each tuned task's best is timed
+// again whatever it costs: a long tune times its full shortlists, a tune of
+// a few trials a task does not spend five times its rounds on them.
 // A task stops getting rounds at its trial cap or when its space holds
 // nothing new. Each task keeps its search strategy (and so its cost model)
 // across its rounds. The job ends when the trials or the time are spent, or
@@ -120,8 +124,9 @@ int64_t first_round_trials(double left_s, size_t unvisited, double secs_per_tria
 // How many records of each task the final measurement times again: `slots`
 // in all, at most `top` each, apportioned to `part` (each task's part of
 // the model's latency; 0: none) by D'Hondt's rule: each slot to the task
-// with the largest part / (slots it holds + 1).
-std::vector<int> shortlist_sizes(const std::vector<double>& part, int top, int64_t slots);
+// with the largest part / (slots it holds + 1). Each task with a part
+// holds `least` (at most `top`) first, whatever `slots` allows.
+std::vector<int> shortlist_sizes(const std::vector<double>& part, int top, int64_t slots, int least = 0);
 
 // The task a policy picks next among those not done (tasks.size() when all
 // are): exposed for tests.

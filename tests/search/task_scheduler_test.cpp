@@ -2,6 +2,8 @@
 // two real tasks that shares its trials, stops at its caps and resumes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "ops/workload.h"
 #include "search/task_scheduler.h"
 #include "support/scratch.h"
@@ -73,6 +75,40 @@ TEST(ShortlistSizes, TheFinalMeasurementGoesWhereTheLatencyIs) {
   // The cap frees slots for the others; a task not tuned (part 0) gets none.
   EXPECT_EQ(shortlist_sizes({100, 1, 0}, 2, 3), (std::vector<int>{2, 1, 0}));
   EXPECT_EQ(shortlist_sizes({1, 1}, 5, 0), (std::vector<int>{0, 0}));
+  // Each task with a part holds `least` first, slots or none; the rest by
+  // D'Hondt (2 : 1.5 : 0.5, then 1.5 : 1.5 : 0.5, the first on a tie).
+  EXPECT_EQ(shortlist_sizes({6, 3, 1, 0}, 5, 0, 1), (std::vector<int>{1, 1, 1, 0}));
+  EXPECT_EQ(shortlist_sizes({6, 3, 1}, 5, 6, 1), (std::vector<int>{4, 1, 1}));
+  EXPECT_EQ(shortlist_sizes({6, 3}, 0, 6, 1), (std::vector<int>{0, 0})) << "never past the top";
+}
+
+TEST(TuneTasks, WithoutABudgetAShortTuneTimesAgainOnlyEachTasksBest) {
+  // Before: five records of each task timed again at length, about 1.5 s
+  // each, after rounds of a second or two. After: the final measurement
+  // held to kFinalBudgetShare of the run, each task's best timed again
+  // all the same.
+  const std::vector<SchedulerTask> tasks = {task_of("matmul:M=32,N=32,K=32", 2), task_of("dense:M=4,N=32,K=32", 1)};
+  auto db = tuning::open_sqlite_database(testing::scratch_path("scheduler_final.db"));
+  rpc::Builder builder({.workers = 2});
+  auto runner = rpc::connect_runner("local");
+  TaskSchedulerOptions o;
+  o.trials_per_task = 3;
+  o.tune.target = Target::parse("llvm -num-cores=2");
+  o.tune.batch_size = 3;
+  o.tune.timing.repeat = 2;
+  o.tune.final_top = 5;
+  o.tune.final_repeat = 3;  // short: what is timed again is the question
+  o.tune.final_min_repeat_ms = 1;
+  o.tune.register_designs = 2;
+  SchedulerResult r = tune_tasks(tasks, o, {*db, builder, *runner}, [](size_t) { return make_random_search(); });
+  EXPECT_EQ(r.last.trials_now, 6);
+  for (const SchedulerTask& t : tasks) {
+    const std::vector<tuning::TuningRecord> records = db->records_of(t.task.entry.key, o.tune.target.str());
+    ASSERT_EQ(records.size(), 3u);
+    const auto timed_again = std::count_if(records.begin(), records.end(),
+                                           [](const tuning::TuningRecord& x) { return !x.final_secs.empty(); });
+    EXPECT_EQ(timed_again, 1) << t.name;
+  }
 }
 
 TEST(TuneTasks, SharesTheTrialsStopsAtTheCapsAndResumes) {
