@@ -73,7 +73,7 @@ std::vector<int> shortlist_sizes(const std::vector<double>& part, int top, int64
 }
 
 size_t pick_task(const std::vector<TaskState>& tasks, const std::vector<SchedulerTask>& defs,
-                 TaskSchedulerOptions::Policy policy, double alpha, size_t last) {
+                 TaskSchedulerOptions::Policy policy, double alpha, size_t last, bool per_second) {
   const size_t n = tasks.size();
   for (size_t i = 0; i < n; ++i)
     if (!tasks[i].done && tasks[i].rounds == 0) return i;  // every task once first
@@ -91,7 +91,9 @@ size_t pick_task(const std::vector<TaskState>& tasks, const std::vector<Schedule
     const int64_t since = s.trials - s.trials_before;
     const double backward = since > 0 && s.best_before > 0 ? (s.best_secs - s.best_before) / since : 0;
     const double forward = -s.best_secs / static_cast<double>(std::max<int64_t>(s.trials, 1));
-    const double grad = static_cast<double>(defs[i].weight) * (alpha * backward + (1 - alpha) * forward);
+    double grad = static_cast<double>(defs[i].weight) * (alpha * backward + (1 - alpha) * forward);
+    if (per_second && s.round_trials > 0 && s.round_s > 0)
+      grad /= s.round_s / static_cast<double>(s.round_trials);
     if (grad < best_grad) {
       best_grad = grad;
       pick = i;
@@ -182,7 +184,7 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
     // kept back for it.
     const double reserve_s = budget > 0 ? final_reserve_s() : 0;
     if (budget > 0 && seconds_since(t0) + reserve_s >= budget) break;
-    const size_t i = pick_task(st, tasks, options.policy, options.alpha, last);
+    const size_t i = pick_task(st, tasks, options.policy, options.alpha, last, /*per_second=*/budget > 0);
     if (i == n) break;
     last = i;
     TaskState& s = st[i];
@@ -200,7 +202,10 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
     }
     const auto round_t0 = Clock::now();
     const int64_t measured = jobs[i]->round(*strategies[i], static_cast<int>(more));
-    rounds_s += seconds_since(round_t0);
+    const double round_s = seconds_since(round_t0);
+    rounds_s += round_s;
+    s.round_s += round_s;
+    s.round_trials += measured;
 
     s.best_before = s.best_secs;
     s.trials_before = s.trials;

@@ -14,6 +14,9 @@
 //    wins. A task with no valid measurement yet comes first.
 //  - round-robin: each in turn.
 // Under a time budget (TuneOptions has the final measurement's size):
+//  - the gradient is per second rather than per trial: divided by the
+//    task's seconds per trial in this run's rounds (a Winograd
+//    convolution's trials cost about three of a direct one's);
 //  - a task's first round is sized so that every task gets one: half the
 //    time left, less what the final measurement keeps back, shared among
 //    the tasks that have had none, at this run's seconds per trial so far
@@ -83,6 +86,10 @@ struct TaskState {
   // For the gradient: the best and the trials before its last round.
   double best_before = 0;
   int64_t trials_before = 0;
+  // This run's rounds of the task: their wall seconds and trials. Under a
+  // time budget the gradient is per second of them, not per trial.
+  double round_s = 0;
+  int64_t round_trials = 0;
 };
 
 struct SchedulerProgress {
@@ -129,8 +136,11 @@ int64_t first_round_trials(double left_s, size_t unvisited, double secs_per_tria
 std::vector<int> shortlist_sizes(const std::vector<double>& part, int top, int64_t slots, int least = 0);
 
 // The task a policy picks next among those not done (tasks.size() when all
-// are): exposed for tests.
+// are): exposed for tests. `per_second` (a time budget's): the gradient is
+// divided by each task's seconds per trial in this run's rounds, so that a
+// task whose trials cost three times another's (a Winograd convolution's
+// builds beside a direct one's) needs three times the drop per trial.
 size_t pick_task(const std::vector<TaskState>& tasks, const std::vector<SchedulerTask>& defs,
-                 TaskSchedulerOptions::Policy policy, double alpha, size_t last);
+                 TaskSchedulerOptions::Policy policy, double alpha, size_t last, bool per_second = false);
 
 }  // namespace kiln::search

@@ -50,6 +50,16 @@ TEST(PickTask, EveryTaskOnceThenWhereTheWeightedLatencyDropsMost) {
   EXPECT_EQ(pick_task(s, defs, Policy::kGradient, 0.2, 1), 0u);
   s[0].done = true;
   EXPECT_EQ(pick_task(s, defs, Policy::kGradient, 0.2, 1), 2u) << "all done: none";
+  // Under a time budget, per second: task 1 (1.5 ms against 1 ms, 64
+  // trials each) expects the larger drop per trial, but its trials have
+  // cost four times task 0's (64 s against 16 s), so task 0's drop per
+  // second is the larger.
+  defs = {task_of("matmul:M=8,N=8,K=8", 1), task_of("matmul:M=8,N=8,K=16", 1)};
+  s = {state(64, 1e-3, 0, 0), state(64, 1.5e-3, 0, 0)};
+  s[0].round_s = 16, s[0].round_trials = 64;
+  s[1].round_s = 64, s[1].round_trials = 64;
+  EXPECT_EQ(pick_task(s, defs, Policy::kGradient, 0.2, 0), 1u);
+  EXPECT_EQ(pick_task(s, defs, Policy::kGradient, 0.2, 0, /*per_second=*/true), 0u);
   // Round-robin: the next in turn.
   s = {state(64, 1e-3, 0, 0), state(64, 1e-4, 0, 0)};
   EXPECT_EQ(pick_task(s, defs, Policy::kRoundRobin, 0.2, 0), 1u);
