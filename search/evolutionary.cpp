@@ -193,9 +193,9 @@ class EvolutionarySearch final : public SearchStrategy {
   // turns, the fastest parent's first, so that each parent has its share.
   std::vector<Candidate> neighbours(SearchContext& ctx, int n, const std::unordered_set<uint64_t>& taken,
                                     RandomState& rand) {
-    constexpr int kNeighbourDraws = 32;
-    const int draws = std::max(std::min(8, kNeighbourDraws), kNeighbourDraws * population_ / std::max(1, o_.population));
+    constexpr int kNeighbourDraws = 32, kLeastNeighbourDraws = 8;
     if (n <= 0) return {};
+    const int draws = std::max(kLeastNeighbourDraws, kNeighbourDraws * population_ / std::max(1, o_.population));
     const std::vector<const Scored*> best = fastest_measured(static_cast<size_t>(std::max(0, o_.neighbour_parents)));
     if (best.empty()) return {};
     struct Attempt {

@@ -176,7 +176,6 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
   };
 
   const int batch = std::max(1, options.tune.batch_size);
-  double rounds_s = 0;  // this run's rounds, for the seconds per trial
   size_t last = n - 1;
   while (!asked_to_stop()) {
     if (options.trials > 0 && p.trials_now >= options.trials) break;
@@ -195,16 +194,18 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
     if (options.trials_per_task > 0) more = std::min(more, options.trials_per_task - s.trials);
     if (budget > 0 && s.rounds == 0) {
       size_t unvisited = 0;
-      for (const TaskState& t : st) unvisited += !t.done && t.rounds == 0;
+      double rounds_s = 0;  // this run's rounds, all tasks: for the seconds per trial
+      for (const TaskState& t : st) {
+        unvisited += !t.done && t.rounds == 0;
+        rounds_s += t.round_s;
+      }
       const double per_trial =
           p.trials_now > 0 ? rounds_s / static_cast<double>(p.trials_now) : kAssumedSecsPerTrial;
       more = std::min(more, first_round_trials(budget - seconds_since(t0) - reserve_s, unvisited, per_trial, batch));
     }
     const auto round_t0 = Clock::now();
     const int64_t measured = jobs[i]->round(*strategies[i], static_cast<int>(more));
-    const double round_s = seconds_since(round_t0);
-    rounds_s += round_s;
-    s.round_s += round_s;
+    s.round_s += seconds_since(round_t0);
     s.round_trials += measured;
 
     s.best_before = s.best_secs;

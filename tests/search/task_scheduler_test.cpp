@@ -92,24 +92,37 @@ TEST(ShortlistSizes, TheFinalMeasurementGoesWhereTheLatencyIs) {
   EXPECT_EQ(shortlist_sizes({6, 3}, 0, 6, 1), (std::vector<int>{0, 0})) << "never past the top";
 }
 
+// Two small real tasks (weights 2 and 1), and the options of a short job
+// over them: `trials` a task in batches of `batch`, timed briefly.
+const std::vector<SchedulerTask>& two_tasks() {
+  static const std::vector<SchedulerTask> tasks = {task_of("matmul:M=32,N=32,K=32", 2),
+                                                   task_of("dense:M=4,N=32,K=32", 1)};
+  return tasks;
+}
+
+TaskSchedulerOptions short_job(int64_t trials, int batch, int final_top) {
+  TaskSchedulerOptions o;
+  o.trials_per_task = trials;
+  o.tune.target = Target::parse("llvm -num-cores=2");
+  o.tune.batch_size = batch;
+  o.tune.timing.repeat = 2;
+  o.tune.final_top = final_top;
+  o.tune.register_designs = 2;
+  return o;
+}
+
 TEST(TuneTasks, WithoutABudgetAShortTuneTimesAgainOnlyEachTasksBest) {
   // Before: five records of each task timed again at length, about 1.5 s
   // each, after rounds of a second or two. After: the final measurement
   // held to kFinalBudgetShare of the run, each task's best timed again
   // all the same.
-  const std::vector<SchedulerTask> tasks = {task_of("matmul:M=32,N=32,K=32", 2), task_of("dense:M=4,N=32,K=32", 1)};
+  const std::vector<SchedulerTask>& tasks = two_tasks();
   auto db = tuning::open_sqlite_database(testing::scratch_path("scheduler_final.db"));
   rpc::Builder builder({.workers = 2});
   auto runner = rpc::connect_runner("local");
-  TaskSchedulerOptions o;
-  o.trials_per_task = 3;
-  o.tune.target = Target::parse("llvm -num-cores=2");
-  o.tune.batch_size = 3;
-  o.tune.timing.repeat = 2;
-  o.tune.final_top = 5;
+  TaskSchedulerOptions o = short_job(/*trials=*/3, /*batch=*/3, /*final_top=*/5);
   o.tune.final_repeat = 3;  // short: what is timed again is the question
   o.tune.final_min_repeat_ms = 1;
-  o.tune.register_designs = 2;
   SchedulerResult r = tune_tasks(tasks, o, {*db, builder, *runner}, [](size_t) { return make_random_search(); });
   EXPECT_EQ(r.last.trials_now, 6);
   for (const SchedulerTask& t : tasks) {
@@ -122,17 +135,11 @@ TEST(TuneTasks, WithoutABudgetAShortTuneTimesAgainOnlyEachTasksBest) {
 }
 
 TEST(TuneTasks, SharesTheTrialsStopsAtTheCapsAndResumes) {
-  const std::vector<SchedulerTask> tasks = {task_of("matmul:M=32,N=32,K=32", 2), task_of("dense:M=4,N=32,K=32", 1)};
+  const std::vector<SchedulerTask>& tasks = two_tasks();
   auto db = tuning::open_sqlite_database(testing::scratch_path("scheduler.db"));
   rpc::Builder builder({.workers = 2});
   auto runner = rpc::connect_runner("local");
-  TaskSchedulerOptions o;
-  o.trials_per_task = 8;
-  o.tune.target = Target::parse("llvm -num-cores=2");
-  o.tune.batch_size = 4;
-  o.tune.timing.repeat = 2;
-  o.tune.final_top = 0;
-  o.tune.register_designs = 2;
+  TaskSchedulerOptions o = short_job(/*trials=*/8, /*batch=*/4, /*final_top=*/0);
   auto strategies = [](size_t) { return make_random_search(); };
   std::vector<size_t> order;
   SchedulerResult r = tune_tasks(tasks, o, {*db, builder, *runner}, strategies,
