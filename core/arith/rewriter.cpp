@@ -1,5 +1,7 @@
 #include "core/arith/rewriter.h"
 
+#include "core/structural.h"
+
 namespace kiln::arith {
 namespace {
 
@@ -52,13 +54,29 @@ Expr Rewriter::mutate(const Expr& e) {
     case ExprKind::Var: return known_constant(e);
     default: break;
   }
-  auto it = cache_.find(e.get());
-  if (it != cache_.end()) return it->second.second;
-  Expr r = known_constant(ExprMutator::mutate(e));
-  if (cache_.size() > kMaxCache) cache_.clear();
-  cache_.emplace(e.get(), std::make_pair(e, r));
-  if (!r.same_as(e)) cache_.emplace(r.get(), std::make_pair(r, r));
+  auto it = memo_.by_node.find(e.get());
+  if (it != memo_.by_node.end()) return it->second.second;
+  if (memo_.by_node.size() > kMaxCache) memo_ = {};
+  // Small subtrees are not worth looking up: simplifying one costs little
+  // more than the lookup.
+  const NodeHashes::Hash hash = hashes_(e);
+  const bool large = hash.nodes >= NodeHashes::kMemoSize;
+  Expr r = large ? twin_result(e, hash.value) : Expr();
+  if (!r.defined()) {
+    r = known_constant(ExprMutator::mutate(e));
+    if (large) memo_.by_structure.try_emplace(hash.value, e, r);
+  }
+  memo_.by_node.emplace(e.get(), std::make_pair(e, r));
+  if (!r.same_as(e)) memo_.by_node.emplace(r.get(), std::make_pair(r, r));
   return r;
+}
+
+Expr Rewriter::twin_result(const Expr& e, uint64_t hash) {
+  auto it = memo_.by_structure.find(hash);
+  if (it == memo_.by_structure.end()) return Expr();
+  const auto& [twin, result] = it->second;
+  if (!structural_equal(twin, e)) return Expr();
+  return result.same_as(twin) ? e : result;
 }
 
 Expr Rewriter::known_constant(const Expr& e) {

@@ -61,19 +61,19 @@ Expr Rewriter::visit_Let(const LetNode* op, const Expr& e) {
   // Simplify the body knowing the bound of the value. Memoised results
   // outside this scope stay valid; those inside it do not survive it.
   std::optional<IntBound> saved = bounds_.binding(op->var);
-  auto outer_cache = std::move(cache_);
-  cache_.clear();
+  Memo outer = std::move(memo_);
+  memo_ = {};
   bounds_.bind(op->var, bounds_(value));
   Expr body;
   try {
     body = mutate(op->body);
   } catch (...) {
-    cache_ = std::move(outer_cache);
+    memo_ = std::move(outer);
     throw;
   }
   if (saved) bounds_.bind(op->var, *saved);
   else bounds_.unbind(op->var);
-  cache_ = std::move(outer_cache);
+  memo_ = std::move(outer);
   if (!uses_var(body, op->var)) return body;
   if (value.same_as(op->value) && body.same_as(op->body)) return e;
   return let(op->var, value, body);

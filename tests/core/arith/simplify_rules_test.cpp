@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/arith/analyzer.h"
+#include "core/functor.h"
 #include "core/printer.h"
 #include "core/structural.h"
 
@@ -255,6 +256,41 @@ TEST_F(Rules, SameNodeWhenNothingChanges) {
   Buffer buf("A", DataType::Float32(), {Expr(16)});
   keep(buffer_load(buf, {i * 2}));
   keep(call(Intrinsic::exp, {fx + f32(1.0f)}));
+}
+
+// Twins: one subtree built twice as two objects, as inlining builds a
+// producer's body once per use.
+TEST_F(Rules, TwinsShareOneResult) {
+  auto build = [&] { return fd(i * 4 + 3, 4) + fm(j * 8 + k, 8) * x; };
+  Expr first = build(), second = build();
+  ASSERT_FALSE(first.same_as(second));
+  check(first, i + k * x);
+  EXPECT_TRUE(ana.simplify(second).same_as(ana.simplify(first)));
+}
+
+TEST_F(Rules, AnUnchangedTwinComesBackAsItself) {
+  auto build = [&] { return x * 8 + fd(y, 8) + z * y; };
+  keep(build());
+  keep(build());
+}
+
+TEST_F(Rules, ATwinUnderOtherBoundsIsSimplifiedAnew) {
+  auto build = [&] { return fd(x, 4) + fd(x, 8) * y; };
+  ana.bind(x, Range(Expr(0), Expr(4)));
+  check(build(), Expr(0));
+  ana.bind(x, Range(Expr(0), Expr(16)));
+  keep(build());
+}
+
+TEST_F(Rules, ATwinsResultNeverCarriesAnotherLetsVariable) {
+  Var v("v"), w("w");
+  Expr first = let(v, x * 2, v + y) + fd(i * 4 + 3, 4) * z;
+  Expr second = let(w, x * 2, w + y) + fd(i * 4 + 3, 4) * z;
+  ASSERT_TRUE(structural_equal(first, second));
+  check(first, let(v, x * 2, v + y) + i * z);
+  Expr out = ana.simplify(second);
+  EXPECT_FALSE(uses_var(out, v)) << to_string(out);
+  EXPECT_TRUE(structural_equal(out, let(w, x * 2, w + y) + i * z)) << to_string(out);
 }
 
 TEST_F(Rules, SingleValuedBoundsAreConstants) {
