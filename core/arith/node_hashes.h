@@ -26,7 +26,7 @@ namespace kiln::arith {
 
 class NodeHashes {
  public:
-  static constexpr int64_t kMemoSize = 8;
+  static constexpr int64_t kMemoSize = 16;
 
   struct Hash {
     uint64_t value = 0;
