@@ -1,5 +1,7 @@
 #include "core/arith/node_hashes.h"
 
+#include <algorithm>
+
 #include "core/hash.h"
 
 namespace kiln::arith {
@@ -26,7 +28,9 @@ class Hasher final : public ObjectHash {
     }
     const int64_t before = nodes_ - 1;
     const uint64_t h = o->hash_fields(type, *this);
-    const int64_t nodes = nodes_ - before;
+    // Counted up to kMemoSize only: a DAG's tree can be exponentially large.
+    const int64_t nodes = std::min(nodes_ - before, NodeHashes::kMemoSize);
+    nodes_ = before + nodes;
     if (nodes >= NodeHashes::kMemoSize) memo_.emplace(o, NodeHashes::Entry{a, {h, nodes}});
     return h;
   }

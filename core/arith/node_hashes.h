@@ -30,7 +30,9 @@ class NodeHashes {
 
   struct Hash {
     uint64_t value = 0;
-    int64_t nodes = 0;  // in the subtree, counted as a tree (shared nodes once per use)
+    // Nodes in the subtree, counted as a tree (a shared node once per use),
+    // up to about kMemoSize: past it, only that it is large.
+    int64_t nodes = 0;
   };
   Hash operator()(const Expr& e);
 
