@@ -556,6 +556,48 @@ TEST(RegisterDesigns, AOneByOneConvolutionsWideBlockedShapeRunsFourBlocksInsideA
   EXPECT_EQ(wide, 2) << "on the sketch that packs the weights and on one that reads them where they lie";
 }
 
+TEST(RegisterDesigns, AOneByOneConvolutionsBlockedDesignsRunEachBlockGroupOverEveryRowTileWhereItsWeightsOutweighItsInput) {
+  // Blocked 1x1 conv2d, loops n, k-blocks, h, w, k-lanes. Before: a
+  // reduction-blocked design put up to 4 of its k-block tiles in S1, so the
+  // parallel jobs (S0's loops fused with S1's) ran k-groups inside row
+  // tiles, each row tile reading all of a thread's weights. After: where
+  // the weights weigh more than twice the input (1024->512 at 14²: 2 MB
+  // against 0.8 MB), the k-blocks take no tile in S1, the jobs running a
+  // k-group over every row tile in turn; where they do not (512->64 at 7²,
+  // above), the k-blocks keep their S1 tiles. The same results.
+  SpaceParams avx512 = SpaceParams::for_target(Target::parse("llvm -mcpu=znver4 -num-cores=2"));
+  auto blocked_k_tiles = [&](const PrimFunc& f) {
+    std::vector<std::vector<int64_t>> out;
+    for (const Trace& d : register_designs(f, design_space(f, avx512), 1, 16)) {
+      const RegisterTile tile = register_tiles(d).at(0);
+      if (factors_of(d, tile.reductions[0]).at(1) == 1) continue;  // the reduction whole: not blocked
+      out.push_back(factors_of(d, tile.tiles[1]));
+      SampleFailure why;
+      std::optional<Candidate> c = replay_candidate(f, d, &why);
+      EXPECT_TRUE(c) << why.name() << ": " << why.message;
+    }
+    return out;
+  };
+  PrimFunc heavy = workload("conv2d_nchwc:N=1,C=1024,H=14,W=14,K=512,R=1,S=1,stride=1,pad=0,cb=16,kb=16");
+  const std::vector<std::vector<int64_t>> heavy_k = blocked_k_tiles(heavy);
+  EXPECT_GE(heavy_k.size(), 2u);
+  for (const std::vector<int64_t>& k : heavy_k) EXPECT_EQ(k.at(1), 1) << "no k-block tile in S1";
+  PrimFunc light = workload("conv2d_nchwc:N=1,C=512,H=7,W=7,K=64,R=1,S=1,stride=1,pad=0,cb=16,kb=16");
+  const std::vector<std::vector<int64_t>> light_k = blocked_k_tiles(light);
+  EXPECT_TRUE(std::any_of(light_k.begin(), light_k.end(), [](const std::vector<int64_t>& k) { return k.at(1) > 1; }))
+      << "the k-blocks keep their S1 tiles where the weights do not outweigh the input";
+  // The results, on a heavy layer small enough to check quickly.
+  PrimFunc small = workload("conv2d_nchwc:N=1,C=256,H=5,W=5,K=128,R=1,S=1,stride=1,pad=0,cb=16,kb=16");
+  for (const Trace& d : register_designs(small, design_space(small, avx512), 1, 16)) {
+    const RegisterTile tile = register_tiles(d).at(0);
+    if (factors_of(d, tile.reductions[0]).at(1) == 1) continue;
+    EXPECT_EQ(factors_of(d, tile.tiles[1]).at(1), 1) << d.str();
+    std::optional<Candidate> c = replay_candidate(small, d);
+    ASSERT_TRUE(c);
+    testing::expect_same_results(small, c->func);
+  }
+}
+
 TEST(RegisterDesigns, EveryDesignComputesTheSame) {
   for (const char* w : {"matmul:M=22,N=32,K=8", "conv2d_nchw:N=1,C=4,H=6,W=6,K=16,R=3,S=3,stride=1,pad=1",
                         "dense:M=14,N=16,K=8,bias=1,act=relu"}) {
