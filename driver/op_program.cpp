@@ -2,12 +2,13 @@
 
 #include "core/file.h"
 
-
+#include <algorithm>
 #include <iostream>
 
 #include "search/sample.h"
 #include "tir/analysis/flops.h"
 #include "tir/analysis/workload_key.h"
+#include "tir/schedule/locate.h"
 #include "tir/schedule/schedule.h"
 #include "tuning_logs/apply_record.h"
 #include "tuning_logs/best.h"
@@ -35,6 +36,26 @@ std::optional<StoredTrace> best_trace(const std::string& db_path, const PrimFunc
 
 namespace {
 
+// The function a trace file applies to: `f` itself, or its stored form
+// (tuning_logs/apply_record.h) where the trace's first block is one only
+// that form names: a record's trace taken out of a tuning database (`kiln
+// db best --json`, `kiln db export`) names the blocks b0, b1, ... and
+// applies, edited or not, as the database applies it.
+PrimFunc form_named_by(const Trace& trace, const PrimFunc& f) {
+  for (const Instruction& inst : trace.instructions()) {
+    if (inst.kind != &inst::get_block) continue;
+    const std::string& name = std::get<BlockNameAttrs>(inst.attrs).name;
+    auto names = [&](const PrimFunc& g) {
+      const std::vector<std::string> all = block_names(g.body());
+      return std::find(all.begin(), all.end(), name) != all.end();
+    };
+    if (names(f)) return f;
+    PrimFunc stored = tuning::stored_form(f);
+    return names(stored) ? stored : f;
+  }
+  return f;
+}
+
 PrimFunc postprocessed_again(const PrimFunc& f, const Trace& trace) {
   const Trace design = trace.without_postproc();
   if (design.size() == trace.size()) return apply_trace(trace, f).func();
@@ -54,7 +75,7 @@ ScheduledProgram schedule_and_lower(const PrimFunc& f, const std::string& what, 
   PrimFunc scheduled = default_program(f, target);
   try {
     if (trace) {
-      const PrimFunc named = from_db ? tuning::stored_form(f) : f;
+      const PrimFunc named = from_db ? tuning::stored_form(f) : form_named_by(*trace, f);
       scheduled = options.postprocess_again ? postprocessed_again(named, *trace) : apply_trace(*trace, named).func();
     }
   } catch (const Error& e) {

@@ -118,6 +118,29 @@ TEST(DbCli, BenchOpAndPrintApplyTheBestRecord) {
   EXPECT_NE(none.out.find("using the default schedule"), std::string::npos) << none.out;
 }
 
+// A record's trace taken out of the database names the blocks of the
+// workload's stored form (b0, ...), not the operator's own (C): as a
+// --trace file it applies to that form, as --db applies it. Before, print
+// and bench-op stopped at its first instruction: no block named 'b0'.
+TEST(DbCli, ARecordsTraceTakenOutOfTheDatabaseAppliesAsATraceFile) {
+  const std::string trace = temp("record_trace.json");
+  std::ofstream(trace) << canonical_loop_trace();
+  CliRun p = kiln("print " + kWorkload + " --trace " + trace);
+  ASSERT_EQ(p.code, 0) << p.out;
+  EXPECT_NE(p.out.find("T.vectorized(32)"), std::string::npos) << "the loop schedule was applied:\n" << p.out;
+  CliRun b = kiln("bench-op " + kWorkload + " --trace " + trace + " --repeat 1 --check --json");
+  ASSERT_EQ(b.code, 0) << b.out;
+  EXPECT_LE(static_cast<double>(nlohmann::json::parse(last_line(b.out))["max_rel_err"]), 1e-4);
+  // A trace that names no block of either form still fails, naming it.
+  std::string other = canonical_loop_trace();
+  other.replace(other.find("\"b0\""), 4, "\"b9\"");
+  const std::string other_file = temp("other_trace.json");
+  std::ofstream(other_file) << other;
+  CliRun bad = kiln("print " + kWorkload + " --trace " + other_file);
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("no block named 'b9'"), std::string::npos) << bad.out;
+}
+
 // A model's task has no workload string: print takes its key, and the
 // database gives the program as well as the schedule.
 TEST(DbCli, PrintTakesAWorkloadKeyFromTheDatabase) {
