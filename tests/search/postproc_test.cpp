@@ -179,6 +179,30 @@ TEST(Postprocess, PartialTilesAreFusedInnermostInTheParallelLoop) {
   }
 }
 
+// Before: 16 rows in 6 tiles of 3 (the last holding 1) made the parallel
+// loop alone, the next loop's 14 column tiles taking it past the bound of
+// 32 without evening anything out (6 jobs are even on 2 cores), so one core
+// ran 9 rows and the other 7. After: the column tiles are fused too, past
+// the bound, and the row tiles go innermost, so each core runs 7 column
+// tiles of every row tile. Where the rows tile evenly (18), the chain
+// stops at the bound as before.
+TEST(Postprocess, AChainItsPartialTileLeavesIdleTakesTheNextLoopPastTheBound) {
+  for (int64_t rows : {16, 18}) {
+    PrimFunc f = workload("matmul:M=" + std::to_string(rows) + ",N=56,K=16");
+    Schedule sch(f);
+    std::vector<LoopRV> l = sch.get_loops(sch.get_block("C"));  // i j k
+    std::vector<LoopRV> i = sch.split(l[0], {6, 3});
+    std::vector<LoopRV> j = sch.split(l[1], {14, 4});
+    sch.reorder({i[0], j[0], i[1], j[1], l[2]});
+    sch.annotate(sch.get_block(root_block(sch.func())), kParallelAnn, AnnValue(int64_t{2 * kJobsPerCore}));
+    postprocess(sch);
+    const ForNode* parallel = outermost_loop(sch.func());
+    ASSERT_TRUE(parallel && parallel->for_kind == ForKind::kParallel) << to_string(sch.func());
+    EXPECT_EQ(parallel->loop_var.name(), rows == 16 ? "i1_0_i0_0_fused" : "i0_0") << to_string(sch.func());
+    kiln::testing::expect_same_results(f, sch.func());
+  }
+}
+
 // Vectorized only where the stores are contiguous. Before: matmul's loops
 // ordered (j, k, i) had their innermost i vectorized, a scatter down a
 // column of C (stride 8), which LLVM scalarizes. After: it stays serial;
