@@ -309,13 +309,13 @@ std::vector<LoopRV> guarded_last(Schedule& sch, const std::vector<LoopRV>& chain
 // Whether a chain its guarded loops leave more than a tenth idle, in its
 // order or with them innermost (guarded_last), takes `next` as well, past
 // the bound, because with the guarded loops innermost the cores then are
-// less idle: 6 groups of 3 output-channel blocks (16
-// blocks, the last group holding 1) alone on 2 cores give one 9 blocks and
-// the other 7, where over 14 rows of pixels each core runs 7 rows of every
-// group. On a 1x1 convolution 256->256 at 14² (Intel Xeon, model 167, 2
-// threads; `kiln_bench`, 5 rounds beside oneDNN) its 3 x 7 register tile
-// ran at 422 GFLOP/s on the 6 groups and 441-447 over the rows, oneDNN at
-// 443; on one thread, 237.5.
+// less idle: 6 groups of 3 output-channel blocks (16 blocks, the last
+// group holding 1) alone on 2 cores give one 9 blocks and the other 7,
+// where over 14 rows of pixels each core runs 7 rows of every group. On a
+// 1x1 convolution 256->256 at 14² (Intel Xeon, model 167, 2 threads;
+// `kiln_bench`, 5 rounds beside oneDNN, three processes) such a record of
+// 3 x 7 register tiles ran at 421-422 GFLOP/s on the 6 groups and at
+// 425-444 as 84 jobs so, oneDNN at 439-453; on one thread, at 237.5.
 bool past_for_guards(Schedule& sch, std::vector<LoopRV> chain, LoopRV next, int64_t cores) {
   if (cores < 2) return false;
   const ChainShares now = chain_shares(sch, chain);
@@ -330,10 +330,11 @@ bool past_for_guards(Schedule& sch, std::vector<LoopRV> chain, LoopRV next, int6
 // max_extent and made parallel; one loop past it where that evens out the
 // cores (evens_out: a convolution's 7 row tiles on 2 cores ran at 0.89
 // of its 7 x 7 row-and-column tiles), or where its partial tiles leave them
-// idle and the next loop lets guarded_last spread them (past_for_guards). A chain starts at the first loop that
-// runs more than once, or above it where unit loops nest it perfectly:
-// under a unit loop whose body holds two nests (a producer computed there,
-// then its consumer), each nest is a chain of its own.
+// idle and the next loop lets guarded_last spread them (past_for_guards).
+// A chain starts at the first loop that runs more than once, or above it
+// where unit loops nest it perfectly: under a unit loop whose body holds
+// two nests (a producer computed there, then its consumer), each nest is a
+// chain of its own.
 void parallelize(Schedule& sch, int64_t max_extent) {
   const int64_t cores = std::max<int64_t>(1, max_extent / kJobsPerCore);
   const std::vector<std::string> blocks = blocks_in_order(sch.func());

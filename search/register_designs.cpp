@@ -730,8 +730,8 @@ std::optional<Trace> sized(const PrimFunc& f, const Trace& design, const std::ve
     // cycle through all of a thread's weights before the next: on resnet50's
     // 1024->512 at 14² (2 MB of weights, 0.8 MB of input; Intel Xeon,
     // model 167, 2 threads), the best of 400 trials ran at 437-441 GFLOP/s
-    // so and 449-453 with the same tiles in this order, beside oneDNN's
-    // 458-460 in the same `kiln_bench` processes; on 256->1024 at 14²,
+    // so and 446-449 with the same tiles in this order, beside oneDNN's
+    // 454-460 in the same `kiln_bench` processes; on 256->1024 at 14²,
     // 2048->512 and 512->2048 at 7² and 1024->2048/2 from 14² the order
     // moved their best records by under 1%.
     const bool heavy_weights = axes_of[t].operand_bytes > 2 * axes_of[t].other_bytes;
