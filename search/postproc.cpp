@@ -239,14 +239,20 @@ double chunk_idle_share(const std::vector<int64_t>& extents, const std::vector<d
 
 // What each loop of a chain weighs in its last iteration (last_tile_share,
 // from the guards of every block under the chain's first loop), and its
-// extent; and the chain's positions with the guarded loops innermost, the
-// others first, each part in order.
+// extent.
 struct ChainShares {
   std::vector<int64_t> extents;
   std::vector<double> shares;
-  std::vector<size_t> guarded_last;
   bool guarded() const {
     return std::any_of(shares.begin(), shares.end(), [](double x) { return x != 1; });
+  }
+  // The chain's positions with the guarded loops innermost, the others
+  // first, each part in order.
+  std::vector<size_t> guarded_last() const {
+    std::vector<size_t> order(shares.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_partition(order.begin(), order.end(), [&](size_t i) { return shares[i] == 1; });
+    return order;
   }
   // The cores' idle share over the chain as it is, and with its guarded
   // loops innermost.
@@ -254,8 +260,13 @@ struct ChainShares {
   double idle_guarded_last(int64_t cores) const {
     std::vector<int64_t> e;
     std::vector<double> w;
-    for (size_t i : guarded_last) e.push_back(extents[i]), w.push_back(shares[i]);
+    for (size_t i : guarded_last()) e.push_back(extents[i]), w.push_back(shares[i]);
     return chunk_idle_share(e, w, cores);
+  }
+  // The chain without its last loop: the guards under its first loop are
+  // the same, so are the other loops' shares.
+  ChainShares without_last() const {
+    return {{extents.begin(), extents.end() - 1}, {shares.begin(), shares.end() - 1}};
   }
 };
 
@@ -277,8 +288,6 @@ ChainShares chain_shares(Schedule& sch, const std::vector<LoopRV>& chain) {
     out.extents.push_back(extent_of(sch, l));
     out.shares.push_back(guards.empty() ? 1.0 : last_tile_share(sch.loop_var(l), out.extents.back(), guards));
   }
-  for (size_t i = 0; i < chain.size(); ++i) out.guarded_last.push_back(i);
-  std::stable_partition(out.guarded_last.begin(), out.guarded_last.end(), [&](size_t i) { return out.shares[i] == 1; });
   return out;
 }
 
@@ -301,7 +310,7 @@ std::vector<LoopRV> guarded_last(Schedule& sch, const std::vector<LoopRV>& chain
   const double idle = c.idle(cores);
   if (idle <= 0.1 || c.idle_guarded_last(cores) >= idle) return chain;
   std::vector<LoopRV> order;
-  for (size_t i : c.guarded_last) order.push_back(chain[i]);
+  for (size_t i : c.guarded_last()) order.push_back(chain[i]);
   sch.reorder(order);
   return order;
 }
@@ -318,12 +327,12 @@ std::vector<LoopRV> guarded_last(Schedule& sch, const std::vector<LoopRV>& chain
 // 425-444 as 84 jobs so, oneDNN at 439-453; on one thread, at 237.5.
 bool past_for_guards(Schedule& sch, std::vector<LoopRV> chain, LoopRV next, int64_t cores) {
   if (cores < 2) return false;
-  const ChainShares now = chain_shares(sch, chain);
+  chain.push_back(next);
+  const ChainShares with_next = chain_shares(sch, chain);  // one walk of the guards for both
+  const ChainShares now = with_next.without_last();
   if (!now.guarded()) return false;
   const double alone = std::min(now.idle(cores), now.idle_guarded_last(cores));
-  if (alone <= 0.1) return false;
-  chain.push_back(next);
-  return chain_shares(sch, chain).idle_guarded_last(cores) < alone;
+  return alone > 0.1 && with_next.idle_guarded_last(cores) < alone;
 }
 
 // Each nest's chain of perfectly nested independent loops, fused up to

@@ -156,6 +156,26 @@ TEST(Postprocess, OneLoopPastTheBoundWhenItEvensOutTheCores) {
   kiln::testing::expect_same_results(f, sch.func());
 }
 
+// matmul:M=rows,N=cols,K=16 with its rows and columns split by `i` and
+// `j` and their tiles ordered (i0, j0, i1, j1, k), postprocessed for 2
+// cores: the name of its parallel loop, checked to be the outermost, and
+// the results checked against the reference.
+std::string parallel_loop_of_tiled_matmul(int64_t rows, int64_t cols, const std::vector<Factor>& i,
+                                          const std::vector<Factor>& j) {
+  PrimFunc f = workload("matmul:M=" + std::to_string(rows) + ",N=" + std::to_string(cols) + ",K=16");
+  Schedule sch(f);
+  std::vector<LoopRV> l = sch.get_loops(sch.get_block("C"));  // i j k
+  std::vector<LoopRV> is = sch.split(l[0], i);
+  std::vector<LoopRV> js = sch.split(l[1], j);
+  sch.reorder({is[0], js[0], is[1], js[1], l[2]});
+  sch.annotate(sch.get_block(root_block(sch.func())), kParallelAnn, AnnValue(int64_t{2 * kJobsPerCore}));
+  postprocess(sch);
+  const ForNode* parallel = outermost_loop(sch.func());
+  EXPECT_TRUE(parallel && parallel->for_kind == ForKind::kParallel) << to_string(sch.func());
+  kiln::testing::expect_same_results(f, sch.func());
+  return parallel ? parallel->loop_var.name() : "";
+}
+
 // The cores take a parallel loop in contiguous chunks. Before: 7 rows in
 // tiles of 4 (the last one partial) fused outside 16 column tiles gave one
 // core the 4 full rows and the other the 3 of the partial tile, an eighth
@@ -163,20 +183,8 @@ TEST(Postprocess, OneLoopPastTheBoundWhenItEvensOutTheCores) {
 // each core's chunk holds both; with rows that tile evenly the order stays
 // as the schedule had it.
 TEST(Postprocess, PartialTilesAreFusedInnermostInTheParallelLoop) {
-  for (int64_t rows : {7, 8}) {
-    PrimFunc f = workload("matmul:M=" + std::to_string(rows) + ",N=256,K=16");
-    Schedule sch(f);
-    std::vector<LoopRV> l = sch.get_loops(sch.get_block("C"));  // i j k
-    std::vector<LoopRV> i = sch.split(l[0], {2, 4});
-    std::vector<LoopRV> j = sch.split(l[1], {16, 16});
-    sch.reorder({i[0], j[0], i[1], j[1], l[2]});
-    sch.annotate(sch.get_block(root_block(sch.func())), kParallelAnn, AnnValue(int64_t{2 * kJobsPerCore}));
-    postprocess(sch);
-    const ForNode* parallel = outermost_loop(sch.func());
-    ASSERT_TRUE(parallel && parallel->for_kind == ForKind::kParallel) << to_string(sch.func());
-    EXPECT_EQ(parallel->loop_var.name(), rows == 7 ? "i1_0_i0_0_fused" : "i0_0_i1_0_fused") << to_string(sch.func());
-    kiln::testing::expect_same_results(f, sch.func());
-  }
+  EXPECT_EQ(parallel_loop_of_tiled_matmul(7, 256, {2, 4}, {16, 16}), "i1_0_i0_0_fused");
+  EXPECT_EQ(parallel_loop_of_tiled_matmul(8, 256, {2, 4}, {16, 16}), "i0_0_i1_0_fused");
 }
 
 // Before: 16 rows in 6 tiles of 3 (the last holding 1) made the parallel
@@ -187,20 +195,8 @@ TEST(Postprocess, PartialTilesAreFusedInnermostInTheParallelLoop) {
 // tiles of every row tile. Where the rows tile evenly (18), the chain
 // stops at the bound as before.
 TEST(Postprocess, AChainItsPartialTileLeavesIdleTakesTheNextLoopPastTheBound) {
-  for (int64_t rows : {16, 18}) {
-    PrimFunc f = workload("matmul:M=" + std::to_string(rows) + ",N=56,K=16");
-    Schedule sch(f);
-    std::vector<LoopRV> l = sch.get_loops(sch.get_block("C"));  // i j k
-    std::vector<LoopRV> i = sch.split(l[0], {6, 3});
-    std::vector<LoopRV> j = sch.split(l[1], {14, 4});
-    sch.reorder({i[0], j[0], i[1], j[1], l[2]});
-    sch.annotate(sch.get_block(root_block(sch.func())), kParallelAnn, AnnValue(int64_t{2 * kJobsPerCore}));
-    postprocess(sch);
-    const ForNode* parallel = outermost_loop(sch.func());
-    ASSERT_TRUE(parallel && parallel->for_kind == ForKind::kParallel) << to_string(sch.func());
-    EXPECT_EQ(parallel->loop_var.name(), rows == 16 ? "i1_0_i0_0_fused" : "i0_0") << to_string(sch.func());
-    kiln::testing::expect_same_results(f, sch.func());
-  }
+  EXPECT_EQ(parallel_loop_of_tiled_matmul(16, 56, {6, 3}, {14, 4}), "i1_0_i0_0_fused");
+  EXPECT_EQ(parallel_loop_of_tiled_matmul(18, 56, {6, 3}, {14, 4}), "i0_0");
 }
 
 // Vectorized only where the stores are contiguous. Before: matmul's loops
