@@ -38,6 +38,9 @@ void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, Pipeline pipeline
       if (pass == "IndVarSimplifyPass")
         if (const auto* loop = llvm::any_cast<const llvm::Loop*>(&ir))
           return (*loop)->getHeader()->getParent()->getInstructionCount() <= kIndVarsMaxFunctionInsts;
+      if (pass == "LoopVectorizePass" || pass == "JumpThreadingPass")
+        if (const auto* f = llvm::any_cast<const llvm::Function*>(&ir))
+          return (*f)->getInstructionCount() <= kLargeFunctionInsts;
       return true;
     });
   }

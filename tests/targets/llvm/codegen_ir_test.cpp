@@ -224,5 +224,29 @@ TEST(CodegenIr, APrefetchIsLlvmsPrefetchOfTheElementsAddressIntoTheSecondLevel) 
   EXPECT_TRUE(contains(ir, "i32 0, i32 2, i32 1)")) << ir;
 }
 
+// A scalar loop LLVM's loop vectoriser makes vector code of, after `prefix`
+// statements of straight-line integer code (a load, a multiply, a store
+// each: no float vector of their own).
+PrimFunc scalar_loop_after(int prefix) {
+  const int n = 256, m = 8192;
+  Buffer A = flat("A", DataType::Float32(), n), C = flat("C", DataType::Float32(), n);
+  Buffer B = flat("B", DataType::Int32(), m), D = flat("D", DataType::Int32(), m);
+  std::vector<Stmt> body;
+  for (int k = 0; k < prefix; ++k) body.push_back(st(D, ld(B, Expr((k * 37) % m)) * Expr(k + 3), Expr(k)));
+  Var i("i");
+  body.push_back(loop(i, n, st(C, ld(A, i) + f32(1.0f), i)));
+  return PrimFunc("scalar_loop", {A, B, C, D}, seq(std::move(body)));
+}
+
+TEST(CodegenIr, AFunctionTooLargeForTheLoopVectoriserKeepsItsLoopsScalar) {
+  // The loop vectoriser and jump threading take minutes on functions of
+  // tens of thousands of instructions (a scalar candidate of 47,792 spent
+  // 146 s in them), so above kLargeFunctionInsts they are skipped.
+  Target t = Target::parse("llvm -mcpu=skylake-avx512");
+  EXPECT_TRUE(contains(emit_llvm_ir(scalar_loop_after(16), t), "x float>"));
+  const int large = static_cast<int>(llvm_backend::kLargeFunctionInsts) / 3 + 1000;
+  EXPECT_FALSE(contains(emit_llvm_ir(scalar_loop_after(large), t), "x float>"));
+}
+
 }  // namespace
 }  // namespace kiln
