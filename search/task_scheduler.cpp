@@ -168,11 +168,11 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
     return known > 0 ? sum / known : kAssumedFinalCandidateS;
   };
   // What the budget keeps back for the final measurement: a shortlist for
-  // every task tuned or still to be, at most kFinalBudgetShare of it.
-  auto final_reserve_s = [&] {
+  // every task tuned or still to be, at most TuneOptions::final_share of it.
+  auto kept_back_s = [&] {
     size_t to_measure = 0;
     for (size_t k = 0; k < n; ++k) to_measure += st[k].rounds > 0 || !st[k].done;
-    return std::min(kFinalBudgetShare * budget, static_cast<double>(top * to_measure) * final_candidate_s());
+    return final_reserve_s(options.tune, budget, static_cast<double>(top * to_measure) * final_candidate_s());
   };
 
   const int batch = std::max(1, options.tune.batch_size);
@@ -181,7 +181,7 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
     if (options.trials > 0 && p.trials_now >= options.trials) break;
     // The budget bounds the whole run: the final measurement's time is
     // kept back for it.
-    const double reserve_s = budget > 0 ? final_reserve_s() : 0;
+    const double reserve_s = budget > 0 ? kept_back_s() : 0;
     if (budget > 0 && seconds_since(t0) + reserve_s >= budget) break;
     const size_t i = pick_task(st, tasks, options.policy, options.alpha, last, /*per_second=*/budget > 0);
     if (i == n) break;
@@ -250,8 +250,7 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
       // shrink, to each task's best at least, rather than outlast a short
       // tune (four tasks of a few trials each: 4 s of rounds, 23 s of
       // final measurement).
-      const double allowed_s = kFinalBudgetShare / (1 - kFinalBudgetShare) * seconds_since(t0);
-      tops = shortlist_sizes(part, top, static_cast<int64_t>(allowed_s / final_candidate_s()), /*least=*/1);
+      tops = shortlist_sizes(part, top, final_slots(options.tune, seconds_since(t0), final_candidate_s()), /*least=*/1);
     }
     for (size_t i = 0; i < n && !asked_to_stop(); ++i) {
       if (st[i].rounds == 0 || tops[i] == 0) continue;

@@ -22,14 +22,16 @@
 //    the tasks that have had none, at this run's seconds per trial so far
 //    (first_round_trials), at least kMinFirstRound trials (the register
 //    designs come first in a round: search/register_designs.h);
-//  - the final measurement gets at most kFinalBudgetShare of the budget:
-//    the candidates it can time in that are shared among the tasks by
-//    their part of the model's latency (shortlist_sizes). Timed in full,
-//    5 candidates of each of resnet18's 20 tasks took over 2 minutes.
+//  - the final measurement gets at most TuneOptions::final_share of the
+//    budget (final_reserve_s, tuner.h): the candidates it can time in that
+//    are shared among the tasks by their part of the model's latency
+//    (shortlist_sizes). Timed in full, 5 candidates of each of resnet18's
+//    20 tasks took over 2 minutes.
 // Without a budget the final measurement is held to the same share of the
-// whole run, shared the same way, but each tuned task's best is timed
-// again whatever it costs: a long tune times its full shortlists, a tune of
-// a few trials a task does not spend five times its rounds on them.
+// whole run (final_slots, tuner.h: the rule an operator's tune follows),
+// shared the same way, but each tuned task's best is timed again whatever
+// it costs: a long tune times its full shortlists, a tune of a few trials
+// a task does not spend five times its rounds on them.
 // A task stops getting rounds at its trial cap or when its space holds
 // nothing new. Each task keeps its search strategy (and so its cost model)
 // across its rounds. The job ends when the trials or the time are spent, or
@@ -121,7 +123,6 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
                            const std::atomic<bool>* stop = nullptr);
 
 inline constexpr int64_t kMinFirstRound = 8;
-inline constexpr double kFinalBudgetShare = 0.15;
 
 // The trials of a task's first round under a budget with `left_s` seconds
 // left (the final measurement's share already taken off) and `unvisited`

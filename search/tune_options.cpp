@@ -82,6 +82,7 @@ json TuneOptions::to_json() const {
           {"final_top", final_top},
           {"final_repeat", final_repeat},
           {"final_min_repeat_ms", final_min_repeat_ms},
+          {"final_share", final_share},
           {"search_share", search_share},
           {"timing", timing_json(timing)}};
 }
@@ -103,6 +104,7 @@ TuneOptions TuneOptions::from_json(const json& j) {
   f.read("final_top", o.final_top);
   f.read("final_repeat", o.final_repeat);
   f.read("final_min_repeat_ms", o.final_min_repeat_ms);
+  f.read("final_share", o.final_share);
   f.read("search_share", o.search_share);
   json timing = json::object();
   f.read("timing", timing);
@@ -125,6 +127,7 @@ void TuneOptions::check() const {
     bad("a count of designs", std::min({similar_workloads, similar_designs, register_designs, final_top}),
         "must not be negative");
   if (final_repeat <= 0) bad("final repeat", final_repeat, "must be positive");
+  if (!(final_share > 0 && final_share <= 1)) bad("final share", final_share, "must be in (0, 1]");
   if (search_share < 0 || search_share >= 1) bad("search share", search_share, "must be in [0, 1)");
   if (timing.repeat <= 0) bad("repeat", timing.repeat, "must be positive");
   if (timing.number <= 0) bad("number", timing.number, "must be positive");

@@ -52,6 +52,13 @@ struct TuneOptions {
   int final_top = 5;
   int final_repeat = kReportSamples;            // targets/runtime/timing.h: the figure kiln reports
   double final_min_repeat_ms = kReportSampleMs;
+  // The most of a run the final measurement takes: under a time budget,
+  // this share of the budget; without one, of the whole run (its rounds
+  // and itself), the shortlist shrinking to the best record (each task's,
+  // in a model) whatever that costs, so that a tune of a few trials does
+  // not spend five times its rounds timing them again (final_slots in
+  // tuner.h). 1: the whole shortlist, whatever it costs.
+  double final_share = 0.15;
   // The share of a round the search and its model aim to take at most:
   // each propose may evolve for share / (1 - share) of the last round's
   // build and measurement time, less that round's model update

@@ -298,13 +298,26 @@ std::optional<tuning::TuningRecord> TuneJob::best() const {
   return top[0];
 }
 
+double final_reserve_s(const TuneOptions& o, double budget_s, double full_s) {
+  return std::min(o.final_share * budget_s, full_s);
+}
+
+int64_t final_slots(const TuneOptions& o, double run_s, double candidate_s) {
+  constexpr int64_t kAll = int64_t{1} << 40;
+  if (o.final_share >= 1 || candidate_s <= 0) return kAll;
+  const double slots = o.final_share / (1 - o.final_share) * run_s / candidate_s;
+  return static_cast<int64_t>(std::min(std::floor(slots), static_cast<double>(kAll)));
+}
+
 TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& services, SearchStrategy& strategy,
                 const std::function<void(const TuneProgress&)>& on_progress, const std::atomic<bool>* stop) {
   const auto t0 = Clock::now();
   TuneJob job(task, o, services);
   TuneResult result;
   while (job.progress().trials_done < o.trials && !asked_to_stop(stop)) {
-    if (o.time_budget_s > 0 && seconds_since(t0) + job.final_measurement_estimate_s() >= o.time_budget_s) break;
+    if (o.time_budget_s > 0 &&
+        seconds_since(t0) + final_reserve_s(o, o.time_budget_s, job.final_measurement_estimate_s()) >= o.time_budget_s)
+      break;
     const int n = static_cast<int>(std::min<int64_t>(o.batch_size, o.trials - job.progress().trials_done));
     const int64_t measured = job.round(strategy, n);
     if (measured == 0) break;
@@ -316,7 +329,13 @@ TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& 
     if (on_progress) on_progress(p);
   }
   result.stopped = asked_to_stop(stop);
-  if (!result.stopped && job.final_measurement() > 0 && on_progress) {
+  const double candidate_s = job.final_candidate_estimate_s();
+  const int64_t slots = o.time_budget_s > 0
+                            ? static_cast<int64_t>(std::max(0.0, o.time_budget_s - seconds_since(t0)) /
+                                                   std::max(candidate_s, 1e-9))
+                            : std::max<int64_t>(1, final_slots(o, seconds_since(t0), candidate_s));
+  const int top = static_cast<int>(std::min<int64_t>(o.final_top, slots));
+  if (!result.stopped && job.final_measurement(top) > 0 && on_progress) {
     job.progress().eta_s = 0;
     on_progress(job.progress());  // the last report: the best as timed again
   }

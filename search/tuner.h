@@ -162,9 +162,21 @@ class TuneJob {
   std::unordered_set<uint64_t> carried_;
 };
 
+// What the final measurement may take (TuneOptions::final_share), the one
+// rule for an operator's job and a model's tasks. Under a budget of
+// `budget_s`, the run keeps back the share of it or `full_s`, what the
+// whole shortlists would take, whichever is less; the records timed again
+// are those that fit in what is left at the end.
+double final_reserve_s(const TuneOptions& o, double budget_s, double full_s);
+// Without a budget, after `run_s` seconds of rounds: how many records of
+// `candidate_s` seconds each fit in the share of the whole run (its rounds
+// and the final measurement); a job times its best at least.
+int64_t final_slots(const TuneOptions& o, double run_s, double candidate_s);
+
 // Runs a TuneJob until the workload has options.trials trials (earlier runs
-// included), the time budget is spent or `stop` is set, then (unless
-// stopped) its final measurement.
+// included), the time budget (less final_reserve_s) is spent or `stop` is
+// set, then (unless stopped) its final measurement: final_top records at
+// most, as many as final_slots allows, its best at least.
 TuneResult tune(const TuneTask& task, const TuneOptions& options, const TuneServices& services,
                 SearchStrategy& strategy, const std::function<void(const TuneProgress&)>& on_progress = {},
                 const std::atomic<bool>* stop = nullptr);

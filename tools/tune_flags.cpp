@@ -50,6 +50,11 @@ void add_tune_options(CLI::App* cmd, TuneFlags& f) {
                   "at the end, time the best this many again at length and rank them by it (0: none)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  cmd->add_option("--final-share", o.final_share,
+                  "the most of the run (of its budget, with --time-budget) the final measurement takes, the best "
+                  "record timed again whatever it costs (1: every --final-top record)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   cmd->add_flag("--dry-run", f.dry_run,
                 "print the tuning options as JSON (after a line for each task of a model) and stop, tuning nothing");
 }

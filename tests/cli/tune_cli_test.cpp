@@ -23,8 +23,8 @@ std::string temp(const std::string& name) { return testing::scratch_path(name); 
 
 TEST(TuneCli, TunesResumesAndBenchOpReproducesTheBest) {
   const std::string db = temp("tune.db");
-  CliRun r = kiln("tune-op " + kWorkload + " --trials 8 --batch-size 4 --repeat 2 --final-top 2 --db " + db +
-                  " --json");
+  CliRun r = kiln("tune-op " + kWorkload + " --trials 8 --batch-size 4 --repeat 2 --final-top 2 --final-share 1 --db " +
+                  db + " --json");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("round 1: 4/8 trials"), std::string::npos) << "a line per round off a terminal\n" << r.out;
   nlohmann::json j = nlohmann::json::parse(last_line(r.out));
@@ -76,7 +76,7 @@ TEST(TuneCli, TuneOpTuneAndAFarmJobTakeTheSameFlagsIntoTheSameOptions) {
   std::ofstream(model_file, std::ios::binary) << m.bytes();
   for (const std::string& flags :
        {std::string(""), std::string(" --target 'llvm -num-cores=2' --repeat 3 --slow-factor 4 --batch-size 8 "
-                                     "--final-top 2 --seed 5 --flush-cache --register-designs 0")}) {
+                                     "--final-top 2 --final-share 0.5 --seed 5 --flush-cache --register-designs 0")}) {
     CliRun op = kiln("tune-op " + kWorkload + " --db " + db + flags + " --dry-run");
     CliRun model = kiln("tune " + model_file + " --db " + db + flags + " --dry-run");
     CliRun job = kiln("job submit " + kWorkload + flags + " --dry-run");
@@ -98,6 +98,7 @@ TEST(TuneCli, TuneOpTuneAndAFarmJobTakeTheSameFlagsIntoTheSameOptions) {
       EXPECT_EQ(a["timing"]["repeat"], 3);
       EXPECT_EQ(a["timing"]["slow_factor"], 4.0);
       EXPECT_EQ(a["timing"]["flush_cache"], true);
+      EXPECT_EQ(a["final_share"], 0.5);
       EXPECT_NE(a["target"].get<std::string>().find("-num-cores=2"), std::string::npos) << a["target"];
     }
   }

@@ -84,6 +84,7 @@ TEST(ComputeInTiles, TheDepthwiseConvolutionIsTheProjectionsProducer) {
 // its trace replays.
 void expect_in_tiles_correct(int64_t size, int64_t stride, int64_t lanes = 0) {
   const PrimFunc f = depthwise_and_projection(size, stride, lanes);
+  const testing::SameResults same(f);
   const std::vector<Trace> sketches = in_tiles(design_space(f, avx2()));
   ASSERT_FALSE(sketches.empty());
   int drawn = 0;
@@ -93,7 +94,7 @@ void expect_in_tiles_correct(int64_t size, int64_t stride, int64_t lanes = 0) {
       std::optional<Candidate> c = sample_candidate(f, sketches[s], 1000 * s + d, &why);
       if (!c) continue;  // a draw whose tile the part cannot be boxed in
       ++drawn;
-      testing::expect_same_results(f, c->func);
+      same.expect(c->func);
       std::optional<Candidate> again = replay_candidate(f, c->trace, &why);
       ASSERT_TRUE(again) << why.message;
       EXPECT_TRUE(structural_equal(again->func, c->func)) << c->trace.str();

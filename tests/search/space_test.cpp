@@ -232,6 +232,7 @@ TEST(Candidates, ARegisterTileOfSixRowsCoversRowsItDoesNotDivide) {
 // and replaying its trace rebuilds it.
 void expect_candidates_correct(const std::string& w, int draws) {
   PrimFunc f = workload(w);
+  const testing::SameResults same(f);
   std::vector<Trace> sketches = design_space(f, avx2());
   ASSERT_FALSE(sketches.empty());
   for (size_t s = 0; s < sketches.size(); ++s) {
@@ -239,7 +240,7 @@ void expect_candidates_correct(const std::string& w, int draws) {
       SampleFailure why;
       std::optional<Candidate> c = sample_candidate(f, sketches[s], 1000 * s + d, &why);
       ASSERT_TRUE(c) << w << " sketch " << s << " draw " << d << ": " << why.name() << ": " << why.message;
-      testing::expect_same_results(f, c->func);
+      same.expect(c->func);
       std::optional<Candidate> again = replay_candidate(f, c->trace, &why);
       ASSERT_TRUE(again) << why.message;
       EXPECT_TRUE(structural_equal(again->func, c->func)) << c->trace.str();

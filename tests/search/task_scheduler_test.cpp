@@ -114,7 +114,7 @@ TaskSchedulerOptions short_job(int64_t trials, int batch, int final_top) {
 TEST(TuneTasks, WithoutABudgetAShortTuneTimesAgainOnlyEachTasksBest) {
   // Before: five records of each task timed again at length, about 1.5 s
   // each, after rounds of a second or two. After: the final measurement
-  // held to kFinalBudgetShare of the run, each task's best timed again
+  // held to TuneOptions::final_share of the run, each task's best timed again
   // all the same.
   const std::vector<SchedulerTask>& tasks = two_tasks();
   auto db = tuning::open_sqlite_database(testing::scratch_path("scheduler_final.db"));

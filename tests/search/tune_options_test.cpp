@@ -33,6 +33,7 @@ TEST(TuneOptions, JsonRoundTripKeepsEverySetting) {
   o.register_designs = 3;
   o.final_top = 2;
   o.final_repeat = 6;
+  o.final_share = 0.5;
   o.timing.repeat = 7;
   o.timing.slow_factor = 0;
   o.timing.flush_cache = true;
@@ -56,6 +57,8 @@ TEST(TuneOptions, AMalformedSettingIsNamed) {
             "tune options: slow factor 0.5: must be 0 (time every candidate fully) or at least 1");
   EXPECT_EQ(error_of([] { TuneOptions::from_json({{"strategy", "greedy"}}); }),
             "tune options: strategy greedy: must be evolutionary or random");
+  EXPECT_EQ(error_of([] { TuneOptions::from_json({{"final_share", 0}}); }),
+            "tune options: final share 0: must be in (0, 1]");
 }
 
 farm::JobSpec one_task_spec() {

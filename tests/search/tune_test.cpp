@@ -159,6 +159,7 @@ TEST(Tune, TheBestRecordsAreTimedAgainAtTheEndAndRankedByIt) {
   auto random = make_random_search();
   TuneOptions o = options(16);
   o.final_top = 3;
+  o.final_share = 1;  // all three, whatever they cost beside two short rounds
   o.final_repeat = 4;
   o.final_min_repeat_ms = 5;
   std::vector<TuneProgress> seen;
@@ -199,6 +200,35 @@ TEST(Tune, TheBestRecordsAreTimedAgainAtTheEndAndRankedByIt) {
   EXPECT_EQ(stopped.last.final_measured, 0);
 }
 
+// The final measurement's share of a run, the rule a model's tasks follow
+// too: 15% of the whole run by default, its best timed again whatever it
+// costs. Before: an 8-trial tune of a small matmul took about a second of
+// rounds and timed five records again for 12 s (examples/python/03_tune.py).
+TEST(Tune, WithoutABudgetAShortTuneTimesAgainOnlyItsBest) {
+  TuneOptions o = options(8);
+  EXPECT_EQ(final_slots(o, /*run_s=*/85, /*candidate_s=*/3), 5) << "15% of 100 s: 5 records of 3 s";
+  EXPECT_EQ(final_slots(o, 1, 3), 0);
+  o.final_share = 1;
+  EXPECT_GT(final_slots(o, 1, 3), 1000);
+  o.final_share = 0.15;
+
+  TuneTask task = task_of(kWorkload);
+  auto db = tuning::open_sqlite_database(fresh_db("final_share"));
+  rpc::Builder builder({.workers = 2});
+  auto runner = rpc::connect_runner("local");
+  auto random = make_random_search();
+  o.final_top = 5;
+  o.final_repeat = 3;
+  o.final_min_repeat_ms = 1;
+  TuneResult r = tune(task, o, {*db, builder, *runner}, *random);
+  EXPECT_EQ(r.measured_now, 8);
+  EXPECT_EQ(r.last.final_measured, 1);
+  const std::vector<tuning::TuningRecord> all = db->records_of(task.entry.key, o.target.str());
+  EXPECT_EQ(std::count_if(all.begin(), all.end(), [](const auto& x) { return !x.final_secs.empty(); }), 1);
+  ASSERT_TRUE(r.best);
+  EXPECT_FALSE(r.best->final_secs.empty()) << "the best is the one timed again";
+}
+
 // A model's task times its weights cold (search::ModelArgs): every
 // candidate still measures, and the final measurement takes three times
 // the repeats, each a single cold run, rather than raised runs that would
@@ -212,6 +242,7 @@ TEST(Tune, WithColdWeightsTheFinalMeasurementTimesSingleColdRuns) {
   auto random = make_random_search();
   TuneOptions o = options(8);
   o.final_top = 2;
+  o.final_share = 1;
   o.final_repeat = 4;
   TuneResult r = tune(task, o, {*db, builder, *runner}, *random);
   EXPECT_EQ(r.measured_now, 8);
@@ -263,6 +294,7 @@ TEST(Tune, TheFinalMeasurementTimesTheShortlistInPassesThatASlowSpellCannotSkew)
   auto random = make_random_search();
   TuneOptions o = options(8);
   o.final_top = 2;
+  o.final_share = 1;
   o.final_repeat = 6;
   o.final_min_repeat_ms = 1;
   TuneResult r = tune(task, o, {*db, builder, runner}, *random);

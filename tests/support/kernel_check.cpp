@@ -13,10 +13,17 @@
 namespace kiln::testing {
 
 void expect_same_results(const PrimFunc& original, const PrimFunc& scheduled) {
-  const std::vector<NDArray> inputs = make_arguments(original, 7);
-  const NDArray want = reference_outputs(original, inputs).back().copy();
+  SameResults(original).expect(scheduled);
+}
+
+SameResults::SameResults(const PrimFunc& original)
+    : original_(original),
+      inputs_(make_arguments(original, 7)),
+      want_(reference_outputs(original, inputs_).back().copy()) {}
+
+void SameResults::expect(const PrimFunc& scheduled) const {
   const double tol = 1e-5;
-  EXPECT_LE(max_relative_error(reference_outputs(scheduled, inputs).back(), want), tol)
+  EXPECT_LE(max_relative_error(reference_outputs(scheduled, inputs_).back(), want_), tol)
       << "interpreter, scheduled:\n" << scheduled;
 
   Target target = Target::parse("llvm -num-cores=2");
@@ -24,9 +31,9 @@ void expect_same_results(const PrimFunc& original, const PrimFunc& scheduled) {
   auto kernel = build(lowered, target);
   for (int threads : {1, 2}) {
     ThreadPool pool(threads);
-    std::vector<NDArray> args = make_arguments(original, 7);
+    std::vector<NDArray> args = make_arguments(original_, 7);
     run_kernel(*kernel, args, pool);
-    EXPECT_LE(max_relative_error(args.back(), want), tol)
+    EXPECT_LE(max_relative_error(args.back(), want_), tol)
         << "LLVM on " << threads << " threads, lowered:\n" << lowered;
   }
 }
