@@ -4,9 +4,13 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/IR/PassInstrumentation.h>
+#include <llvm/IR/PassTimingInfo.h>
+#include <llvm/Pass.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+
+#include <optional>
 
 #include "core/error.h"
 
@@ -43,6 +47,13 @@ void optimize_module(llvm::Module& m, llvm::TargetMachine& tm, Pipeline pipeline
           return (*f)->getInstructionCount() <= kLargeFunctionInsts;
       return true;
     });
+  }
+  // -time-passes (kiln_build_bench --llvm-args): each pass's time, printed
+  // to stderr when the module is done.
+  std::optional<llvm::TimePassesHandler> timing;
+  if (llvm::TimePassesIsEnabled) {
+    timing.emplace(true, llvm::TimePassesPerRun);
+    timing->registerCallbacks(callbacks);
   }
   llvm::PassBuilder pb(&tm, pto, std::nullopt, &callbacks);
   pb.registerModuleAnalyses(mam);
