@@ -264,6 +264,12 @@ int run(int argc, char** argv) {
       }
       NDArray reference;
       std::vector<std::vector<double>> kiln_ms(variants.size());
+      // Each round's median per program: the ratio of a round is of two
+      // programs timed minutes apart at most, where the pooled medians can
+      // straddle a change of the host's speed (docs/tuner.md, "Paired by
+      // round").
+      std::vector<std::vector<double>> kiln_round_ms(variants.size());
+      std::vector<std::vector<double>> base_round_ms;
       std::vector<double> kiln_err(variants.size(), 0.0);
       std::vector<Measured> baselines;
       for (int round = 0; round < rounds; ++round) {
@@ -276,6 +282,7 @@ int run(int argc, char** argv) {
           std::vector<double> kt = reference_only ? time_kernel(*v.kernel, args, pool, 1, /*warmup=*/0)
                                                   : time_kernel(*v.kernel, args, pool, repeat);
           kiln_ms[i].insert(kiln_ms[i].end(), kt.begin(), kt.end());
+          kiln_round_ms[i].push_back(median(kt));
           if (round > 0) continue;
           kiln_err[i] = reference.numel() ? max_relative_error(args.back(), reference) : 0.0;
           if (!reference.numel()) reference = args.back().copy();
@@ -286,16 +293,20 @@ int run(int argc, char** argv) {
         // Checked against the output of the last kiln program, just run.
         std::vector<Measured> now = run_baselines(baselines_for(p.workload, args, direct, threads), args.back(), repeat);
         if (baselines.empty()) baselines.resize(now.size());
+        base_round_ms.resize(now.size());
         for (size_t b = 0; b < now.size(); ++b) {
+          base_round_ms[b].push_back(median(now[b].times_ms));
           baselines[b].name = now[b].name;
           baselines[b].times_ms.insert(baselines[b].times_ms.end(), now[b].times_ms.begin(), now[b].times_ms.end());
           baselines[b].max_rel_err_vs_kiln = std::max(baselines[b].max_rel_err_vs_kiln, now[b].max_rel_err_vs_kiln);
         }
       }
       double best = 0;
+      size_t best_variant = 0;
       for (size_t i = 0; i < variants.size(); ++i) {
         const std::vector<double>& kt = kiln_ms[i];
         double g = flops / (median(kt) * 1e-3) / 1e9;
+        if (g > best) best_variant = i;
         best = std::max(best, g);
         row["kiln"].push_back({{"schedule", variants[i].label}, {"median_ms", median(kt)}, {"gflops", g},
                                {"times_ms", kt}, {"max_rel_err_vs_default", kiln_err[i]}});
@@ -304,14 +315,23 @@ int run(int argc, char** argv) {
                   << std::setw(8) << g << " GFLOP/s\n";
       }
       nlohmann::json base = nlohmann::json::array();
-      for (const Measured& m : baselines) {
+      for (size_t b = 0; b < baselines.size(); ++b) {
+        const Measured& m = baselines[b];
         double g = flops / (median(m.times_ms) * 1e-3) / 1e9;
+        // The best kiln program against this one, round by round.
+        std::vector<double> round_ratios;
+        const std::vector<double>& kr = kiln_round_ms[best_variant];
+        for (size_t r = 0; r < base_round_ms[b].size() && r < kr.size(); ++r)
+          round_ratios.push_back(base_round_ms[b][r] / kr[r]);
+        const auto led = std::count_if(round_ratios.begin(), round_ratios.end(), [](double x) { return x >= 1; });
         base.push_back({{"name", m.name}, {"median_ms", median(m.times_ms)}, {"gflops", g},
                         {"times_ms", m.times_ms}, {"max_rel_err_vs_kiln", m.max_rel_err_vs_kiln},
-                        {"best_kiln_ratio", best / g}});
+                        {"best_kiln_ratio", best / g}, {"round_ratios", round_ratios},
+                        {"median_round_ratio", median(round_ratios)}, {"rounds_kiln_led", led}});
         std::cout << "  " << std::left << std::setw(44) << m.name << std::right << std::setprecision(3)
                   << std::setw(10) << median(m.times_ms) << " ms " << std::setprecision(1) << std::setw(8) << g
-                  << " GFLOP/s   best kiln/this = " << std::setprecision(3) << best / g
+                  << " GFLOP/s   best kiln/this = " << std::setprecision(3) << best / g << " (by round: median "
+                  << median(round_ratios) << ", kiln ahead in " << led << " of " << round_ratios.size() << ")"
                   << "   max rel err vs kiln " << std::scientific << std::setprecision(1) << m.max_rel_err_vs_kiln
                   << std::fixed << "\n";
       }
