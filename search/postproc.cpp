@@ -1,6 +1,7 @@
 #include "search/postproc.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <unordered_set>
 
@@ -291,6 +292,21 @@ ChainShares chain_shares(Schedule& sch, const std::vector<LoopRV>& chain) {
   return out;
 }
 
+// Whether the chain's first loop splits what `block` writes into
+// contiguous ranges, its write stride the largest of the chain's loops':
+// the split the kernels before and after make of their rows (docs/tuner.md,
+// "Which way the threads split"). Unknown strides count as such.
+bool splits_contiguously(Schedule& sch, const std::string& block, const std::vector<LoopRV>& chain) {
+  const std::optional<int64_t> first = write_stride(sch.func(), block, sch.loop_var(chain[0]));
+  if (!first) return true;
+  for (size_t i = 1; i < chain.size(); ++i) {
+    const std::optional<int64_t> s = write_stride(sch.func(), block, sch.loop_var(chain[i]));
+    if (!s) return true;
+    if (std::abs(*s) > std::abs(*first)) return false;
+  }
+  return true;
+}
+
 // The chain with its guarded loops (tile loops whose last tile is partial)
 // moved innermost, in order, where that evens out the cores. The cores
 // take the fused loop in contiguous chunks (targets/codegen/llvm/
@@ -298,17 +314,25 @@ ChainShares chain_shares(Schedule& sch, const std::vector<LoopRV>& chain) {
 // convolution at 7x7 (160->960) gave one core the 4 full columns and the
 // other the 3 of the partial tile, 0.57 of the work against 0.43, and ran
 // at 0.035 ms; with the column tiles innermost each core takes both, 0.031.
-// Moved only where the cores are more than a tenth idle and less after,
-// as evens_out goes past the bound: the rows a design splits between the
-// threads first (the rows the kernel before wrote) stay first otherwise.
-// The loops are independent and perfectly nested: any order computes the
-// same.
-std::vector<LoopRV> guarded_last(Schedule& sch, const std::vector<LoopRV>& chain, int64_t cores) {
+// Moved where the cores are more than a twentieth idle and less after;
+// where the first loop splits the block's output into contiguous ranges
+// (splits_contiguously: the rows the kernel before wrote), more than a
+// tenth: that split is worth up to about 6% of a layer with the threads in
+// two L3s (docs/tuner.md, "Which way the threads split"). A 3x3/2
+// convolution 256->256 from 28² (Zen 5, 2 threads) had its 14 columns in
+// 5 tiles of 3 outside 4 channel groups, one core 10 of the 20 jobs at full
+// width and the other 8.67, 6.7% idle; with the columns innermost it ran
+// 1.076x faster (the median of 25 rounds' ratios, faster in 20), 1.049 of
+// oneDNN's kernel against 0.959. The loops are independent and perfectly
+// nested: any order computes the same.
+std::vector<LoopRV> guarded_last(Schedule& sch, const std::string& block, const std::vector<LoopRV>& chain,
+                                 int64_t cores) {
   if (chain.size() < 2 || cores < 2) return chain;
   const ChainShares c = chain_shares(sch, chain);
   if (!c.guarded()) return chain;
   const double idle = c.idle(cores);
-  if (idle <= 0.1 || c.idle_guarded_last(cores) >= idle) return chain;
+  const double bound = splits_contiguously(sch, block, chain) ? 0.1 : 0.05;
+  if (idle <= bound || c.idle_guarded_last(cores) >= idle) return chain;
   std::vector<LoopRV> order;
   for (size_t i : c.guarded_last()) order.push_back(chain[i]);
   sch.reorder(order);
@@ -376,7 +400,8 @@ void parallelize(Schedule& sch, int64_t max_extent) {
       if (past) break;
     }
     if (product == 1) continue;
-    std::vector<LoopRV> chain = guarded_last(sch, std::vector<LoopRV>(loops.begin() + start, loops.begin() + n), cores);
+    std::vector<LoopRV> chain =
+        guarded_last(sch, name, std::vector<LoopRV>(loops.begin() + start, loops.begin() + n), cores);
     sch.parallel(chain.size() == 1 ? chain[0] : sch.fuse(chain));
   }
 }
