@@ -170,7 +170,8 @@ class TuneJob {
 double final_reserve_s(const TuneOptions& o, double budget_s, double full_s);
 // Without a budget, after `run_s` seconds of rounds: how many records of
 // `candidate_s` seconds each fit in the share of the whole run (its rounds
-// and the final measurement); a job times its best at least.
+// and the final measurement). The callers time each job's best even when
+// none fits.
 int64_t final_slots(const TuneOptions& o, double run_s, double candidate_s);
 
 // Runs a TuneJob until the workload has options.trials trials (earlier runs
