@@ -241,17 +241,12 @@ SchedulerResult tune_tasks(const std::vector<SchedulerTask>& tasks, const TaskSc
     std::vector<double> part(n, 0);
     for (size_t i = 0; i < n; ++i)
       if (st[i].rounds > 0) part[i] = static_cast<double>(tasks[i].weight) * task_secs(st[i]);
-    std::vector<int> tops;
-    if (budget > 0) {
-      const double left_s = std::max(0.0, budget - seconds_since(t0));
-      tops = shortlist_sizes(part, top, static_cast<int64_t>(left_s / final_candidate_s()));
-    } else {
-      // Without a budget, the same share of the whole run: the shortlists
-      // shrink, to each task's best at least, rather than outlast a short
-      // tune (four tasks of a few trials each: 4 s of rounds, 23 s of
-      // final measurement).
-      tops = shortlist_sizes(part, top, final_slots(options.tune, seconds_since(t0), final_candidate_s()), /*least=*/1);
-    }
+    // Without a budget, the same share of the whole run: the shortlists
+    // shrink, to each task's best at least, rather than outlast a short
+    // tune (four tasks of a few trials each: 4 s of rounds, 23 s of final
+    // measurement).
+    const int64_t slots = final_slots(options.tune, budget, seconds_since(t0), final_candidate_s());
+    const std::vector<int> tops = shortlist_sizes(part, top, slots, /*least=*/budget > 0 ? 0 : 1);
     for (size_t i = 0; i < n && !asked_to_stop(); ++i) {
       if (st[i].rounds == 0 || tops[i] == 0) continue;
       jobs[i]->final_measurement(tops[i]);

@@ -269,8 +269,6 @@ int64_t TuneJob::round(SearchStrategy& strategy, int n) {
   return static_cast<int64_t>(batch.size());
 }
 
-int64_t TuneJob::final_measurement() { return final_measurement(o_.final_top); }
-
 int64_t TuneJob::final_measurement(int top) {
   if (top <= 0) return 0;
   p_.final_measured = measure_shortlist(ctx_.func, constants_, entry_, o_, top, s_, reference_, p_);
@@ -302,11 +300,12 @@ double final_reserve_s(const TuneOptions& o, double budget_s, double full_s) {
   return std::min(o.final_share * budget_s, full_s);
 }
 
-int64_t final_slots(const TuneOptions& o, double run_s, double candidate_s) {
+int64_t final_slots(const TuneOptions& o, double budget_s, double run_s, double candidate_s) {
   constexpr int64_t kAll = int64_t{1} << 40;
-  if (o.final_share >= 1 || candidate_s <= 0) return kAll;
-  const double slots = o.final_share / (1 - o.final_share) * run_s / candidate_s;
-  return static_cast<int64_t>(std::min(std::floor(slots), static_cast<double>(kAll)));
+  if (candidate_s <= 0 || (budget_s <= 0 && o.final_share >= 1)) return kAll;
+  const double allowed_s =
+      budget_s > 0 ? std::max(0.0, budget_s - run_s) : o.final_share / (1 - o.final_share) * run_s;
+  return static_cast<int64_t>(std::min(std::floor(allowed_s / candidate_s), static_cast<double>(kAll)));
 }
 
 TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& services, SearchStrategy& strategy,
@@ -329,11 +328,8 @@ TuneResult tune(const TuneTask& task, const TuneOptions& o, const TuneServices& 
     if (on_progress) on_progress(p);
   }
   result.stopped = asked_to_stop(stop);
-  const double candidate_s = job.final_candidate_estimate_s();
-  const int64_t slots = o.time_budget_s > 0
-                            ? static_cast<int64_t>(std::max(0.0, o.time_budget_s - seconds_since(t0)) /
-                                                   std::max(candidate_s, 1e-9))
-                            : std::max<int64_t>(1, final_slots(o, seconds_since(t0), candidate_s));
+  int64_t slots = final_slots(o, o.time_budget_s, seconds_since(t0), job.final_candidate_estimate_s());
+  if (o.time_budget_s <= 0) slots = std::max<int64_t>(slots, 1);  // the best, whatever it costs
   const int top = static_cast<int>(std::min<int64_t>(o.final_top, slots));
   if (!result.stopped && job.final_measurement(top) > 0 && on_progress) {
     job.progress().eta_s = 0;

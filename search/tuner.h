@@ -116,12 +116,11 @@ class TuneJob {
   double time_default_program();
 
   // The final measurement: the shortlist, the `top` records fastest by
-  // their first measurement (TuneOptions::final_top unless a task
-  // scheduler under a budget says fewer), timed again at length. Returns
-  // how many records were.
-  int64_t final_measurement();
+  // their first measurement (at most TuneOptions::final_top: final_slots
+  // says how many), timed again at length. Returns how many records were.
   int64_t final_measurement(int top);
-  // Roughly what final_measurement() would take now: the shortlist built
+  // Roughly what the final measurement of final_top records would take
+  // now: the shortlist built
   // again at this run's mean build time and timed in its passes, each
   // candidate warmed for kWarmFor first. What a time budget keeps back
   // for it, so that the budget bounds the whole run. 0 before any round.
@@ -168,11 +167,12 @@ class TuneJob {
 // whole shortlists would take, whichever is less; the records timed again
 // are those that fit in what is left at the end.
 double final_reserve_s(const TuneOptions& o, double budget_s, double full_s);
-// Without a budget, after `run_s` seconds of rounds: how many records of
-// `candidate_s` seconds each fit in the share of the whole run (its rounds
-// and the final measurement). The callers time each job's best even when
-// none fits.
-int64_t final_slots(const TuneOptions& o, double run_s, double candidate_s);
+// How many records of `candidate_s` seconds each the final measurement
+// may time after `run_s` seconds of rounds: under a budget of `budget_s`,
+// those that fit in what is left of it; without one (0), those that fit in
+// the share of the whole run (its rounds and the final measurement), where
+// the callers time each job's best even when none fits.
+int64_t final_slots(const TuneOptions& o, double budget_s, double run_s, double candidate_s);
 
 // Runs a TuneJob until the workload has options.trials trials (earlier runs
 // included), the time budget (less final_reserve_s) is spent or `stop` is

@@ -206,10 +206,11 @@ TEST(Tune, TheBestRecordsAreTimedAgainAtTheEndAndRankedByIt) {
 // rounds and timed five records again for 12 s (examples/python/03_tune.py).
 TEST(Tune, WithoutABudgetAShortTuneTimesAgainOnlyItsBest) {
   TuneOptions o = options(8);
-  EXPECT_EQ(final_slots(o, /*run_s=*/85, /*candidate_s=*/3), 5) << "15% of 100 s: 5 records of 3 s";
-  EXPECT_EQ(final_slots(o, 1, 3), 0);
+  EXPECT_EQ(final_slots(o, /*budget_s=*/0, /*run_s=*/85, /*candidate_s=*/3), 5) << "15% of 100 s: 5 records of 3 s";
+  EXPECT_EQ(final_slots(o, 0, 1, 3), 0);
+  EXPECT_EQ(final_slots(o, /*budget_s=*/100, /*run_s=*/91, /*candidate_s=*/3), 3) << "what is left of the budget";
   o.final_share = 1;
-  EXPECT_GT(final_slots(o, 1, 3), 1000);
+  EXPECT_GT(final_slots(o, 0, 1, 3), 1000);
   // A share no short tune's rounds pay a record of (at the default a slow
   // host's rounds could pay for two): the best alone, whatever it costs.
   o.final_share = 0.01;
